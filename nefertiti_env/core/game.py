@@ -1,0 +1,413 @@
+"""NefertitiGame: state, legal actions, apply, turn flow (RULES.md sections 1-2).
+
+State lives in small numpy arrays plus a few ints, so `clone()` is a handful of
+array copies and the observation encoder reads slices. Every chance event (shuffles,
+first player, dice) comes from the game's own seeded Generator, so the same seed
+and actions give the same game, bit for bit.
+
+Market resolution lives in `resolution.py`, character powers in `powers.py`,
+closing kinds in `closing.py`, scoring in `scoring.py`.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import actions as A
+from . import resolution, scoring
+from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_TURN, PHASE_NAMES,
+                     TUTOR)
+from .powers import POWERS
+from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
+from .ruleset import Ruleset, deck_counts, load_ruleset
+
+OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True), "characters": ("base",)}
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state."""
+
+
+class NefertitiGame:
+    """The whole game for one table. See README for the API and the action grammar."""
+
+    def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
+                 setup: str = "beginner", memphis: bool | None = None, characters: str = "base"):
+        self.rules = rs = load_ruleset(ruleset)
+        if num_players not in rs.players:
+            raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players!r}")
+        if setup not in OPTIONS["setup"]:
+            raise ValueError(f"setup must be one of {OPTIONS['setup']}, got {setup!r}")
+        if characters not in OPTIONS["characters"]:
+            raise ValueError(f"characters must be one of {OPTIONS['characters']}, got {characters!r}")
+        pset = rs.players[num_players]
+        if memphis is None:
+            memphis = pset.memphis == "mandatory"
+        if not memphis and pset.memphis == "mandatory":
+            raise ValueError(f"the Port of Memphis is mandatory with {num_players} players")
+        if memphis or pset.tutors or num_players not in (3, 4):
+            raise NotImplementedError("2 and 5 players and the Port of Memphis come with the expansion rules")
+        self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
+        self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters)
+        self.num_players = num_players
+        self.rng = np.random.Generator(np.random.PCG64(self.seed))
+        self.names = A.ActionNames([m.name for m in rs.markets] + ["Memphis"], [c.name for c in rs.characters],
+                                   rs.kind_names, rs.type_names)
+        self.kind_akhenaton = rs.num_kinds          # card codes beyond the gift kinds
+        self._build_tables()
+        self.history: list[int] = []
+        self._setup(pset)
+
+    # ------------------------------------------------------------------ setup
+    def _build_tables(self):
+        """Stall geometry as arrays indexed [market, side, bid value]."""
+        rs = self.rules
+        stalls = [m.stalls for m in rs.markets] + [(rs.memphis_stall, rs.memphis_stall)]
+        self.stalls = stalls
+        self.square_exists = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=bool)
+        self.square_symbol = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=np.int8)
+        for m, pair in enumerate(stalls):
+            for s, stall in enumerate(pair):
+                for v, sym in stall.symbols.items():
+                    self.square_exists[m, s, v] = True
+                    self.square_symbol[m, s, v] = sym
+
+    def _setup(self, pset):
+        rs, rng, n = self.rules, self.rng, self.num_players
+        expansion_components = pset.expansion or self.options["memphis"]
+        self.money = np.zeros(NUM_OWNERS, dtype=np.int64)
+        self.seals = np.zeros(NUM_OWNERS, dtype=np.int64)
+        self.points = np.zeros(NUM_OWNERS, dtype=np.int64)       # scored during play (characters)
+        self.servants = np.zeros(NUM_OWNERS, dtype=np.int64)     # in supply
+        self.tutors = np.zeros(NUM_OWNERS, dtype=np.int64)
+        self.owned = np.zeros((NUM_OWNERS, rs.num_kinds), dtype=np.int64)
+        self.discarded = np.zeros(rs.num_kinds, dtype=np.int64)  # removed from the game
+        self.reserve = np.zeros(NUM_MARKETS, dtype=np.int64)
+        self.side = np.zeros(NUM_MARKETS, dtype=np.int64)        # visible stall: 0 left, 1 right
+        self.is_open = np.zeros(NUM_MARKETS, dtype=bool)
+        self.dead = np.zeros(NUM_MARKETS, dtype=bool)            # closed for good (Akhenaton)
+        self.occ = np.full((NUM_MARKETS, NUM_BIDS), -1, dtype=np.int64)
+        self.slots = np.full((NUM_MARKETS, MAX_SLOTS), -1, dtype=np.int64)
+        self.face_down = np.zeros((NUM_MARKETS, MAX_SLOTS), dtype=bool)
+        self.seal_on = np.zeros(NUM_MARKETS, dtype=bool)         # a seal lies on the upper card
+        self.char_avail = np.zeros(MAX_CHARACTERS, dtype=np.int64)
+        self.char_played = np.zeros((NUM_OWNERS, MAX_CHARACTERS), dtype=np.int64)
+        self.deben_out = 0                                       # given to the neutral player
+
+        for i, key in enumerate(c.key for c in rs.characters):
+            c = rs.characters[i]
+            if c.set == "base":
+                self.char_avail[i] = c.count - pset.remove_characters.get(key, 0)
+
+        seat_first = int(rng.integers(n))
+        self.first_player = seat_first
+        for i, amount in enumerate(pset.money):
+            self.money[(seat_first + i) % n] = amount
+        self.servants[:n] = pset.servants
+        self.tutors[:n] = pset.tutors
+        self.seal_supply = rs.setup["seals_expansion"] if expansion_components else rs.setup["seals"]
+        self.reserve[:4] = rs.setup["reserve_start"]
+        if self.options["memphis"]:
+            self.reserve[MEMPHIS] = rs.setup["reserve_start"]
+
+        # deck: shuffle, then put (among_last - 1) unseen gifts with Akhenaton at the bottom
+        counts = deck_counts(rs, n, self.options["memphis"])
+        gifts = np.repeat(np.arange(rs.num_kinds), counts)
+        rng.shuffle(gifts)
+        last = rs.setup["akhenaton_among_last"] - 1
+        bottom = np.append(gifts[:last], self.kind_akhenaton)
+        rng.shuffle(bottom)
+        self.deck = np.concatenate([gifts[last:], bottom])
+        self.deck_pos = 0
+        self.akhenaton_drawn = False
+
+        for m, market in enumerate(rs.markets):
+            self.side[m] = market.beginner_side if self.options["setup"] == "beginner" else int(rng.integers(2))
+            self.is_open[m] = not market.start_closed
+        self.is_open[MEMPHIS] = self.options["memphis"]
+        for m in range(4):
+            if self.is_open[m]:
+                resolution.refill(self, m)
+
+        # flow state
+        self.phase = PH_TURN
+        self.actor = seat_first
+        self.turn_player = seat_first
+        self.character_used = False
+        self.extra_placements = 0
+        self.placed = []                   # (market, value) used this turn
+        self.passes = 0
+        self.res_market = -1
+        self.res_order: tuple[int, ...] = ()
+        self.res_pos = 0
+        self.res_picks = 0                 # highest bidder: cards still to take in this stage
+        self.res_stage = 0                 # highest bidder: 0 main, 1 second lower card, 2 extra card
+        self.pending: list[int] = []       # markets waiting to be resolved
+        self.tutor_left = 0                # tutor Deben still to place
+        self.tutor_given: list[int] = []   # Reserves that got one of them
+        self.char_index = -1
+        self.char_step = 0
+        self.char_sel: list[int] = []
+        self._begin_turn(seat_first)
+
+    # -------------------------------------------------------------- accessors
+    @property
+    def current_player(self) -> int:
+        """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
+        return -1 if self.phase == PH_OVER else self.actor
+
+    def is_over(self) -> bool:
+        return self.phase == PH_OVER
+
+    def stall(self, m: int):
+        return self.stalls[m][self.side[m]]
+
+    def market_count(self, m: int) -> int:
+        return int((self.slots[m] >= 0).sum())
+
+    def seats(self):
+        return range(self.num_players)
+
+    # ----------------------------------------------------------- legal moves
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 mask over the flat action space (all zeros when the game is over)."""
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        ph = self.phase
+        if ph in (PH_TURN, PH_PLACE, PH_SECOND):
+            p = self.actor
+            if self.servants[p] > 0:
+                mask[A.PLACE:A.CLOSE] = self._free_squares().ravel()
+            elif ph != PH_SECOND:
+                mask[A.CLOSE:A.CLOSE + NUM_MARKETS] = self._closable(p)
+            if ph == PH_TURN and self.seals[p] > 0:
+                for c in np.flatnonzero(self.char_avail):
+                    if POWERS[self.rules.characters[c].power].playable(self, p, self.rules.characters[c]):
+                        mask[A.CHARACTER + c] = 1
+        elif ph == PH_CHARACTER:
+            char = self.rules.characters[self.char_index]
+            POWERS[char.power].mask(self, char, mask)
+        elif ph != PH_OVER:
+            resolution.mask(self, mask)
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_action_mask()).tolist()
+
+    def _free_squares(self) -> np.ndarray:
+        """[market, value] bool: empty squares of open markets' visible stalls."""
+        exists = self.square_exists[np.arange(NUM_MARKETS), self.side]
+        return exists & (self.occ < 0) & self.is_open[:, None]
+
+    def _closable(self, p: int) -> np.ndarray:
+        closable = (self.occ == p).any(axis=1) & self.is_open
+        closable[MEMPHIS] = False
+        return closable
+
+    def _can_act(self, p: int) -> bool:
+        if self.servants[p] > 0:
+            return bool(self._free_squares().any())
+        return bool(self._closable(p).any())
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: int) -> None:
+        """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
+        action = int(action)
+        mask = self.legal_action_mask()
+        if not (0 <= action < A.NUM_ACTIONS and mask[action]):
+            legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in np.flatnonzero(mask))
+            shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
+                f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
+        self.history.append(action)
+        self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        ph = self.phase
+        if ph in (PH_TURN, PH_PLACE, PH_SECOND):
+            if action >= A.CHARACTER:
+                self._play_character(action - A.CHARACTER)
+            elif action >= A.CLOSE:
+                self.placed = []
+                self._close_market(action - A.CLOSE)
+            else:
+                m, v = divmod(action - A.PLACE, NUM_BIDS)
+                self._place(m, v, self.actor)
+        elif ph == PH_CHARACTER:
+            char = self.rules.characters[self.char_index]
+            POWERS[char.power].apply(self, char, action)
+        else:
+            resolution.apply(self, action)
+
+    def _play_character(self, c: int):
+        p = self.actor
+        self.seals[p] -= 1
+        self.seal_supply += 1
+        self.char_avail[c] -= 1
+        self.char_played[p, c] += 1
+        self.character_used = True
+        self.char_index, self.char_step, self.char_sel = c, 0, []
+        self.phase = PH_CHARACTER
+        char = self.rules.characters[c]
+        POWERS[char.power].start(self, char)
+
+    def character_done(self):
+        """Called by a power when its last choice is made: the turn goes on to placement."""
+        self.char_index = -1
+        self.char_sel = []
+        self.phase = PH_PLACE
+        self.actor = self.turn_player
+        if not self._can_act(self.actor):
+            self._end_turn()
+
+    def _place(self, m: int, v: int, p: int, tutor: bool = False):
+        """Put a servant (or tutor) on square v of market m; bonuses; closing check."""
+        was_empty = not (self.occ[m] >= 0).any()
+        self.occ[m, v] = TUTOR + p if tutor else p
+        if tutor:
+            self.tutors[p] -= 1
+        else:
+            self.servants[p] -= 1
+            bonus = int(was_empty) + int(self.square_symbol[m, self.side[m], v] == 1)
+            take = min(bonus, int(self.reserve[m]))
+            self.reserve[m] -= take
+            self.money[p] += take
+        self.placed.append((m, v))
+        stall = self.stall(m)
+        full = self.rules.setup["close_when_full"] and not (self._free_squares()[m].any())
+        if m != MEMPHIS and (stall.closing.closes(self.occ[m], self.rng) or full):
+            self._close_market(m)
+        else:
+            self._after_action()
+
+    def _close_market(self, m: int):
+        self.pending.append(m)
+        resolution.next_step(self)
+
+    def _after_action(self):
+        """The active player's action (and any resolution) is done: continue the turn."""
+        if self.phase == PH_OVER:
+            return
+        p = self.turn_player
+        self.actor = p
+        if self.extra_placements > 0:
+            self.extra_placements -= 1
+            if self.servants[p] > 0 and self._free_squares().any():
+                self.phase = PH_SECOND
+                return
+        self._end_turn()
+
+    def _end_turn(self):
+        self._begin_turn((self.turn_player + 1) % self.num_players)
+
+    def _begin_turn(self, p: int):
+        for _ in range(self.num_players):
+            self.turn_player = self.actor = p
+            self.character_used = False
+            self.extra_placements = 0
+            self.placed = []
+            if self._can_act(p):
+                self.phase = PH_TURN
+                return
+            p = (p + 1) % self.num_players       # nothing possible: the turn passes
+        raise AssertionError("no player can act: the ruleset allows a stalemate")
+
+    def finish_game(self):
+        self.phase = PH_OVER
+        self.actor = -1
+
+    # ---------------------------------------------------------------- results
+    def scores(self) -> np.ndarray:
+        """Points per seat, counted as if the game ended now (final once it is over)."""
+        return scoring.final_scores(self)[: self.num_players]
+
+    def winners(self) -> list[int]:
+        """Seats with most points, ties broken by Deben; several seats share a win."""
+        return scoring.winners(self)
+
+    def returns(self) -> np.ndarray:
+        """+1 for a winner, -1 for every other seat once over; zeros before."""
+        r = np.zeros(self.num_players, dtype=np.float64)
+        if self.is_over():
+            r -= 1
+            r[self.winners()] = 1
+        return r
+
+    # ------------------------------------------------------------- utilities
+    def clone(self) -> "NefertitiGame":
+        """An independent copy (arrays copied, generator state copied)."""
+        new = object.__new__(NefertitiGame)
+        d = new.__dict__
+        for k, v in self.__dict__.items():
+            if isinstance(v, np.ndarray):
+                d[k] = v.copy()
+            elif isinstance(v, list):
+                d[k] = list(v)
+            else:
+                d[k] = v
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = self.rng.bit_generator.state
+        new.rng = rng
+        return new
+
+    def action_to_string(self, action: int) -> str:
+        return self.names.to_string(int(action))
+
+    def string_to_action(self, text: str) -> int:
+        return self.names.from_string(text)
+
+    def record(self) -> dict:
+        """Seed, options, ruleset source and actions: replays to an identical state."""
+        return {"seed": self.seed, "options": self.options, "ruleset": self.rules.source,
+                "actions": list(self.history)}
+
+    @classmethod
+    def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
+        rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
+        game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        for a in record["actions"]:
+            game.apply(a)
+        return game
+
+    def to_json(self) -> str:
+        """The complete state (including the generator) as JSON."""
+        state = {}
+        for k, v in self.__dict__.items():
+            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "rng"):
+                continue
+            state[k] = v.tolist() if isinstance(v, np.ndarray) else v
+        state["rng"] = self.rng.bit_generator.state
+        return json.dumps({"format": "nefertiti-state-1", "ruleset": self.rules.source, "state": state})
+
+    @classmethod
+    def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
+        data = json.loads(text)
+        if data.get("format") != "nefertiti-state-1":
+            raise ValueError("not a Nefertiti state (missing format 'nefertiti-state-1')")
+        state = data["state"]
+        rules = ruleset if ruleset is not None else _ruleset_arg(data["ruleset"])
+        game = cls(ruleset=rules, seed=state["seed"], **state["options"])
+        for k, v in state.items():
+            if k == "rng":
+                game.rng.bit_generator.state = v
+            elif isinstance(getattr(game, k, None), np.ndarray):
+                current = getattr(game, k)
+                setattr(game, k, np.array(v, dtype=current.dtype).reshape(current.shape))
+            elif k == "res_order":
+                game.res_order = tuple(v)
+            elif k == "placed":
+                game.placed = [tuple(x) for x in v]
+            else:
+                setattr(game, k, v)
+        return game
+
+    def __repr__(self):
+        return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "
+                f"actor={self.current_player}, decisions={len(self.history)})")
+
+
+def _ruleset_arg(source: str):
+    """A record's ruleset source back to a loadable argument."""
+    from .ruleset import DEFAULT_RULESET
+    return "default" if source == str(DEFAULT_RULESET) else source

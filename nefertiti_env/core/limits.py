@@ -1,0 +1,15 @@
+"""Fixed sizes of the action and observation spaces, identical for every ruleset."""
+
+MAX_PLAYERS = 5
+NUM_MARKETS = 5          # four classic markets + the Port of Memphis (index 4)
+MEMPHIS = 4
+NUM_BIDS = 13            # bid values 0..12
+MAX_SLOTS = 12           # card places above one market
+MAX_KINDS = 24           # card kinds in a ruleset
+MAX_TYPES = 12           # gift types in a ruleset
+MAX_CHARACTERS = 16      # character entries in a ruleset
+SYMBOLS = {"": 0, "c": 1, "s": 2, "x": 3}     # none, coin, single, extra
+SYMBOL_NAMES = ("", "coin", "single", "extra")
+SIDES = ("left", "right")
+
+

@@ -1,0 +1,266 @@
+"""Market resolution, closing and refill (RULES.md sections 4 and 7).
+
+Servants (and tutors) are resolved in descending bid order. Each owner's choice
+is a decision of that owner, so `current_player` can differ from the seat whose
+turn it is. Automatic steps (paying, returning servants, flipping stalls,
+refilling, seals) run here between decisions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import actions as A
+from .limits import MEMPHIS, NUM_MARKETS
+
+from . import phases
+
+SINGLE, EXTRA = 2, 3
+_DONE = 3                       # highest bidder stage after the last pick
+
+
+def next_step(g) -> None:
+    """Run resolutions until a decision is needed; then hand back to the turn."""
+    while True:
+        if g.res_market < 0:
+            if not g.pending:
+                if g.akhenaton_drawn and not g.is_open[:MEMPHIS].any():
+                    g.finish_game()
+                else:
+                    g._after_action()
+                return
+            m = g.pending.pop(0)
+            g.res_market = m
+            g.res_order = tuple(np.flatnonzero(g.occ[m] >= 0)[::-1].tolist())
+            g.res_pos = 0
+        if g.res_pos >= len(g.res_order):
+            _finish(g)
+            continue
+        m, v = g.res_market, g.res_order[g.res_pos]
+        piece = int(g.occ[m, v])
+        if piece >= phases.TUTOR:
+            g.actor, g.phase = piece - phases.TUTOR, phases.PH_TUTOR_RES
+            return
+        g.actor = piece
+        if g.res_pos > 0:
+            g.phase = phases.PH_OTHER
+            return
+        # highest bidder
+        if g.money[piece] < v:
+            if g.owned[piece].any():
+                g.phase = phases.PH_SHAME
+                return
+            _remove(g)
+            continue
+        g.money[piece] -= v
+        g.reserve[m] += v
+        g.res_stage = 0
+        g.res_picks = g.rules.memphis["highest_takes"] if m == MEMPHIS else 1
+        if _high_options(g).any():
+            g.phase = phases.PH_HIGH
+            return
+        _remove(g)
+
+
+def _remove(g) -> None:
+    """Return the piece just resolved to its owner's supply and move to the next one."""
+    m, v = g.res_market, g.res_order[g.res_pos]
+    piece = int(g.occ[m, v])
+    if piece >= phases.TUTOR:
+        g.tutors[piece - phases.TUTOR] += 1
+    else:
+        g.servants[piece] += 1
+    g.occ[m, v] = -1
+    g.res_pos += 1
+
+
+def _available(g, m: int) -> np.ndarray:
+    """Face-up cards above market m."""
+    return (g.slots[m] >= 0) & ~g.face_down[m]
+
+
+def _high_options(g) -> np.ndarray:
+    m = g.res_market
+    avail = _available(g, m)
+    if g.res_stage == _DONE:
+        return np.zeros_like(avail)
+    if m != MEMPHIS and g.res_stage > 0:
+        avail[0] = False                  # second and extra cards come from the lower row
+    return avail
+
+
+def mask(g, out: np.ndarray) -> None:
+    """Legal actions of the resolution phases."""
+    ph, m = g.phase, g.res_market
+    if ph == phases.PH_HIGH:
+        out[A.CARD:A.CARD + g.slots.shape[1]] = _high_options(g)
+    elif ph == phases.PH_SHAME:
+        n = g.rules.num_kinds
+        out[A.KIND:A.KIND + n] = g.owned[g.actor, :n] > 0
+    elif ph == phases.PH_OTHER:
+        out[A.TAKE_HALF] = 1
+        if g.money[g.actor] >= g.res_order[g.res_pos]:
+            out[A.CARD:A.CARD + g.slots.shape[1]] = _available(g, m)
+    elif ph == phases.PH_TUTOR_RES:
+        out[A.TAKE_DEBEN] = 1
+        out[A.CARD:A.CARD + g.slots.shape[1]] = _available(g, m)
+    elif ph == phases.PH_TUTOR_DIST:
+        out[A.MARKET:A.MARKET + NUM_MARKETS] = _tutor_targets(g)
+
+
+def apply(g, action: int) -> None:
+    ph, m = g.phase, g.res_market
+    p = g.actor
+    if ph == phases.PH_HIGH:
+        k = action - A.CARD
+        take_card(g, p, m, k)
+        _advance_high(g, k)
+        if g.res_stage != _DONE:
+            return
+    elif ph == phases.PH_SHAME:
+        kind = action - A.KIND
+        g.owned[p, kind] -= 1
+        g.discarded[kind] += 1
+    elif ph == phases.PH_OTHER:
+        if action == A.TAKE_HALF:
+            half = (int(g.reserve[m]) + 1) // 2
+            g.reserve[m] -= half
+            g.money[p] += half
+        else:
+            bid = g.res_order[g.res_pos]
+            g.money[p] -= bid
+            g.reserve[m] += bid
+            take_card(g, p, m, action - A.CARD)
+    elif ph == phases.PH_TUTOR_RES:
+        if action == A.TAKE_DEBEN:
+            if _tutor_take_deben(g):
+                return
+        else:
+            take_card(g, phases.NEUTRAL, m, action - A.CARD)
+    elif ph == phases.PH_TUTOR_DIST:
+        g.reserve[action - A.MARKET] += 1
+        g.tutor_given.append(action - A.MARKET)
+        g.tutor_left -= 1
+        if g.tutor_left > 0:
+            return
+    _remove(g)
+    next_step(g)
+
+
+def _advance_high(g, k: int) -> None:
+    """Move the highest bidder to the next card to take, skipping stages with no card."""
+    m = g.res_market
+    if m == MEMPHIS:
+        g.res_picks -= 1
+        if g.res_picks <= 0 or not _high_options(g).any():
+            g.res_stage = _DONE
+        return
+    symbol = g.square_symbol[m, g.side[m], g.res_order[g.res_pos]]
+    stage = g.res_stage
+    if stage == 0 and k != 0 and symbol != SINGLE:
+        stage = 1
+    elif stage < 2 and symbol == EXTRA:
+        stage = 2
+    else:
+        stage = _DONE
+    g.res_stage = stage
+    while g.res_stage != _DONE and not _high_options(g).any():
+        g.res_stage = 2 if (g.res_stage == 1 and symbol == EXTRA) else _DONE
+
+
+def take_card(g, p: int, m: int, k: int) -> None:
+    """Owner p takes the card in place k above market m (with the seal on an upper card)."""
+    kind = int(g.slots[m, k])
+    g.slots[m, k] = -1
+    gets_seal = p != phases.NEUTRAL
+    if k == 0 and m != MEMPHIS and g.seal_on[m]:
+        g.seal_on[m] = False
+        if gets_seal:
+            g.seals[p] += 1
+        else:
+            g.seal_supply += 1
+    if g.rules.kind_seal[kind] and gets_seal and g.seal_supply > 0:
+        g.seal_supply -= 1
+        g.seals[p] += 1
+    g.owned[p, kind] += 1
+
+
+def _tutor_targets(g) -> np.ndarray:
+    targets = np.zeros(NUM_MARKETS, dtype=bool)
+    targets[:MEMPHIS] = True
+    targets[MEMPHIS] = g.options["memphis"]
+    targets[g.res_market] = False
+    targets[g.tutor_given] = False
+    return targets
+
+
+def _tutor_take_deben(g) -> bool:
+    """Tutor takes Deben and puts one on each other Reserve; True if the owner must choose where."""
+    m = g.res_market
+    others = np.flatnonzero(_tutor_targets(g))
+    want = g.rules.memphis["tutor_deben"] if g.options["memphis"] else len(others)
+    taken = min(want, int(g.reserve[m]))
+    g.reserve[m] -= taken
+    if taken >= len(others):
+        g.reserve[others] += 1
+        g.deben_out += taken - len(others)
+        return False
+    if taken == 0:
+        return False
+    g.tutor_left = taken
+    g.tutor_given = []
+    g.phase = phases.PH_TUTOR_DIST
+    return True
+
+
+def _finish(g) -> None:
+    """All pieces resolved: close the market, reopen the previous one and refill it."""
+    m = g.res_market
+    g.res_market, g.res_order, g.res_pos = -1, (), 0
+    if m == MEMPHIS:
+        return
+    g.side[m] ^= 1
+    g.is_open[m] = False
+    if g.akhenaton_drawn:
+        return
+    closed = np.flatnonzero(~g.is_open[:MEMPHIS] & ~g.dead[:MEMPHIS])
+    previous = [c for c in closed.tolist() if c != m]
+    for c in previous:
+        g.is_open[c] = True
+        g.face_down[c] = False
+        foreign = refill(g, c)
+        if g.akhenaton_drawn:
+            g.is_open[c] = False
+            g.dead[c] = True
+            if g.options["memphis"]:
+                g.pending.append(MEMPHIS)
+        elif foreign and g.market_count(MEMPHIS) >= g.rules.memphis["distribute_at"]:
+            g.pending.append(MEMPHIS)
+
+
+def refill(g, m: int) -> int:
+    """Slide the cards of market m up and left, draw to full, seal the upper card.
+
+    Foreign gifts drawn go to the Port of Memphis and drawing continues. Drawing
+    the Akhenaton card stops the refill and marks `akhenaton_drawn`. Returns the
+    number of foreign gifts added to Memphis.
+    """
+    rs = g.rules
+    cards = [int(c) for c in g.slots[m] if c >= 0]
+    foreign = 0
+    while len(cards) < rs.setup["cards_per_market"] and g.deck_pos < len(g.deck):
+        card = int(g.deck[g.deck_pos])
+        g.deck_pos += 1
+        if card == g.kind_akhenaton:
+            g.akhenaton_drawn = True
+            break
+        if rs.kind_bonus[card] > 0 and g.options["memphis"]:
+            g.slots[MEMPHIS, g.market_count(MEMPHIS)] = card
+            foreign += 1
+            continue
+        cards.append(card)
+    g.slots[m] = -1
+    g.slots[m, :len(cards)] = cards
+    if not g.akhenaton_drawn and cards and not g.seal_on[m] and g.seal_supply > 0:
+        g.seal_on[m] = True
+        g.seal_supply -= 1
+    return foreign

@@ -1,0 +1,58 @@
+"""Scoring (RULES.md section 5): gift values by owner count, foreign bonuses, Deben, seals."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def type_items(g) -> np.ndarray:
+    """[owner, gift type] number of items held (a double senet is two items)."""
+    return g.owned @ g.rules.kind_type_items
+
+
+def type_bonus(g) -> np.ndarray:
+    """[owner, gift type] sum of foreign bonuses, added to every item of the type."""
+    return g.owned @ g.rules.kind_type_bonus
+
+
+def type_values(g, items: np.ndarray | None = None) -> np.ndarray:
+    """[gift type] points per item now: by the number of owners (the neutral player counts)."""
+    items = type_items(g) if items is None else items
+    owners = (items > 0).sum(axis=0)
+    column = np.clip(owners, 1, 3) - 1
+    return g.rules.type_values[np.arange(len(column)), column]
+
+
+def gift_points(g) -> np.ndarray:
+    """[owner] points of the gifts each owner holds now."""
+    items = type_items(g)
+    per_item = type_values(g, items)[None, :] + type_bonus(g)
+    return (items * per_item).sum(axis=1)
+
+
+def base_scores(g) -> np.ndarray:
+    """[owner] gifts + 1 per 2 Deben + 3 per unspent seal + points scored during play."""
+    return gift_points(g) + g.money // 2 + 3 * g.seals + g.points
+
+
+def final_scores(g) -> np.ndarray:
+    """[owner] base scores plus rank bonuses (Priest of Amon), which come last."""
+    scores = base_scores(g)
+    n = g.num_players
+    for c, char in enumerate(g.rules.characters):
+        if char.power != "priest_of_amon":
+            continue
+        for p in np.flatnonzero(g.char_played[:n, c]):
+            rank = int((scores[:n] > scores[p]).sum())    # ties share a place
+            bonus = char.params["rank_bonus"]
+            scores[p] += bonus[min(rank, len(bonus) - 1)]
+    return scores
+
+
+def winners(g) -> list[int]:
+    """Most points; tie: most Deben; still tied: a shared win. The neutral player never wins."""
+    n = g.num_players
+    scores = final_scores(g)[:n]
+    best = scores.max()
+    tied = np.flatnonzero(scores == best)
+    money = g.money[tied]
+    return tied[money == money.max()].tolist()
