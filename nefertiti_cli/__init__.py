@@ -1,0 +1,47 @@
+"""The `nefertiti` command: one subcommand per job (play, bench, tournament, train, balance).
+
+It sits above every layer (core, env, agents, training), so it may import any of them.
+Each subcommand is a module here with `add_parser(subparsers)` that sets `func`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="nefertiti",
+        description="Nefertiti reinforcement-learning environment: play games, benchmark, "
+                    "run bot tournaments, train agents by self-play, study the game's balance.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"nefertiti_cli.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"nefertiti_cli.{name}":
+                raise
+            continue
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
