@@ -1,0 +1,115 @@
+"""Shared helpers for the rules tests: build a game, then edit its state arrays into a position.
+
+Rule tests set up the exact position a rule talks about (who is to play, money,
+Reserves, the cards above a market, servants already on squares) by writing the
+game's public state arrays, then play the rule through `apply` with readable
+action strings, so every step goes through the real legality checks.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core import phases
+
+GIZEH, AKHET_ATON, ABOU_SIMBEL, LOUQSOR = range(4)
+LEFT, RIGHT = 0, 1
+
+
+def new_game(players: int = 4, seed: int = 0, **options) -> NefertitiGame:
+    return NefertitiGame(num_players=players, seed=seed, **options)
+
+
+def act(g: NefertitiGame, *texts: str) -> None:
+    """Apply readable actions in order (each must be legal)."""
+    for text in texts:
+        g.apply(g.string_to_action(text))
+
+
+def legal(g: NefertitiGame) -> set[str]:
+    """The legal actions right now, as readable strings."""
+    return {g.action_to_string(a) for a in g.legal_actions()}
+
+
+def kind(g: NefertitiGame, name: str) -> int:
+    return g.rules.kind_names.index(name)
+
+
+def character(g: NefertitiGame, key: str) -> int:
+    return [c.key for c in g.rules.characters].index(key)
+
+
+def set_turn(g: NefertitiGame, seat: int) -> None:
+    """Make `seat` the player to act at the start of a fresh turn."""
+    g.turn_player = g.actor = seat
+    g.phase = phases.PH_TURN
+    g.character_used = False
+    g.extra_placements = 0
+    g.placed = []
+
+
+def put(g: NefertitiGame, market: int, value: int, seat: int) -> None:
+    """A servant of `seat` already stands on bid square `value` (taken from its supply)."""
+    assert g.occ[market, value] < 0 and g.servants[seat] > 0
+    g.occ[market, value] = seat
+    g.servants[seat] -= 1
+
+
+def set_cards(g: NefertitiGame, market: int, names: list[str | None], seal: bool = True) -> None:
+    """Cards above a market: names[0] is the upper card, then the lower row (None = empty)."""
+    g.slots[market] = -1
+    for k, name in enumerate(names):
+        if name is not None:
+            g.slots[market, k] = kind(g, name)
+    if g.seal_on[market] and not seal:
+        g.seal_supply += 1
+    elif seal and not g.seal_on[market]:
+        g.seal_supply -= 1
+    g.seal_on[market] = seal
+
+
+def give(g: NefertitiGame, seat: int, **cards: int) -> None:
+    """Seat owns exactly these cards (kind name -> count)."""
+    g.owned[seat] = 0
+    for name, n in cards.items():
+        g.owned[seat, kind(g, name)] = n
+
+
+def position(players: int = 4, seed: int = 0, turn: int = 0, money=None, seals=None, reserve=None,
+             cards: dict[int, list] | None = None, **options) -> NefertitiGame:
+    """A fresh game edited into a position: `turn` plays next with the given money, seals and Reserves.
+
+    `money`/`seals` are lists by seat; `reserve` a list for the four classic markets;
+    `cards` maps a market to the names of its cards (upper first).
+    """
+    g = new_game(players, seed, **options)
+    set_turn(g, turn)
+    if money is not None:
+        g.money[:players] = money
+    if seals is not None:
+        held = sum(seals) - int(g.seals.sum())
+        g.seals[:players] = seals
+        g.seal_supply -= held
+    if reserve is not None:
+        g.reserve[:4] = reserve
+    for m, names in (cards or {}).items():
+        set_cards(g, m, names)
+    return g
+
+
+def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = None) -> list[int]:
+    """Apply random legal actions (all of them to the end, or `steps`); returns the actions."""
+    done = []
+    while not g.is_over() and (steps is None or len(done) < steps):
+        actions = np.flatnonzero(g.legal_action_mask())
+        a = int(actions[rng.integers(len(actions))])
+        g.apply(a)
+        done.append(a)
+    return done
+
+
+@pytest.fixture
+def game4() -> NefertitiGame:
+    """A 4-player beginner game, seat 0 to play."""
+    return position(4)
