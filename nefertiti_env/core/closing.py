@@ -8,7 +8,11 @@ red and black tutors count as two extra colours).
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+
+from .limits import NUM_BIDS
 
 # kind -> {parameter: type}; every parameter is required.
 CLOSING_KINDS: dict[str, dict[str, type]] = {
@@ -25,84 +29,85 @@ CLOSING_KINDS: dict[str, dict[str, type]] = {
 
 
 class ClosingRule:
-    """A stall's closing condition, with the grid facts its kind needs precomputed."""
+    """A stall's closing condition, with the grid facts its kind needs precomputed.
+
+    Occupancy arrives as a bitmask (bit v set: bid square v holds a piece); the
+    geometric kinds (line, diagonal, connected group) become lists of square sets,
+    any one of which fully occupied closes the stall.
+    """
 
     def __init__(self, kind: str, params: dict, grid: list[list[int]]):
         self.kind = kind
         self.params = params
         self.grid = grid
-        self.values = np.array(sorted(v for row in grid for v in row), dtype=np.int64)
-        pos = {v: (r, c) for r, row in enumerate(grid) for c, v in enumerate(row)}
-        self.neighbours = {
-            v: [u for u, (r2, c2) in pos.items() if abs(r - r2) + abs(c - c2) == 1]
-            for v, (r, c) in pos.items()
-        }
-        n = len(grid)
-        square = n > 0 and all(len(row) == n for row in grid)
-        self.diagonals = (
-            [[grid[i][i] for i in range(n)], [grid[i][n - 1 - i] for i in range(n)]] if square else []
-        )
+        values = [v for row in grid for v in row]
+        self.all_squares = sum(1 << v for v in values)
+        self.patterns = [sum(1 << v for v in group) for group in self._groups(kind, params, grid)]
+        self.bid_sums = [sum(v for v in range(NUM_BIDS) if bits >> v & 1) for bits in range(1 << NUM_BIDS)] \
+            if kind == "bid_sum" else None
         self._check = getattr(self, "_" + kind)
 
-    def closes(self, occ: np.ndarray, rng: np.random.Generator) -> bool:
+    @staticmethod
+    def _groups(kind, params, grid) -> list[tuple[int, ...]]:
+        """Square sets that close the stall when all occupied (geometric kinds only)."""
+        if kind == "line":
+            n = params["length"]
+            return [tuple(row[i:i + n]) for row in grid for i in range(len(row) - n + 1)]
+        if kind == "diagonal":
+            n = len(grid)
+            return [tuple(grid[i][i] for i in range(n)), tuple(grid[i][n - 1 - i] for i in range(n))]
+        if kind == "connected_group":
+            pos = {v: (r, c) for r, row in enumerate(grid) for c, v in enumerate(row)}
+            return [group for group in itertools.combinations(sorted(pos), params["size"])
+                    if _connected(group, pos)]
+        return []
+
+    def closes(self, bits: int, occ: np.ndarray, rng: np.random.Generator) -> bool:
         """True when the condition holds after a placement on this stall.
 
-        `rng` is used only by kinds that roll dice; it is the game's own generator.
+        `bits` is the occupancy bitmask, `occ` the occupancy row (for colours);
+        `rng` is used only by kinds that roll dice: it is the game's own generator.
         """
-        return self._check(occ, rng)
+        return self._check(bits, occ, rng)
 
     # --- the kinds -------------------------------------------------------
-    def _bid_sum(self, occ, rng):
-        return int(np.flatnonzero(occ >= 0).sum()) >= self.params["total"]
+    def _bid_sum(self, bits, occ, rng):
+        return self.bid_sums[bits] >= self.params["total"]
 
-    def _colours_or_count(self, occ, rng):
-        pieces = occ[occ >= 0]
-        return len(pieces) >= self.params["count"] or len(set(pieces.tolist())) >= self.params["colours"]
+    def _colours_or_count(self, bits, occ, rng):
+        if bits.bit_count() >= self.params["count"]:
+            return True
+        return len(set(occ.tolist())) - 1 >= self.params["colours"]     # -1: the empty marker
 
-    def _connected_group(self, occ, rng):
-        occupied = set(np.flatnonzero(occ >= 0).tolist())
-        seen: set[int] = set()
-        for start in occupied:
-            if start in seen:
-                continue
-            stack, size = [start], 0
-            seen.add(start)
-            while stack:
-                v = stack.pop()
-                size += 1
-                for u in self.neighbours[v]:
-                    if u in occupied and u not in seen:
-                        seen.add(u)
-                        stack.append(u)
-            if size >= self.params["size"]:
-                return True
-        return False
+    def _pattern(self, bits, occ, rng):
+        return any(bits & p == p for p in self.patterns)
 
-    def _line(self, occ, rng):
-        need = self.params["length"]
-        for row in self.grid:
-            run = 0
-            for v in row:
-                run = run + 1 if occ[v] >= 0 else 0
-                if run >= need:
-                    return True
-        return False
+    _connected_group = _line = _diagonal = _pattern
 
-    def _diagonal(self, occ, rng):
-        return any(all(occ[v] >= 0 for v in diag) for diag in self.diagonals)
-
-    def _dice_match(self, occ, rng):
+    def _dice_match(self, bits, occ, rng):
         roll = int(rng.integers(1, self.params["sides"] + 1, size=self.params["dice"]).sum())
-        return roll < occ.shape[0] and bool(occ[roll] >= 0)
+        return roll < NUM_BIDS and bool(bits >> roll & 1)
 
-    def _count(self, occ, rng):
-        return int((occ >= 0).sum()) >= self.params["count"]
+    def _count(self, bits, occ, rng):
+        return bits.bit_count() >= self.params["count"]
 
-    def _square_or_count(self, occ, rng):
-        return occ[self.params["square"]] >= 0 or int((occ >= 0).sum()) >= self.params["count"]
+    def _square_or_count(self, bits, occ, rng):
+        return bool(bits >> self.params["square"] & 1) or bits.bit_count() >= self.params["count"]
 
-    def _never(self, occ, rng):
+    def _never(self, bits, occ, rng):
         return False
+
+
+def _connected(group, pos) -> bool:
+    """Whether the squares of `group` are orthogonally connected on the grid."""
+    todo, seen = [group[0]], {group[0]}
+    while todo:
+        r, c = pos[todo.pop()]
+        for u in group:
+            if u not in seen and abs(pos[u][0] - r) + abs(pos[u][1] - c) == 1:
+                seen.add(u)
+                todo.append(u)
+    return len(seen) == len(group)
 
 
 def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]:

@@ -22,6 +22,7 @@ from .powers import POWERS
 from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .ruleset import Ruleset, deck_counts, load_ruleset
 
+POW2 = 1 << np.arange(NUM_BIDS)      # bid value -> bit of the occupancy bitmask
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True), "characters": ("base",)}
 
 
@@ -126,6 +127,8 @@ class NefertitiGame:
             self.side[m] = market.beginner_side if self.options["setup"] == "beginner" else int(rng.integers(2))
             self.is_open[m] = not market.start_closed
         self.is_open[MEMPHIS] = self.options["memphis"]
+        self.board_changed()
+        self._mask = None
         for m in range(4):
             if self.is_open[m]:
                 resolution.refill(self, m)
@@ -171,17 +174,26 @@ class NefertitiGame:
 
     # ----------------------------------------------------------- legal moves
     def legal_action_mask(self) -> np.ndarray:
-        """int8 mask over the flat action space (all zeros when the game is over)."""
+        """int8 mask over the flat action space (all zeros when the game is over).
+
+        Computed once per state and returned read-only: copy it before editing.
+        """
+        if self._mask is None:
+            self._mask = self._compute_mask()
+            self._mask.flags.writeable = False
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         ph = self.phase
         if ph in (PH_TURN, PH_PLACE, PH_SECOND):
             p = self.actor
             if self.servants[p] > 0:
-                mask[A.PLACE:A.CLOSE] = self._free_squares().ravel()
+                mask[A.PLACE:A.CLOSE] = self.free.reshape(-1)
             elif ph != PH_SECOND:
                 mask[A.CLOSE:A.CLOSE + NUM_MARKETS] = self._closable(p)
             if ph == PH_TURN and self.seals[p] > 0:
-                for c in np.flatnonzero(self.char_avail):
+                for c in self.char_avail.nonzero()[0]:
                     if POWERS[self.rules.characters[c].power].playable(self, p, self.rules.characters[c]):
                         mask[A.CHARACTER + c] = 1
         elif ph == PH_CHARACTER:
@@ -192,12 +204,13 @@ class NefertitiGame:
         return mask
 
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_action_mask()).tolist()
+        return self.legal_action_mask().nonzero()[0].tolist()
 
-    def _free_squares(self) -> np.ndarray:
-        """[market, value] bool: empty squares of open markets' visible stalls."""
-        exists = self.square_exists[np.arange(NUM_MARKETS), self.side]
-        return exists & (self.occ < 0) & self.is_open[:, None]
+    def board_changed(self):
+        """Recompute `free` (empty squares of open markets' visible stalls) after markets
+        closed, flipped or reopened; placements update it square by square."""
+        visible = self.square_exists[np.arange(NUM_MARKETS), self.side]
+        self.free = visible & (self.occ < 0) & self.is_open[:, None]
 
     def _closable(self, p: int) -> np.ndarray:
         closable = (self.occ == p).any(axis=1) & self.is_open
@@ -206,8 +219,8 @@ class NefertitiGame:
 
     def _can_act(self, p: int) -> bool:
         if self.servants[p] > 0:
-            return bool(self._free_squares().any())
-        return bool(self._closable(p).any())
+            return np.count_nonzero(self.free) > 0
+        return np.count_nonzero(self._closable(p)) > 0
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
@@ -221,6 +234,7 @@ class NefertitiGame:
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
                 f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
         self.history.append(action)
+        self._mask = None
         self._apply(action)
 
     def _apply(self, action: int) -> None:
@@ -263,20 +277,23 @@ class NefertitiGame:
 
     def _place(self, m: int, v: int, p: int, tutor: bool = False):
         """Put a servant (or tutor) on square v of market m; bonuses; closing check."""
-        was_empty = not (self.occ[m] >= 0).any()
-        self.occ[m, v] = TUTOR + p if tutor else p
+        row = self.occ[m]
+        bits = int(POW2 @ (row >= 0))
+        row[v] = TUTOR + p if tutor else p
         if tutor:
             self.tutors[p] -= 1
         else:
             self.servants[p] -= 1
-            bonus = int(was_empty) + int(self.square_symbol[m, self.side[m], v] == 1)
+            bonus = int(bits == 0) + int(self.square_symbol[m, self.side[m], v] == 1)
             take = min(bonus, int(self.reserve[m]))
             self.reserve[m] -= take
             self.money[p] += take
         self.placed.append((m, v))
-        stall = self.stall(m)
-        full = self.rules.setup["close_when_full"] and not (self._free_squares()[m].any())
-        if m != MEMPHIS and (stall.closing.closes(self.occ[m], self.rng) or full):
+        self.free[m, v] = False
+        bits |= 1 << v
+        closing = self.stall(m).closing
+        full = bits == closing.all_squares and self.rules.setup["close_when_full"]
+        if m != MEMPHIS and (closing.closes(bits, row, self.rng) or full):
             self._close_market(m)
         else:
             self._after_action()
@@ -293,7 +310,7 @@ class NefertitiGame:
         self.actor = p
         if self.extra_placements > 0:
             self.extra_placements -= 1
-            if self.servants[p] > 0 and self._free_squares().any():
+            if self.servants[p] > 0 and np.count_nonzero(self.free):
                 self.phase = PH_SECOND
                 return
         self._end_turn()
@@ -340,7 +357,7 @@ class NefertitiGame:
         new = object.__new__(NefertitiGame)
         d = new.__dict__
         for k, v in self.__dict__.items():
-            if isinstance(v, np.ndarray):
+            if isinstance(v, np.ndarray) and v.flags.writeable:
                 d[k] = v.copy()
             elif isinstance(v, list):
                 d[k] = list(v)
@@ -374,7 +391,7 @@ class NefertitiGame:
         """The complete state (including the generator) as JSON."""
         state = {}
         for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "rng"):
+            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "rng", "_mask"):
                 continue
             state[k] = v.tolist() if isinstance(v, np.ndarray) else v
         state["rng"] = self.rng.bit_generator.state
@@ -400,6 +417,8 @@ class NefertitiGame:
                 game.placed = [tuple(x) for x in v]
             else:
                 setattr(game, k, v)
+        game.board_changed()
+        game._mask = None
         return game
 
     def __repr__(self):

@@ -30,10 +30,11 @@ def next_step(g) -> None:
                 return
             m = g.pending.pop(0)
             g.res_market = m
-            g.res_order = tuple(np.flatnonzero(g.occ[m] >= 0)[::-1].tolist())
+            g.res_order = tuple((g.occ[m] >= 0).nonzero()[0][::-1].tolist())
             g.res_pos = 0
         if g.res_pos >= len(g.res_order):
             _finish(g)
+            g.board_changed()
             continue
         m, v = g.res_market, g.res_order[g.res_pos]
         piece = int(g.occ[m, v])
@@ -46,7 +47,7 @@ def next_step(g) -> None:
             return
         # highest bidder
         if g.money[piece] < v:
-            if g.owned[piece].any():
+            if np.count_nonzero(g.owned[piece]):
                 g.phase = phases.PH_SHAME
                 return
             _remove(g)
@@ -55,7 +56,7 @@ def next_step(g) -> None:
         g.reserve[m] += v
         g.res_stage = 0
         g.res_picks = g.rules.memphis["highest_takes"] if m == MEMPHIS else 1
-        if _high_options(g).any():
+        if np.count_nonzero(_high_options(g)):
             g.phase = phases.PH_HIGH
             return
         _remove(g)
@@ -151,7 +152,7 @@ def _advance_high(g, k: int) -> None:
     m = g.res_market
     if m == MEMPHIS:
         g.res_picks -= 1
-        if g.res_picks <= 0 or not _high_options(g).any():
+        if g.res_picks <= 0 or not np.count_nonzero(_high_options(g)):
             g.res_stage = _DONE
         return
     symbol = g.square_symbol[m, g.side[m], g.res_order[g.res_pos]]
@@ -163,7 +164,7 @@ def _advance_high(g, k: int) -> None:
     else:
         stage = _DONE
     g.res_stage = stage
-    while g.res_stage != _DONE and not _high_options(g).any():
+    while g.res_stage != _DONE and not np.count_nonzero(_high_options(g)):
         g.res_stage = 2 if (g.res_stage == 1 and symbol == EXTRA) else _DONE
 
 

@@ -6,6 +6,7 @@ user correcting a value sees all mistakes at once.
 """
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,12 @@ def load_ruleset(ruleset: str | Path | dict = "default") -> Ruleset:
     path = DEFAULT_RULESET if ruleset == "default" else Path(ruleset)
     if not path.is_file():
         raise RulesetError(str(path), [("<file>", "no such file")])
+    return _load_file(path.resolve(), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _load_file(path: Path, mtime_ns: int) -> Ruleset:
+    """Parse and validate once per file version (games share the immutable Ruleset)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
