@@ -4,6 +4,9 @@ Rule tests set up the exact position a rule talks about (who is to play, money,
 Reserves, the cards above a market, servants already on squares) by writing the
 game's public state arrays, then play the rule through `apply` with readable
 action strings, so every step goes through the real legality checks.
+
+The game may cache what it derives from its arrays (legal mask, free squares), so
+every hand edit ends with `refresh(g)`; the helpers below do it themselves.
 """
 from __future__ import annotations
 
@@ -40,6 +43,11 @@ def character(g: NefertitiGame, key: str) -> int:
     return [c.key for c in g.rules.characters].index(key)
 
 
+def refresh(g: NefertitiGame) -> None:
+    """After a hand edit: rebuild the game's derived caches through the public JSON state path."""
+    g.__dict__.update(NefertitiGame.from_json(g.to_json()).__dict__)
+
+
 def set_turn(g: NefertitiGame, seat: int) -> None:
     """Make `seat` the player to act at the start of a fresh turn."""
     g.turn_player = g.actor = seat
@@ -47,6 +55,7 @@ def set_turn(g: NefertitiGame, seat: int) -> None:
     g.character_used = False
     g.extra_placements = 0
     g.placed = []
+    refresh(g)
 
 
 def put(g: NefertitiGame, market: int, value: int, seat: int) -> None:
@@ -54,6 +63,7 @@ def put(g: NefertitiGame, market: int, value: int, seat: int) -> None:
     assert g.occ[market, value] < 0 and g.servants[seat] > 0
     g.occ[market, value] = seat
     g.servants[seat] -= 1
+    refresh(g)
 
 
 def set_cards(g: NefertitiGame, market: int, names: list[str | None], seal: bool = True) -> None:
@@ -67,6 +77,7 @@ def set_cards(g: NefertitiGame, market: int, names: list[str | None], seal: bool
     elif seal and not g.seal_on[market]:
         g.seal_supply -= 1
     g.seal_on[market] = seal
+    refresh(g)
 
 
 def give(g: NefertitiGame, seat: int, **cards: int) -> None:
@@ -74,6 +85,7 @@ def give(g: NefertitiGame, seat: int, **cards: int) -> None:
     g.owned[seat] = 0
     for name, n in cards.items():
         g.owned[seat, kind(g, name)] = n
+    refresh(g)
 
 
 def position(players: int = 4, seed: int = 0, turn: int = 0, money=None, seals=None, reserve=None,
@@ -95,6 +107,7 @@ def position(players: int = 4, seed: int = 0, turn: int = 0, money=None, seals=N
         g.reserve[:4] = reserve
     for m, names in (cards or {}).items():
         set_cards(g, m, names)
+    refresh(g)
     return g
 
 
