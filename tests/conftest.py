@@ -45,7 +45,7 @@ def character(g: NefertitiGame, key: str) -> int:
 
 def refresh(g: NefertitiGame) -> None:
     """After a hand edit: rebuild the game's derived caches through the public JSON state path."""
-    g.__dict__.update(NefertitiGame.from_json(g.to_json()).__dict__)
+    g.__dict__.update(NefertitiGame.from_json(g.to_json(), ruleset=g.rules).__dict__)
 
 
 def set_turn(g: NefertitiGame, seat: int) -> None:
