@@ -45,6 +45,7 @@ class ClosingRule:
         self.patterns = [sum(1 << v for v in group) for group in self._groups(kind, params, grid)]
         self.bid_sums = [sum(v for v in range(NUM_BIDS) if bits >> v & 1) for bits in range(1 << NUM_BIDS)] \
             if kind == "bid_sum" else None
+        self.rolls_dice = kind == "dice_match"
         self._check = getattr(self, "_" + kind)
 
     @staticmethod
@@ -66,7 +67,7 @@ class ClosingRule:
         """True when the condition holds after a placement on this stall.
 
         `bits` is the occupancy bitmask, `occ` the occupancy row (for colours);
-        `rng` is used only by kinds that roll dice: it is the game's own generator.
+        `rng` (the game's own generator) is needed only when `rolls_dice`.
         """
         return self._check(bits, occ, rng)
 

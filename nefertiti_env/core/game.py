@@ -22,7 +22,6 @@ from .powers import POWERS
 from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .ruleset import Ruleset, deck_counts, load_ruleset
 
-POW2 = 1 << np.arange(NUM_BIDS)      # bid value -> bit of the occupancy bitmask
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True), "characters": ("base",)}
 
 
@@ -52,28 +51,15 @@ class NefertitiGame:
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters)
         self.num_players = num_players
-        self.rng = np.random.Generator(np.random.PCG64(self.seed))
-        self.names = A.ActionNames([m.name for m in rs.markets] + ["Memphis"], [c.name for c in rs.characters],
-                                   rs.kind_names, rs.type_names)
+        self._rng = np.random.Generator(np.random.PCG64(self.seed))
+        self._rng_state = None
+        self.names = rs.action_names
         self.kind_akhenaton = rs.num_kinds          # card codes beyond the gift kinds
-        self._build_tables()
+        self.stalls, self.square_exists, self.square_symbol = rs.stalls, rs.square_exists, rs.square_symbol
         self.history: list[int] = []
         self._setup(pset)
 
     # ------------------------------------------------------------------ setup
-    def _build_tables(self):
-        """Stall geometry as arrays indexed [market, side, bid value]."""
-        rs = self.rules
-        stalls = [m.stalls for m in rs.markets] + [(rs.memphis_stall, rs.memphis_stall)]
-        self.stalls = stalls
-        self.square_exists = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=bool)
-        self.square_symbol = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=np.int8)
-        for m, pair in enumerate(stalls):
-            for s, stall in enumerate(pair):
-                for v, sym in stall.symbols.items():
-                    self.square_exists[m, s, v] = True
-                    self.square_symbol[m, s, v] = sym
-
     def _setup(self, pset):
         rs, rng, n = self.rules, self.rng, self.num_players
         expansion_components = pset.expansion or self.options["memphis"]
@@ -156,6 +142,14 @@ class NefertitiGame:
 
     # -------------------------------------------------------------- accessors
     @property
+    def rng(self) -> np.random.Generator:
+        """The game's own generator (a clone builds its copy only when it first rolls)."""
+        if self._rng is None:
+            self._rng = np.random.Generator(np.random.PCG64())
+            self._rng.bit_generator.state = self._rng_state
+        return self._rng
+
+    @property
     def current_player(self) -> int:
         """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
         return -1 if self.phase == PH_OVER else self.actor
@@ -207,10 +201,13 @@ class NefertitiGame:
         return self.legal_action_mask().nonzero()[0].tolist()
 
     def board_changed(self):
-        """Recompute `free` (empty squares of open markets' visible stalls) after markets
-        closed, flipped or reopened; placements update it square by square."""
+        """Recompute the derived board caches (`free`: empty squares of open markets'
+        visible stalls; `occ_bits`) after markets closed, flipped or reopened, or after
+        a position was edited by hand. Placements update them square by square."""
         visible = self.square_exists[np.arange(NUM_MARKETS), self.side]
         self.free = visible & (self.occ < 0) & self.is_open[:, None]
+        self.occ_bits = [int(b) for b in ((self.occ >= 0) << np.arange(NUM_BIDS)).sum(axis=1)]
+        self._mask = None
 
     def _closable(self, p: int) -> np.ndarray:
         closable = (self.occ == p).any(axis=1) & self.is_open
@@ -278,7 +275,7 @@ class NefertitiGame:
     def _place(self, m: int, v: int, p: int, tutor: bool = False):
         """Put a servant (or tutor) on square v of market m; bonuses; closing check."""
         row = self.occ[m]
-        bits = int(POW2 @ (row >= 0))
+        bits = self.occ_bits[m]
         row[v] = TUTOR + p if tutor else p
         if tutor:
             self.tutors[p] -= 1
@@ -291,9 +288,10 @@ class NefertitiGame:
         self.placed.append((m, v))
         self.free[m, v] = False
         bits |= 1 << v
+        self.occ_bits[m] = bits
         closing = self.stall(m).closing
         full = bits == closing.all_squares and self.rules.setup["close_when_full"]
-        if m != MEMPHIS and (closing.closes(bits, row, self.rng) or full):
+        if m != MEMPHIS and (closing.closes(bits, row, self.rng if closing.rolls_dice else None) or full):
             self._close_market(m)
         else:
             self._after_action()
@@ -363,9 +361,8 @@ class NefertitiGame:
                 d[k] = list(v)
             else:
                 d[k] = v
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = self.rng.bit_generator.state
-        new.rng = rng
+        new._rng = None
+        new._rng_state = self._rng_state if self._rng is None else self._rng.bit_generator.state
         return new
 
     def action_to_string(self, action: int) -> str:
@@ -391,7 +388,7 @@ class NefertitiGame:
         """The complete state (including the generator) as JSON."""
         state = {}
         for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "rng", "_mask"):
+            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "_rng", "_rng_state", "_mask"):
                 continue
             state[k] = v.tolist() if isinstance(v, np.ndarray) else v
         state["rng"] = self.rng.bit_generator.state

@@ -75,7 +75,7 @@ class Scribe(Power):
     """Score every item of one owned gift type at its current value + bonus; discard them."""
 
     def playable(self, g, p, char):
-        return bool(g.owned[p].any())
+        return np.count_nonzero(g.owned[p]) > 0
 
     def start(self, g, char):
         pass
@@ -99,7 +99,8 @@ class Merchant(Power):
     """Swap one of your gifts for one gift of another owner: give, target, take."""
 
     def playable(self, g, p, char):
-        return bool(g.owned[p].any()) and any(g.owned[o].any() for _, o in other_owners(g, p))
+        others = [o for _, o in other_owners(g, p)]
+        return np.count_nonzero(g.owned[p]) > 0 and np.count_nonzero(g.owned[others]) > 0
 
     def start(self, g, char):
         pass
@@ -110,7 +111,7 @@ class Merchant(Power):
             out[A.KIND:A.KIND + n] = g.owned[p] > 0
         elif g.char_step == 1:
             for r, o in other_owners(g, p):
-                out[A.TARGET + r] = g.owned[o].any()
+                out[A.TARGET + r] = np.count_nonzero(g.owned[o]) > 0
         else:
             out[A.KIND:A.KIND + n] = g.owned[g.char_sel[1]] > 0
 
@@ -194,7 +195,7 @@ class Thief(Power):
     """Take one face-up lower-row gift from any classic market, open or closed, for free."""
 
     def playable(self, g, p, char):
-        return any(lower_cards(g, m).any() for m in range(MEMPHIS))
+        return np.count_nonzero((g.slots[:MEMPHIS, 1:] >= 0) & ~g.face_down[:MEMPHIS, 1:]) > 0
 
     def start(self, g, char):
         pass
@@ -202,7 +203,7 @@ class Thief(Power):
     def mask(self, g, char, out):
         if g.char_step == 0:
             for m in range(MEMPHIS):
-                out[A.MARKET + m] = lower_cards(g, m).any()
+                out[A.MARKET + m] = np.count_nonzero(lower_cards(g, m)) > 0
         else:
             out[A.CARD:A.CARD + g.slots.shape[1]] = lower_cards(g, g.char_sel[0])
 

@@ -71,6 +71,7 @@ def _remove(g) -> None:
     else:
         g.servants[piece] += 1
     g.occ[m, v] = -1
+    g.occ_bits[m] &= ~(1 << v)
     g.res_pos += 1
 
 
@@ -223,8 +224,7 @@ def _finish(g) -> None:
     g.is_open[m] = False
     if g.akhenaton_drawn:
         return
-    closed = np.flatnonzero(~g.is_open[:MEMPHIS] & ~g.dead[:MEMPHIS])
-    previous = [c for c in closed.tolist() if c != m]
+    previous = [c for c in range(MEMPHIS) if c != m and not g.is_open[c] and not g.dead[c]]
     for c in previous:
         g.is_open[c] = True
         g.face_down[c] = False
@@ -246,7 +246,7 @@ def refill(g, m: int) -> int:
     number of foreign gifts added to Memphis.
     """
     rs = g.rules
-    cards = [int(c) for c in g.slots[m] if c >= 0]
+    cards = [c for c in g.slots[m].tolist() if c >= 0]
     foreign = 0
     while len(cards) < rs.setup["cards_per_market"] and g.deck_pos < len(g.deck):
         card = int(g.deck[g.deck_pos])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .actions import ActionNames
 from .closing import ClosingRule, validate_params
 from .limits import (MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_TYPES, NUM_BIDS, NUM_MARKETS, SIDES,
                      SYMBOLS)
@@ -98,6 +99,10 @@ class Ruleset:
     kind_discard_order: np.ndarray = field(init=False)   # least valuable card of a type first
     kind_type_items: np.ndarray = field(init=False)      # [kinds, types] items of the type per card
     kind_type_bonus: np.ndarray = field(init=False)      # [kinds, types] foreign bonus per card
+    stalls: list = field(init=False)                     # [market] (left, right); Memphis twice
+    square_exists: np.ndarray = field(init=False)        # [market, side, bid value]
+    square_symbol: np.ndarray = field(init=False)        # [market, side, bid value] symbol code
+    action_names: ActionNames = field(init=False)
 
     def __post_init__(self):
         # classic single card first, then double, then foreign by smallest bonus
@@ -106,6 +111,17 @@ class Ruleset:
         onehot[np.arange(len(self.kind_names)), self.kind_type] = 1
         self.kind_type_items = onehot * self.kind_items[:, None]
         self.kind_type_bonus = onehot * self.kind_bonus[:, None]
+        self.stalls = [m.stalls for m in self.markets] + [(self.memphis_stall, self.memphis_stall)]
+        self.square_exists = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=bool)
+        self.square_symbol = np.zeros((NUM_MARKETS, 2, NUM_BIDS), dtype=np.int8)
+        for m, pair in enumerate(self.stalls):
+            for side, stall in enumerate(pair):
+                for v, sym in stall.symbols.items():
+                    self.square_exists[m, side, v] = True
+                    self.square_symbol[m, side, v] = sym
+        self.square_exists.flags.writeable = self.square_symbol.flags.writeable = False
+        self.action_names = ActionNames([m.name for m in self.markets] + ["Memphis"],
+                                        [c.name for c in self.characters], self.kind_names, self.type_names)
 
     @property
     def num_kinds(self) -> int:
