@@ -17,6 +17,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 
 GIZEH, AKHET_ATON, ABOU_SIMBEL, LOUQSOR = range(4)
+MARKET_NAMES = ("Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor")
 LEFT, RIGHT = 0, 1
 
 
@@ -109,6 +110,14 @@ def position(players: int = 4, seed: int = 0, turn: int = 0, money=None, seals=N
         set_cards(g, m, names)
     refresh(g)
     return g
+
+
+def close_with(g: NefertitiGame, market: int, pieces: dict[int, int], value: int) -> None:
+    """Servants stand on `pieces` (bid value -> seat); the player to act places on `value`, closing the market."""
+    for v, seat in pieces.items():
+        put(g, market, v, seat)
+    act(g, f"place {MARKET_NAMES[market]} {value}")
+    assert g.res_market == market or not g.is_open[market], "the placement was meant to close the market"
 
 
 def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = None) -> list[int]:

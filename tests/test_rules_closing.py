@@ -4,12 +4,10 @@ import tomllib
 import numpy as np
 import pytest
 
-from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, LEFT, LOUQSOR, RIGHT, act, legal, position, put,
-                      refresh)
+from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, LEFT, LOUQSOR, MARKET_NAMES, RIGHT, act, legal, position,
+                      put, refresh)
 from nefertiti_env import load_ruleset
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
-
-MARKET_NAMES = ("Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor")
 
 
 def place_last(market, side, occupied, value, players=4, seed=0, ruleset="default"):
