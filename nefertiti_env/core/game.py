@@ -114,7 +114,6 @@ class NefertitiGame:
             self.is_open[m] = not market.start_closed
         self.is_open[MEMPHIS] = self.options["memphis"]
         self.board_changed()
-        self._mask = None
         for m in range(4):
             if self.is_open[m]:
                 resolution.refill(self, m)
@@ -167,38 +166,52 @@ class NefertitiGame:
         return range(self.num_players)
 
     # ----------------------------------------------------------- legal moves
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 mask over the flat action space (all zeros when the game is over).
+    def legal_actions(self) -> list[int]:
+        """Legal action ids, ascending (empty when the game is over)."""
+        return list(self._legal_list())
 
-        Computed once per state and returned read-only: copy it before editing.
-        """
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
         if self._mask is None:
-            self._mask = self._compute_mask()
-            self._mask.flags.writeable = False
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            mask[self._legal_list()] = 1
+            mask.flags.writeable = False
+            self._mask = mask
         return self._mask
 
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+    def _legal_list(self) -> list[int]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
         ph = self.phase
         if ph in (PH_TURN, PH_PLACE, PH_SECOND):
             p = self.actor
             if self.servants[p] > 0:
-                mask[A.PLACE:A.CLOSE] = self.free.reshape(-1)
+                legal = self.free.reshape(-1).nonzero()[0].tolist()
             elif ph != PH_SECOND:
-                mask[A.CLOSE:A.CLOSE + NUM_MARKETS] = self._closable(p)
+                legal = [A.CLOSE + m for m in self._closable(p).nonzero()[0].tolist()]
+            else:
+                legal = []
             if ph == PH_TURN and self.seals[p] > 0:
-                for c in self.char_avail.nonzero()[0]:
-                    if POWERS[self.rules.characters[c].power].playable(self, p, self.rules.characters[c]):
-                        mask[A.CHARACTER + c] = 1
-        elif ph == PH_CHARACTER:
+                chars = self.rules.characters
+                legal += [A.CHARACTER + c for c in self.char_avail.nonzero()[0].tolist()
+                          if POWERS[chars[c].power].playable(self, p, chars[c])]
+            return legal
+        if ph == PH_CHARACTER:
             char = self.rules.characters[self.char_index]
-            POWERS[char.power].mask(self, char, mask)
-        elif ph != PH_OVER:
-            resolution.mask(self, mask)
-        return mask
+            return POWERS[char.power].legal(self, char)
+        if ph == PH_OVER:
+            return []
+        return resolution.legal(self)
 
-    def legal_actions(self) -> list[int]:
-        return self.legal_action_mask().nonzero()[0].tolist()
+    def _forget_legal(self):
+        self._legal = self._mask = None
+
+    def refresh_market(self, m: int):
+        """Recompute market m's empty squares after it closed, flipped or reopened."""
+        self.free[m] = self.square_exists[m, self.side[m]] & (self.occ[m] < 0) & self.is_open[m]
 
     def board_changed(self):
         """Recompute the derived board caches (`free`: empty squares of open markets'
@@ -207,7 +220,7 @@ class NefertitiGame:
         visible = self.square_exists[np.arange(NUM_MARKETS), self.side]
         self.free = visible & (self.occ < 0) & self.is_open[:, None]
         self.occ_bits = [int(b) for b in ((self.occ >= 0) << np.arange(NUM_BIDS)).sum(axis=1)]
-        self._mask = None
+        self._forget_legal()
 
     def _closable(self, p: int) -> np.ndarray:
         closable = (self.occ == p).any(axis=1) & self.is_open
@@ -223,15 +236,14 @@ class NefertitiGame:
     def apply(self, action: int) -> None:
         """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
         action = int(action)
-        mask = self.legal_action_mask()
-        if not (0 <= action < A.NUM_ACTIONS and mask[action]):
-            legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in np.flatnonzero(mask))
+        if action not in self._legal_list():
+            legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self._legal_list())
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
             raise IllegalActionError(
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
                 f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
         self.history.append(action)
-        self._mask = None
+        self._forget_legal()
         self._apply(action)
 
     def _apply(self, action: int) -> None:
@@ -388,7 +400,7 @@ class NefertitiGame:
         """The complete state (including the generator) as JSON."""
         state = {}
         for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "_rng", "_rng_state", "_mask"):
+            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "_rng", "_rng_state", "_mask", "_legal"):
                 continue
             state[k] = v.tolist() if isinstance(v, np.ndarray) else v
         state["rng"] = self.rng.bit_generator.state
@@ -415,7 +427,6 @@ class NefertitiGame:
             else:
                 setattr(game, k, v)
         game.board_changed()
-        game._mask = None
         return game
 
     def __repr__(self):

@@ -2,7 +2,7 @@
 
 A power is a parameterised kind named by the ruleset file (`power = "scribe"`,
 `bonus = 2`). Its choices are a sequence of masked decisions by the player who
-spent the seal: `start` runs when the card is played, `mask` lists the legal
+spent the seal: `start` runs when the card is played, `legal` lists the legal
 actions of the current step, `apply` takes one, and `game.character_done()`
 hands back to the placement when the power is over. A power is `playable` only
 when it can be carried out to the end, so no character leads to a dead end.
@@ -13,7 +13,7 @@ import numpy as np
 
 from . import actions as A
 from .phases import NEUTRAL
-from .resolution import take_card
+from .resolution import cards, take_card
 from .limits import MEMPHIS
 from .scoring import type_bonus, type_items, type_values
 
@@ -48,11 +48,9 @@ def target_owner(g, p: int, action: int) -> int:
     return dict(other_owners(g, p))[action - A.TARGET]
 
 
-def lower_cards(g, m: int) -> np.ndarray:
-    """Face-up lower-row cards above market m that a character may take."""
-    avail = (g.slots[m] >= 0) & ~g.face_down[m]
-    avail[0] = False
-    return avail
+def lower_cards(g, m: int) -> list[int]:
+    """Places of the face-up lower-row cards above market m that a character may take."""
+    return [k for k in cards(g, m) if k > 0]
 
 
 class Power:
@@ -64,7 +62,7 @@ class Power:
     def start(self, g, char) -> None:
         g.character_done()
 
-    def mask(self, g, char, out) -> None:
+    def legal(self, g, char) -> list[int]:
         raise AssertionError(f"{char.power} has no choice to make")
 
     def apply(self, g, char, action) -> None:
@@ -80,9 +78,9 @@ class Scribe(Power):
     def start(self, g, char):
         pass
 
-    def mask(self, g, char, out):
+    def legal(self, g, char):
         items = g.owned[g.actor] @ g.rules.kind_type_items
-        out[A.TYPE:A.TYPE + len(items)] = items > 0
+        return [A.TYPE + t for t in items.nonzero()[0].tolist()]
 
     def apply(self, g, char, action):
         p, t = g.actor, action - A.TYPE
@@ -99,21 +97,18 @@ class Merchant(Power):
     """Swap one of your gifts for one gift of another owner: give, target, take."""
 
     def playable(self, g, p, char):
-        others = [o for _, o in other_owners(g, p)]
-        return np.count_nonzero(g.owned[p]) > 0 and np.count_nonzero(g.owned[others]) > 0
+        mine = np.count_nonzero(g.owned[p])      # unused owner rows are all zero
+        return mine > 0 and np.count_nonzero(g.owned) > mine
 
     def start(self, g, char):
         pass
 
-    def mask(self, g, char, out):
-        p, n = g.actor, g.rules.num_kinds
-        if g.char_step == 0:
-            out[A.KIND:A.KIND + n] = g.owned[p] > 0
-        elif g.char_step == 1:
-            for r, o in other_owners(g, p):
-                out[A.TARGET + r] = np.count_nonzero(g.owned[o]) > 0
-        else:
-            out[A.KIND:A.KIND + n] = g.owned[g.char_sel[1]] > 0
+    def legal(self, g, char):
+        p = g.actor
+        if g.char_step == 1:
+            return sorted(A.TARGET + r for r, o in other_owners(g, p) if np.count_nonzero(g.owned[o]))
+        owner = p if g.char_step == 0 else g.char_sel[1]
+        return [A.KIND + k for k in g.owned[owner].nonzero()[0].tolist()]
 
     def apply(self, g, char, action):
         p = g.actor
@@ -138,8 +133,8 @@ class RoyalServant(Power):
     def start(self, g, char):
         pass
 
-    def mask(self, g, char, out):
-        out[A.TYPE:A.TYPE + g.rules.num_types] = 1
+    def legal(self, g, char):
+        return list(range(A.TYPE, A.TYPE + g.rules.num_types))
 
     def apply(self, g, char, action):
         t = action - A.TYPE
@@ -159,8 +154,8 @@ class Treasurer(Power):
     def start(self, g, char):
         pass
 
-    def mask(self, g, char, out):
-        out[A.MARKET:A.MARKET + MEMPHIS] = 1
+    def legal(self, g, char):
+        return list(range(A.MARKET, A.MARKET + MEMPHIS))
 
     def apply(self, g, char, action):
         m = action - A.MARKET
@@ -200,12 +195,10 @@ class Thief(Power):
     def start(self, g, char):
         pass
 
-    def mask(self, g, char, out):
+    def legal(self, g, char):
         if g.char_step == 0:
-            for m in range(MEMPHIS):
-                out[A.MARKET + m] = np.count_nonzero(lower_cards(g, m)) > 0
-        else:
-            out[A.CARD:A.CARD + g.slots.shape[1]] = lower_cards(g, g.char_sel[0])
+            return [A.MARKET + m for m in range(MEMPHIS) if lower_cards(g, m)]
+        return [A.CARD + k for k in lower_cards(g, g.char_sel[0])]
 
     def apply(self, g, char, action):
         if g.char_step == 0:

@@ -34,7 +34,6 @@ def next_step(g) -> None:
             g.res_pos = 0
         if g.res_pos >= len(g.res_order):
             _finish(g)
-            g.board_changed()
             continue
         m, v = g.res_market, g.res_order[g.res_pos]
         piece = int(g.occ[m, v])
@@ -56,7 +55,7 @@ def next_step(g) -> None:
         g.reserve[m] += v
         g.res_stage = 0
         g.res_picks = g.rules.memphis["highest_takes"] if m == MEMPHIS else 1
-        if np.count_nonzero(_high_options(g)):
+        if _high_options(g):
             g.phase = phases.PH_HIGH
             return
         _remove(g)
@@ -75,38 +74,35 @@ def _remove(g) -> None:
     g.res_pos += 1
 
 
-def _available(g, m: int) -> np.ndarray:
-    """Face-up cards above market m."""
-    return (g.slots[m] >= 0) & ~g.face_down[m]
+def cards(g, m: int) -> list[int]:
+    """Places of the face-up cards above market m."""
+    face_down = g.face_down[m].tolist()
+    return [k for k, c in enumerate(g.slots[m].tolist()) if c >= 0 and not face_down[k]]
 
 
-def _high_options(g) -> np.ndarray:
-    m = g.res_market
-    avail = _available(g, m)
+def _high_options(g) -> list[int]:
+    """Places the highest bidder may take a card from at the current stage."""
     if g.res_stage == _DONE:
-        return np.zeros_like(avail)
-    if m != MEMPHIS and g.res_stage > 0:
-        avail[0] = False                  # second and extra cards come from the lower row
-    return avail
+        return []
+    places = cards(g, g.res_market)
+    if g.res_market != MEMPHIS and g.res_stage > 0:
+        return [k for k in places if k > 0]      # second and extra cards come from the lower row
+    return places
 
 
-def mask(g, out: np.ndarray) -> None:
-    """Legal actions of the resolution phases."""
+def legal(g) -> list[int]:
+    """Legal actions of the resolution phases, ascending."""
     ph, m = g.phase, g.res_market
     if ph == phases.PH_HIGH:
-        out[A.CARD:A.CARD + g.slots.shape[1]] = _high_options(g)
-    elif ph == phases.PH_SHAME:
-        n = g.rules.num_kinds
-        out[A.KIND:A.KIND + n] = g.owned[g.actor, :n] > 0
-    elif ph == phases.PH_OTHER:
-        out[A.TAKE_HALF] = 1
-        if g.money[g.actor] >= g.res_order[g.res_pos]:
-            out[A.CARD:A.CARD + g.slots.shape[1]] = _available(g, m)
-    elif ph == phases.PH_TUTOR_RES:
-        out[A.TAKE_DEBEN] = 1
-        out[A.CARD:A.CARD + g.slots.shape[1]] = _available(g, m)
-    elif ph == phases.PH_TUTOR_DIST:
-        out[A.MARKET:A.MARKET + NUM_MARKETS] = _tutor_targets(g)
+        return [A.CARD + k for k in _high_options(g)]
+    if ph == phases.PH_SHAME:
+        return [A.KIND + k for k in g.owned[g.actor].nonzero()[0].tolist()]
+    if ph == phases.PH_OTHER:
+        can_pay = g.money[g.actor] >= g.res_order[g.res_pos]
+        return ([A.CARD + k for k in cards(g, m)] if can_pay else []) + [A.TAKE_HALF]
+    if ph == phases.PH_TUTOR_RES:
+        return [A.CARD + k for k in cards(g, m)] + [A.TAKE_DEBEN]
+    return [A.MARKET + t for t in _tutor_targets(g)]
 
 
 def apply(g, action: int) -> None:
@@ -153,7 +149,7 @@ def _advance_high(g, k: int) -> None:
     m = g.res_market
     if m == MEMPHIS:
         g.res_picks -= 1
-        if g.res_picks <= 0 or not np.count_nonzero(_high_options(g)):
+        if g.res_picks <= 0 or not _high_options(g):
             g.res_stage = _DONE
         return
     symbol = g.square_symbol[m, g.side[m], g.res_order[g.res_pos]]
@@ -165,7 +161,7 @@ def _advance_high(g, k: int) -> None:
     else:
         stage = _DONE
     g.res_stage = stage
-    while g.res_stage != _DONE and not np.count_nonzero(_high_options(g)):
+    while g.res_stage != _DONE and not _high_options(g):
         g.res_stage = 2 if (g.res_stage == 1 and symbol == EXTRA) else _DONE
 
 
@@ -186,19 +182,16 @@ def take_card(g, p: int, m: int, k: int) -> None:
     g.owned[p, kind] += 1
 
 
-def _tutor_targets(g) -> np.ndarray:
-    targets = np.zeros(NUM_MARKETS, dtype=bool)
-    targets[:MEMPHIS] = True
-    targets[MEMPHIS] = g.options["memphis"]
-    targets[g.res_market] = False
-    targets[g.tutor_given] = False
-    return targets
+def _tutor_targets(g) -> list[int]:
+    """Reserves (other than the resolving market's) that may still receive a tutor Deben."""
+    markets = range(NUM_MARKETS if g.options["memphis"] else MEMPHIS)
+    return [t for t in markets if t != g.res_market and t not in g.tutor_given]
 
 
 def _tutor_take_deben(g) -> bool:
     """Tutor takes Deben and puts one on each other Reserve; True if the owner must choose where."""
     m = g.res_market
-    others = np.flatnonzero(_tutor_targets(g))
+    others = _tutor_targets(g)
     want = g.rules.memphis["tutor_deben"] if g.options["memphis"] else len(others)
     taken = min(want, int(g.reserve[m]))
     g.reserve[m] -= taken
@@ -218,14 +211,17 @@ def _finish(g) -> None:
     """All pieces resolved: close the market, reopen the previous one and refill it."""
     m = g.res_market
     g.res_market, g.res_order, g.res_pos = -1, (), 0
-    if m == MEMPHIS:
-        return
-    g.side[m] ^= 1
-    g.is_open[m] = False
-    if g.akhenaton_drawn:
-        return
-    previous = [c for c in range(MEMPHIS) if c != m and not g.is_open[c] and not g.dead[c]]
-    for c in previous:
+    if m != MEMPHIS:
+        g.side[m] ^= 1
+        g.is_open[m] = False
+        if not g.akhenaton_drawn:
+            _reopen_previous(g, m)
+    g.refresh_market(m)
+
+
+def _reopen_previous(g, m: int) -> None:
+    """The market closed before m reopens and is refilled (Akhenaton may close it for good)."""
+    for c in [c for c in range(MEMPHIS) if c != m and not g.is_open[c] and not g.dead[c]]:
         g.is_open[c] = True
         g.face_down[c] = False
         foreign = refill(g, c)
@@ -236,6 +232,7 @@ def _finish(g) -> None:
                 g.pending.append(MEMPHIS)
         elif foreign and g.market_count(MEMPHIS) >= g.rules.memphis["distribute_at"]:
             g.pending.append(MEMPHIS)
+        g.refresh_market(c)
 
 
 def refill(g, m: int) -> int:
