@@ -42,7 +42,9 @@ class ClosingRule:
         self.grid = grid
         values = [v for row in grid for v in row]
         self.all_squares = sum(1 << v for v in values)
-        self.patterns = [sum(1 << v for v in group) for group in self._groups(kind, params, grid)]
+        groups = self._groups(kind, params, grid)
+        # a placement on square v can only complete the square sets that contain v
+        self.patterns = [[sum(1 << u for u in g) for g in groups if v in g] for v in range(NUM_BIDS)]
         self.bid_sums = [sum(v for v in range(NUM_BIDS) if bits >> v & 1) for bits in range(1 << NUM_BIDS)] \
             if kind == "bid_sum" else None
         self.rolls_dice = kind == "dice_match"
@@ -63,39 +65,39 @@ class ClosingRule:
                     if _connected(group, pos)]
         return []
 
-    def closes(self, bits: int, occ: np.ndarray, rng: np.random.Generator) -> bool:
-        """True when the condition holds after a placement on this stall.
+    def closes(self, bits: int, v: int, occ: np.ndarray, rng: np.random.Generator | None) -> bool:
+        """True when the condition holds after a placement on square v of this stall.
 
         `bits` is the occupancy bitmask, `occ` the occupancy row (for colours);
         `rng` (the game's own generator) is needed only when `rolls_dice`.
         """
-        return self._check(bits, occ, rng)
+        return self._check(bits, v, occ, rng)
 
     # --- the kinds -------------------------------------------------------
-    def _bid_sum(self, bits, occ, rng):
+    def _bid_sum(self, bits, v, occ, rng):
         return self.bid_sums[bits] >= self.params["total"]
 
-    def _colours_or_count(self, bits, occ, rng):
+    def _colours_or_count(self, bits, v, occ, rng):
         if bits.bit_count() >= self.params["count"]:
             return True
         return len(set(occ.tolist())) - 1 >= self.params["colours"]     # -1: the empty marker
 
-    def _pattern(self, bits, occ, rng):
-        return any(bits & p == p for p in self.patterns)
+    def _pattern(self, bits, v, occ, rng):
+        return any(bits & p == p for p in self.patterns[v])
 
     _connected_group = _line = _diagonal = _pattern
 
-    def _dice_match(self, bits, occ, rng):
+    def _dice_match(self, bits, v, occ, rng):
         roll = int(rng.integers(1, self.params["sides"] + 1, size=self.params["dice"]).sum())
         return roll < NUM_BIDS and bool(bits >> roll & 1)
 
-    def _count(self, bits, occ, rng):
+    def _count(self, bits, v, occ, rng):
         return bits.bit_count() >= self.params["count"]
 
-    def _square_or_count(self, bits, occ, rng):
+    def _square_or_count(self, bits, v, occ, rng):
         return bool(bits >> self.params["square"] & 1) or bits.bit_count() >= self.params["count"]
 
-    def _never(self, bits, occ, rng):
+    def _never(self, bits, v, occ, rng):
         return False
 
 

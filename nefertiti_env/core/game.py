@@ -303,7 +303,7 @@ class NefertitiGame:
         self.occ_bits[m] = bits
         closing = self.stall(m).closing
         full = bits == closing.all_squares and self.rules.setup["close_when_full"]
-        if m != MEMPHIS and (closing.closes(bits, row, self.rng if closing.rolls_dice else None) or full):
+        if m != MEMPHIS and (closing.closes(bits, v, row, self.rng if closing.rolls_dice else None) or full):
             self._close_market(m)
         else:
             self._after_action()

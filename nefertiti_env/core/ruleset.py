@@ -144,7 +144,9 @@ def load_ruleset(ruleset: str | Path | dict = "default") -> Ruleset:
         return ruleset
     if isinstance(ruleset, dict):
         return _build(ruleset, "<dict>")
-    path = DEFAULT_RULESET if ruleset == "default" else Path(ruleset)
+    if ruleset == "default":
+        return _load_file(DEFAULT_RULESET, 0)      # packaged: parsed once per process
+    path = Path(ruleset)
     if not path.is_file():
         raise RulesetError(str(path), [("<file>", "no such file")])
     return _load_file(path.resolve(), path.stat().st_mtime_ns)
