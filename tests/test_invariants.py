@@ -1,0 +1,115 @@
+"""Random-play invariants over thousands of seeded 3- and 4-player games (RULES.md §1-§5).
+
+After every decision: money, cards, seals and servants are conserved, and a closed
+market holds no servant once resolved. At the end: the game ended within a bounded
+number of decisions, and the scores equal a recomputation written here from the
+ruleset tables (independent of scoring.py).
+"""
+import numpy as np
+import pytest
+
+from conftest import play_random
+from nefertiti_env import NefertitiGame
+
+GAMES = 1000                # per player count
+MAX_DECISIONS = 1000        # longest random games take about 200
+
+
+def initial_counts(g) -> np.ndarray:
+    """Cards per kind at setup, from the ruleset tables; the last entry is Akhenaton."""
+    rs, n = g.rules, g.num_players
+    counts = np.where(rs.kind_memphis, 0, rs.kind_count)
+    for name in rs.players[n].remove_cards:
+        counts[rs.kind_names.index(name)] = 0
+    for name, extra in rs.players[n].add_cards.items():
+        counts[rs.kind_names.index(name)] += extra
+    return np.append(counts, 1)
+
+
+def card_places(g) -> np.ndarray:
+    """Cards per kind (then Akhenaton): undrawn deck + above the markets + owned + discarded (+ Akhenaton drawn)."""
+    k = g.rules.num_kinds
+    places = np.bincount(g.deck[g.deck_pos:], minlength=k + 1)
+    places += np.bincount(g.slots.ravel() + 1, minlength=k + 2)[1:]      # +1: empty places (-1) in bin 0
+    places[:k] += np.add.reduce(g.owned, axis=0) + g.discarded
+    places[k] += g.akhenaton_drawn
+    return places
+
+
+def recomputed_scores(g) -> list[int]:
+    """RULES.md §5 by hand: items per type, value by owner count (1, 2, 3+), 1 per 2 Deben, 3 per seal, points."""
+    rs, n = g.rules, g.num_players
+    items = np.zeros((n, len(rs.type_names)), dtype=int)
+    for p in range(n):
+        for k in range(rs.num_kinds):
+            items[p, rs.kind_type[k]] += int(g.owned[p, k]) * int(rs.kind_items[k])
+    scores = []
+    for p in range(n):
+        total = 0
+        for t in range(len(rs.type_names)):
+            owners = int((items[:, t] > 0).sum())
+            if items[p, t]:
+                total += items[p, t] * int(rs.type_values[t, min(owners, 3) - 1])
+        scores.append(total + int(g.money[p]) // 2 + 3 * int(g.seals[p]) + int(g.points[p]))
+    return scores
+
+
+class Conservation:
+    """The totals fixed at setup, checked after every decision."""
+
+    def __init__(self, g):
+        self.money = int(g.money.sum() + g.reserve.sum() + g.deben_out)
+        self.cards = initial_counts(g)
+        self.seals = g.rules.setup["seals"]
+        self.servants = np.full(g.num_players, g.rules.players[g.num_players].servants)
+        assert (card_places(g) == self.cards).all()
+        self.resolutions = 0
+
+    def check(self, g, was_resolving: int):
+        money, reserve, seals = g.money.tolist(), g.reserve.tolist(), g.seals.tolist()
+        assert sum(money) + sum(reserve) + g.deben_out == self.money, "§1: money is a closed system"
+        assert g.seal_supply + sum(seals) + np.count_nonzero(g.seal_on) == self.seals, "§1: seals are conserved"
+        assert min(money + reserve + seals + [g.seal_supply]) >= 0 and g.owned.min() >= 0
+        assert np.array_equal(card_places(g), self.cards), "every card is in exactly one place"
+        n = g.num_players
+        on_board = np.bincount(g.occ.ravel() + 1, minlength=n + 1)[1:n + 1]
+        assert np.array_equal(g.servants[:n] + on_board, self.servants), "servants are conserved"
+        if g.res_market < 0:
+            assert not (g.occ[:4] >= 0)[~g.is_open[:4]].any(), "§4: all servants back after each resolution"
+        if was_resolving >= 0 and g.res_market != was_resolving:
+            self.resolutions += 1
+            assert (g.occ[was_resolving] < 0).all()
+
+
+def run_game(players: int, seed: int) -> tuple[NefertitiGame, int]:
+    g = NefertitiGame(num_players=players, seed=seed)
+    rng = np.random.default_rng(seed + 1000 * players)
+    totals = Conservation(g)
+    for _ in range(MAX_DECISIONS):
+        if g.is_over():
+            break
+        resolving = g.res_market
+        play_random(g, rng, steps=1)
+        totals.check(g, resolving)
+    assert g.is_over(), f"seed {seed}: the game did not end within {MAX_DECISIONS} decisions"
+    return g, totals.resolutions
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_random_games_keep_every_invariant_and_end(players):
+    """RULES.md §1-§5: conservation after every decision, bounded length, scores recomputed from the final state."""
+    lengths, resolutions, akhenaton_ends = [], 0, 0
+    for seed in range(GAMES):
+        g, closed = run_game(players, seed)
+        lengths.append(len(g.history))
+        resolutions += closed
+        akhenaton_ends += bool(g.akhenaton_drawn and g.dead[:4].sum() == 1)
+        assert g.scores().tolist() == recomputed_scores(g), f"seed {seed}: §5 scores"
+        scores = np.array(recomputed_scores(g))
+        best = np.flatnonzero(scores == scores.max())
+        money = g.money[best]
+        assert g.winners() == best[money == money.max()].tolist(), f"seed {seed}: §5 winners"
+        assert not g.legal_action_mask().any() and g.current_player == -1
+    assert akhenaton_ends == GAMES, "every game ends through the Akhenaton card"
+    assert resolutions >= 4 * GAMES
+    assert max(lengths) < MAX_DECISIONS
