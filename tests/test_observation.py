@@ -1,0 +1,214 @@
+"""The observation encoding: layout, rotation, decision context, and that it hides the deck order."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core import phases
+from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observation_dict, observe
+from nefertiti_env.encoding.observation import SHAPES, SLICES, layout_markdown
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
+
+
+def block(obs: np.ndarray, name: str) -> np.ndarray:
+    return obs[SLICES[name]].reshape(SHAPES[name])
+
+
+def play_until(predicate, players: int = 4, seeds=range(200), max_steps: int = 2000) -> NefertitiGame:
+    """The first position of random play (seeded) where `predicate(game)` holds."""
+    for seed in seeds:
+        g = NefertitiGame(num_players=players, seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(max_steps):
+            if predicate(g):
+                return g
+            if g.is_over():
+                break
+            g.apply(int(rng.choice(g.legal_actions())))
+    raise AssertionError("no random game reached the wanted position")
+
+
+def positions(players: int, seed: int, every: int = 7):
+    """Positions along one seeded random game (every few decisions, and the end)."""
+    g = NefertitiGame(num_players=players, seed=seed)
+    rng = np.random.default_rng(seed)
+    step = 0
+    while not g.is_over():
+        if step % every == 0:
+            yield g
+        g.apply(int(rng.choice(g.legal_actions())))
+        step += 1
+    yield g
+
+
+def with_deck_tail_permuted(g: NefertitiGame, rng) -> NefertitiGame:
+    """The same position, except that the undrawn cards (Akhenaton included) are in another order."""
+    state = json.loads(g.to_json())
+    deck = state["state"]["deck"]
+    pos = state["state"]["deck_pos"]
+    tail = deck[pos:]
+    for _ in range(20):
+        shuffled = rng.permutation(tail).tolist()
+        if shuffled != tail or len(set(tail)) <= 1:
+            break
+    state["state"]["deck"] = deck[:pos] + shuffled
+    return NefertitiGame.from_json(json.dumps(state), ruleset=g.rules)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_vector_shape_dtype_and_bounds_over_random_play(players):
+    for g in positions(players, seed=players):
+        for seat in range(players):
+            obs = observe(g, seat)
+            assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
+            assert (obs >= 0).all() and (obs <= OBS_HIGH).all()
+            assert block(obs, "phase").sum() == 1 and block(obs, "phase")[g.phase] == 1
+
+
+def test_same_length_for_every_player_count_and_padding_rows_are_zero():
+    obs3 = observe(NefertitiGame(num_players=3, seed=0), 0)
+    obs4 = observe(NefertitiGame(num_players=4, seed=0), 0)
+    assert obs3.shape == obs4.shape
+    seats3 = block(obs3, "seat")
+    assert seats3[:3, 0].tolist() == [1, 1, 1]
+    assert not block(obs3, "seat")[3:].any() and not block(obs3, "seat_gifts")[3:].any()
+    assert block(obs3, "global")[2] == 1 and block(obs4, "global")[3] == 1      # player-count one-hot
+
+
+def test_deck_order_is_hidden_from_every_seat():
+    """Two games that differ only in the order of the undrawn cards look identical to every seat."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for players in (3, 4):
+        for g in positions(players, seed=11, every=13):
+            if len(g.deck) - g.deck_pos < 2:
+                continue
+            other = with_deck_tail_permuted(g, rng)
+            if np.array_equal(other.deck, g.deck):
+                continue
+            checked += 1
+            for seat in range(players):
+                assert np.array_equal(observe(g, seat), observe(other, seat))
+                assert observation_dict(g, seat) == observation_dict(other, seat)
+    assert checked >= 5
+
+
+def test_a_visible_card_swapped_with_an_undrawn_one_changes_the_observation():
+    """The counterpart of the deck test: the encoding does see the cards above the markets."""
+    g = NefertitiGame(num_players=4, seed=3)
+    state = json.loads(g.to_json())
+    s = state["state"]
+    market, place = next((m, k) for m in range(4) for k in range(4) if s["slots"][m][k] >= 0)
+    visible = s["slots"][market][place]
+    j = next(i for i in range(s["deck_pos"], len(s["deck"])) if s["deck"][i] not in (visible, g.kind_akhenaton))
+    s["slots"][market][place], s["deck"][j] = s["deck"][j], visible
+    other = NefertitiGame.from_json(json.dumps(state), ruleset=g.rules)
+    assert not np.array_equal(observe(g, 0), observe(other, 0))
+
+
+def test_rotation_puts_the_observer_first():
+    g = NefertitiGame(num_players=4, seed=5)
+    g.money[:4] = [3, 17, 29, 11]
+    obs = observe(g, 1)
+    money = block(obs, "seat")[:4, 1] * 40
+    assert np.allclose(money, [17, 29, 11, 3])          # self, +1, +2, +3 to the left
+    assert np.allclose(block(observe(g, 3), "seat")[:4, 1] * 40, [11, 3, 17, 29])
+
+
+def test_copied_blocks_equal_the_rotated_game_arrays():
+    g = play_until(lambda g: g.owned[:4].sum() >= 6 and g.char_played.any() and g.discarded.any())
+    n, nk = g.num_players, g.rules.num_kinds
+    for seat in range(n):
+        obs = observe(g, seat)
+        rows = [(seat + r) % n for r in range(n)]
+        seats = block(obs, "seat")
+        for col, (name, scale) in enumerate([("money", 40), ("seals", 12), ("points", 100), ("servants", 5),
+                                              ("tutors", 2)], 1):
+            assert np.allclose(seats[:n, col] * scale, getattr(g, name)[rows]), name
+        assert np.allclose(block(obs, "seat_gifts")[:n, :nk] * 5, g.owned[rows])
+        assert np.allclose(block(obs, "seat_characters")[:n], g.char_played[rows])
+        markets = block(obs, "market")
+        assert np.array_equal(markets[:, 0], g.is_open) and np.array_equal(markets[:, 1], g.dead)
+        assert np.array_equal(markets[:, 2], g.side) and np.allclose(markets[:, 3] * 40, g.reserve)
+        assert np.array_equal(markets[:, 4], g.seal_on)
+        assert np.allclose(block(obs, "characters_available") * 3, g.char_avail)
+        assert np.allclose(block(obs, "discarded")[:nk] * 5, g.discarded)
+        unseen = np.bincount(g.deck[g.deck_pos:], minlength=nk + 1)[:nk]
+        assert np.allclose(block(obs, "unseen")[:nk] * 5, unseen)
+
+
+def test_cards_and_pieces_on_the_board():
+    g = play_until(lambda g: (g.occ >= 0).sum() >= 4 and g.phase == phases.PH_TURN)
+    for seat in range(g.num_players):
+        obs = observe(g, seat)
+        cards = block(obs, "market_cards")
+        for m, k in zip(*np.nonzero(g.slots >= 0)):
+            assert cards[m, k, g.slots[m, k]] == 1 and cards[m, k].sum() == 1
+        assert cards.sum() == (g.slots >= 0).sum()
+        occupants = block(obs, "market_occupants")
+        for m, v in zip(*np.nonzero(g.occ >= 0)):
+            rel = (g.occ[m, v] - seat) % g.num_players
+            assert occupants[m, v, rel] == 1 and occupants[m, v].sum() == 1
+        assert occupants.sum() == (g.occ >= 0).sum()
+        squares = block(obs, "market_squares")
+        assert np.array_equal(squares[..., 0], g.square_exists[np.arange(5), g.side])
+
+
+def test_turn_and_deciding_flags_follow_the_resolution():
+    """RULES.md section 4: during a resolution each servant's owner decides, not the turn player."""
+    g = play_until(lambda g: g.phase == phases.PH_OTHER and g.current_player != g.turn_player)
+    for seat in range(g.num_players):
+        obs = observe(g, seat)
+        seats = block(obs, "seat")
+        assert seats[(g.turn_player - seat) % 4, 6] == 1 and seats[:, 6].sum() == 1
+        assert seats[(g.current_player - seat) % 4, 7] == 1 and seats[:, 7].sum() == 1
+        assert block(obs, "global")[9] == (seat == g.current_player)       # observer decides
+        assert block(obs, "market")[g.res_market, 6] == 1                  # resolving
+        assert block(obs, "bid")[g.res_order[g.res_pos]] == 1 and block(obs, "bid").sum() == 1
+
+
+def test_highest_bidder_stage_is_encoded():
+    """RULES.md section 4: the highest bidder's picks are a sequence of decisions."""
+    g = play_until(lambda g: g.phase == phases.PH_HIGH)
+    stage = block(observe(g, g.current_player), "high_stage")
+    assert stage[g.res_stage] == 1 and stage.sum() == 1
+
+
+def test_character_in_progress_and_its_selections():
+    """RULES.md section 6: the Merchant's give and target choices are visible while it is played."""
+    merchant = [c.power for c in NefertitiGame(seed=0).rules.characters].index("merchant")
+    g = play_until(lambda g: g.char_index == merchant and g.char_step == 2, seeds=range(600))
+    seat = g.current_player
+    obs = observe(g, seat)
+    assert block(obs, "character")[merchant] == 1
+    assert block(obs, "character_step")[2] == 1
+    assert block(obs, "character_kind")[g.char_sel[0]] == 1
+    assert block(obs, "character_owner")[(g.char_sel[1] - seat) % g.num_players] == 1
+    view = observation_dict(g, seat)["character"]
+    assert view["name"] == "Merchant" and view["selections"][1]["owner"] == g.char_sel[1]
+
+
+def test_observation_dict_is_readable_and_matches_the_game():
+    g = play_until(lambda g: g.phase == phases.PH_OTHER)
+    for seat in range(g.num_players):
+        view = observation_dict(g, seat)
+        json.dumps(view)                                                  # plain data only
+        assert [s["seat"] for s in view["seats"]] == [(seat + r) % 4 for r in range(4)]
+        assert view["seats"][0]["money"] == g.money[seat]
+        assert view["phase"] == "buy or take half" and view["deciding_seat"] == g.current_player
+        assert [m["name"] for m in view["markets"]] == ["Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor"]
+        assert view["resolution"]["bid"] == g.res_order[g.res_pos]
+        if seat == g.current_player:
+            assert view["legal_actions"] == {a: g.action_to_string(a) for a in g.legal_actions()}
+            assert "take half" in view["legal_actions"].values()
+        else:
+            assert view["legal_actions"] == {}
+
+
+def test_docs_table_matches_the_layout():
+    assert layout_markdown() in DOCS.read_text()
