@@ -2,8 +2,19 @@
 
 Layers, one direction of dependency: `core` (rules) <- `encoding` (observations)
 <- `env` (PettingZoo). Importing this package registers the PettingZoo
-environment "nefertiti/Nefertiti-v0".
+environment "nefertiti/Nefertiti-v0" and exports `env()` and `raw_env()` like
+PettingZoo's classic environments.
 """
+from importlib.util import find_spec
+
 from .core import NUM_ACTIONS, IllegalActionError, NefertitiGame, Ruleset, RulesetError, load_ruleset
 
 __all__ = ["NUM_ACTIONS", "IllegalActionError", "NefertitiGame", "Ruleset", "RulesetError", "load_ruleset"]
+
+if find_spec("pettingzoo") is not None:          # the rules core also works without the RL stack
+    import pettingzoo as _pettingzoo
+
+    from .env.aec import env, raw_env
+
+    _pettingzoo.register("aec", "nefertiti/Nefertiti-v0", entry_point="nefertiti_env.env.aec:env")
+    __all__ += ["env", "raw_env"]

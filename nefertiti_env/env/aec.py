@@ -1,0 +1,157 @@
+"""PettingZoo AEC environment over NefertitiGame, following the classic environments.
+
+Agents are "player_0".."player_{n-1}" (seat i). `agent_selection` is the seat
+that decides now, which during a market resolution can be a seat other than the
+one whose turn it is (each servant's owner chooses), and it can stay the same
+agent for several steps. Rewards come only at the end, all at once; the type is
+chosen with `reward=`:
+
+- "win_loss": +1 for each winner, -1 for every other seat (`game.returns()`);
+- "rank": linear in the final place, +1 first to -1 last; places are ordered by
+  score then Deben (the game's tie-break) and seats still tied share the mean of
+  their places;
+- "score_diff": (own score - mean score of the others) / 100.
+
+Observations are {"observation": float32[OBS_SIZE], "action_mask": int8[NUM_ACTIONS]};
+the mask is all zeros for agents that are not deciding. The observation vector is
+computed lazily in `observe`, never in `step`. The game is `env.unwrapped.game`.
+
+Note: `nefertiti_env.env` is the factory function below (like the classic
+environments' `env()`); import this module as `from nefertiti_env.env import aec`.
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
+from ..encoding import OBS_HIGH, OBS_SIZE, observe
+from .render import board_text
+
+REWARDS = ("win_loss", "rank", "score_diff")
+
+
+def env(**kwargs):
+    """The wrapped environment: an illegal action ends the game with -1 for its agent."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def final_rewards(game: NefertitiGame, reward: str) -> np.ndarray:
+    """Per-seat terminal reward of a finished game for one of REWARDS."""
+    if reward == "win_loss":
+        return game.returns()
+    scores = game.scores().astype(np.float64)
+    n = game.num_players
+    if reward == "score_diff":
+        return (scores - (scores.sum() - scores) / (n - 1)) / 100
+    money = game.money[:n]
+    above = (scores[None, :] > scores[:, None]) | ((scores[None, :] == scores[:, None]) & (money[None, :] > money[:, None]))
+    tied = (scores[None, :] == scores[:, None]) & (money[None, :] == money[:, None])
+    place = above.sum(axis=1) + (tied.sum(axis=1) - 1) / 2
+    return 1 - 2 * place / (n - 1)
+
+
+class raw_env(AECEnv, EzPickle):
+    """Nefertiti for 3 or 4 players (2 and 5 with the expansion rules, when the core has them).
+
+    Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
+    ("beginner" or "advanced"), reward (one of REWARDS), render_mode (None,
+    "ansi", "human"); any other keyword goes to NefertitiGame as a core option.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "nefertiti_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
+                 render_mode: str | None = None, **options):
+        EzPickle.__init__(self, num_players=num_players, ruleset=ruleset, setup=setup, reward=reward,
+                          render_mode=render_mode, **options)
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        self.reward = reward
+        self.render_mode = render_mode
+        self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
+        self.game = NefertitiGame(seed=0, **self._game_args)      # checks the options now; reset() replaces it
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.np_random = np.random.default_rng()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new game: with `seed` it is NefertitiGame(seed=seed); without, a seed drawn from the env's generator."""
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self.np_random.integers(2**63))
+        self.game = NefertitiGame(seed=game_seed, **self._game_args)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        if seat == self.game.current_player:
+            mask = self.game.legal_action_mask().astype(np.int8)      # a copy: the core's mask is read-only
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": observe(self.game, seat), "action_mask": mask}
+
+    def step(self, action) -> None:
+        """Apply the selected agent's action; an illegal one raises IllegalActionError naming it and the legal ones."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.game.apply(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        if self.game.is_over():
+            values = final_rewards(self.game, self.reward)
+            self.rewards = {a: float(values[i]) for i, a in enumerate(self.agents)}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = board_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: the text renderer holds no resources."""
