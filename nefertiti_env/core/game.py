@@ -16,13 +16,14 @@ import numpy as np
 
 from . import actions as A
 from . import resolution, scoring
-from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_TURN, PHASE_NAMES,
+from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_TURN, PH_TUTOR, PHASE_NAMES,
                      TUTOR)
 from .powers import POWERS
+from .roster import character_roster, check_roster
 from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .ruleset import Ruleset, deck_counts, load_ruleset
 
-OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True), "characters": ("base",)}
+OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 
 
 class IllegalActionError(ValueError):
@@ -33,21 +34,27 @@ class NefertitiGame:
     """The whole game for one table. See README for the API and the action grammar."""
 
     def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
-                 setup: str = "beginner", memphis: bool | None = None, characters: str = "base"):
+                 setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base"):
+        """A new game, set up and ready for its first decision.
+
+        memphis: use the Port of Memphis and foreign gifts (None: only where mandatory, 5 players).
+        characters: "base" (the 13 base cards), "expansion" (Scribes and Merchants plus 6 drawn at
+        random from all other characters), a scenario name from the ruleset, or a list of
+        character keys (the whole roster, one entry per card).
+        """
         self.rules = rs = load_ruleset(ruleset)
         if num_players not in rs.players:
             raise ValueError(f"num_players must be 2..{MAX_PLAYERS}, got {num_players!r}")
         if setup not in OPTIONS["setup"]:
             raise ValueError(f"setup must be one of {OPTIONS['setup']}, got {setup!r}")
-        if characters not in OPTIONS["characters"]:
-            raise ValueError(f"characters must be one of {OPTIONS['characters']}, got {characters!r}")
         pset = rs.players[num_players]
         if memphis is None:
             memphis = pset.memphis == "mandatory"
         if not memphis and pset.memphis == "mandatory":
             raise ValueError(f"the Port of Memphis is mandatory with {num_players} players")
-        if memphis or pset.tutors or num_players not in (3, 4):
-            raise NotImplementedError("2 and 5 players and the Port of Memphis come with the expansion rules")
+        if not isinstance(characters, str):
+            characters = list(characters)
+        check_roster(rs, characters)
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters)
         self.num_players = num_players
@@ -55,6 +62,7 @@ class NefertitiGame:
         self._rng_state = None
         self.names = rs.action_names
         self.kind_akhenaton = rs.num_kinds          # card codes beyond the gift kinds
+        self.kind_roaming = rs.num_kinds + 1        # the Roaming Thief card, once on the board
         self.stalls, self.square_exists, self.square_symbol = rs.stalls, rs.square_exists, rs.square_symbol
         self.history: list[int] = []
         self._setup(pset)
@@ -81,11 +89,7 @@ class NefertitiGame:
         self.char_avail = np.zeros(MAX_CHARACTERS, dtype=np.int64)
         self.char_played = np.zeros((NUM_OWNERS, MAX_CHARACTERS), dtype=np.int64)
         self.deben_out = 0                                       # given to the neutral player
-
-        for i, key in enumerate(c.key for c in rs.characters):
-            c = rs.characters[i]
-            if c.set == "base":
-                self.char_avail[i] = c.count - pset.remove_characters.get(key, 0)
+        self.char_avail[:len(rs.characters)] = character_roster(rs, pset, self.options["characters"], rng)
 
         seat_first = int(rng.integers(n))
         self.first_player = seat_first
@@ -125,7 +129,7 @@ class NefertitiGame:
         self.character_used = False
         self.extra_placements = 0
         self.placed = []                   # (market, value) used this turn
-        self.passes = 0
+        self.tutor_ready = False           # a servant was placed this turn: a tutor may follow (2p)
         self.res_market = -1
         self.res_order: tuple[int, ...] = ()
         self.res_pos = 0
@@ -137,6 +141,10 @@ class NefertitiGame:
         self.char_index = -1
         self.char_step = 0
         self.char_sel: list[int] = []
+        self.roam_resume = -1              # resolution phase to resume after a bought Roaming Thief
+        self.roam_slot = -1                # the card place it was bought from
+        self.oracle_seat = -1              # who saw the bottom of the deck (Oracle)
+        self.oracle_from = 0               # deck position from which that seat knows the order
         self._begin_turn(seat_first)
 
     # -------------------------------------------------------------- accessors
@@ -165,6 +173,36 @@ class NefertitiGame:
     def seats(self):
         return range(self.num_players)
 
+    def known_cards(self, seat: int) -> dict[int, int]:
+        """Undrawn deck cards `seat` has seen with the Oracle: deck position -> card code.
+
+        Every other undrawn card is hidden from every seat; observations never show them.
+        """
+        if seat != self.oracle_seat:
+            return {}
+        start = max(self.deck_pos, self.oracle_from)
+        return {pos: int(self.deck[pos]) for pos in range(start, len(self.deck))}
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
+        """Reshuffle, in place, the undrawn cards `seat` has not seen (a determinisation for
+        search): gifts anywhere among the unseen places, the Akhenaton card among the unseen
+        places of the last `akhenaton_among_last`. Use on a clone."""
+        known = self.known_cards(seat)
+        unseen = [pos for pos in range(self.deck_pos, len(self.deck)) if pos not in known]
+        cards = self.deck[unseen]
+        bottom = len(self.deck) - self.rules.setup["akhenaton_among_last"]
+        if self.kind_akhenaton in cards:
+            spots = [pos for pos in unseen if pos >= bottom]
+            akh = spots[int(rng.integers(len(spots)))]
+            gifts = cards[cards != self.kind_akhenaton]
+            rng.shuffle(gifts)
+            rest = [pos for pos in unseen if pos != akh]
+            self.deck[rest] = gifts
+            self.deck[akh] = self.kind_akhenaton
+        else:
+            rng.shuffle(cards)
+            self.deck[unseen] = cards
+
     # ----------------------------------------------------------- legal moves
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over)."""
@@ -186,19 +224,21 @@ class NefertitiGame:
 
     def _compute_legal(self) -> list[int]:
         ph = self.phase
-        if ph in (PH_TURN, PH_PLACE, PH_SECOND):
+        if ph in (PH_TURN, PH_PLACE):
             p = self.actor
             if self.servants[p] > 0:
                 legal = self.free.reshape(-1).nonzero()[0].tolist()
-            elif ph != PH_SECOND:
-                legal = [A.CLOSE + m for m in self._closable(p).nonzero()[0].tolist()]
             else:
-                legal = []
+                legal = [A.CLOSE + m for m in self._closable(p).nonzero()[0].tolist()]
             if ph == PH_TURN and self.seals[p] > 0:
                 chars = self.rules.characters
                 legal += [A.CHARACTER + c for c in self.char_avail.nonzero()[0].tolist()
                           if POWERS[chars[c].power].playable(self, p, chars[c])]
             return legal
+        if ph == PH_SECOND:        # the Head Priest's extra servant never goes to Memphis
+            return self.free[:MEMPHIS].reshape(-1).nonzero()[0].tolist()
+        if ph == PH_TUTOR:
+            return [A.place(m, v) for m, v in self._tutor_squares()] + [A.DONE]
         if ph == PH_CHARACTER:
             char = self.rules.characters[self.char_index]
             return POWERS[char.power].legal(self, char)
@@ -227,6 +267,17 @@ class NefertitiGame:
         closable[MEMPHIS] = False
         return closable
 
+    def _tutor_squares(self) -> list[tuple[int, int]]:
+        """(market, value) a tutor may take: empty, below a servant's bid, not used this turn (2p)."""
+        squares = []
+        for m in range(NUM_MARKETS):
+            row = self.occ[m].tolist()
+            bids = [v for v, piece in enumerate(row) if 0 <= piece < TUTOR]
+            if bids:
+                squares += [(m, v) for v in self.free[m, :max(bids)].nonzero()[0].tolist()
+                            if (m, v) not in self.placed]
+        return squares
+
     def _can_act(self, p: int) -> bool:
         if self.servants[p] > 0:
             return np.count_nonzero(self.free) > 0
@@ -248,7 +299,9 @@ class NefertitiGame:
 
     def _apply(self, action: int) -> None:
         ph = self.phase
-        if ph in (PH_TURN, PH_PLACE, PH_SECOND):
+        if ph == PH_TUTOR and action == A.DONE:
+            self._end_turn()
+        elif ph in (PH_TURN, PH_PLACE, PH_SECOND, PH_TUTOR):
             if action >= A.CHARACTER:
                 self._play_character(action - A.CHARACTER)
             elif action >= A.CLOSE:
@@ -256,7 +309,7 @@ class NefertitiGame:
                 self._close_market(action - A.CLOSE)
             else:
                 m, v = divmod(action - A.PLACE, NUM_BIDS)
-                self._place(m, v, self.actor)
+                self._place(m, v, self.actor, tutor=ph == PH_TUTOR)
         elif ph == PH_CHARACTER:
             char = self.rules.characters[self.char_index]
             POWERS[char.power].apply(self, char, action)
@@ -276,9 +329,13 @@ class NefertitiGame:
         POWERS[char.power].start(self, char)
 
     def character_done(self):
-        """Called by a power when its last choice is made: the turn goes on to placement."""
+        """Called by a power when its last choice is made: the turn goes on to placement
+        (or, for a Roaming Thief bought in a resolution, the resolution goes on)."""
         self.char_index = -1
         self.char_sel = []
+        if self.roam_resume >= 0:
+            resolution.resume_after_roam(self)
+            return
         self.phase = PH_PLACE
         self.actor = self.turn_player
         if not self._can_act(self.actor):
@@ -289,14 +346,16 @@ class NefertitiGame:
         row = self.occ[m]
         bits = self.occ_bits[m]
         row[v] = TUTOR + p if tutor else p
-        if tutor:
+        bonus = int(bits == 0) + int(self.square_symbol[m, self.side[m], v] == 1)
+        take = min(bonus, int(self.reserve[m]))
+        self.reserve[m] -= take
+        if tutor:          # [R] a tutor's bonus goes to the neutral player: it leaves the game
             self.tutors[p] -= 1
+            self.deben_out += take
         else:
             self.servants[p] -= 1
-            bonus = int(bits == 0) + int(self.square_symbol[m, self.side[m], v] == 1)
-            take = min(bonus, int(self.reserve[m]))
-            self.reserve[m] -= take
             self.money[p] += take
+            self.tutor_ready = bool(self.tutors[p] > 0)
         self.placed.append((m, v))
         self.free[m, v] = False
         bits |= 1 << v
@@ -320,8 +379,13 @@ class NefertitiGame:
         self.actor = p
         if self.extra_placements > 0:
             self.extra_placements -= 1
-            if self.servants[p] > 0 and np.count_nonzero(self.free):
+            if self.servants[p] > 0 and np.count_nonzero(self.free[:MEMPHIS]):
                 self.phase = PH_SECOND
+                return
+        if self.tutor_ready:
+            self.tutor_ready = False
+            if self._tutor_squares():
+                self.phase = PH_TUTOR
                 return
         self._end_turn()
 
@@ -333,11 +397,17 @@ class NefertitiGame:
             self.turn_player = self.actor = p
             self.character_used = False
             self.extra_placements = 0
+            self.tutor_ready = False
             self.placed = []
             if self._can_act(p):
                 self.phase = PH_TURN
                 return
             p = (p + 1) % self.num_players       # nothing possible: the turn passes
+        if np.count_nonzero(self.occ[MEMPHIS] >= 0):
+            # [R] every servant is stuck at the Port of Memphis: it is distributed
+            self.pending.append(MEMPHIS)
+            resolution.next_step(self)
+            return
         raise AssertionError("no player can act: the ruleset allows a stalemate")
 
     def finish_game(self):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .phases import NEUTRAL
-from .resolution import cards, take_card
+from .phases import NEUTRAL, PH_CHARACTER
+from .resolution import gifts, take_card
 from .limits import MEMPHIS
 from .scoring import type_bonus, type_items, type_values
 
@@ -49,8 +49,32 @@ def target_owner(g, p: int, action: int) -> int:
 
 
 def lower_cards(g, m: int) -> list[int]:
-    """Places of the face-up lower-row cards above market m that a character may take."""
-    return [k for k in cards(g, m) if k > 0]
+    """Places of the face-up lower-row gifts above market m that a character may take."""
+    return [k for k in gifts(g, m) if k > 0]
+
+
+def current_value(g, p: int, kind: int) -> int:
+    """Points a card of `kind` is worth to owner p now (owner count and foreign bonuses)."""
+    t = g.rules.kind_type[kind]
+    per_item = type_values(g)[t] + type_bonus(g)[p, t]
+    return int(per_item * g.rules.kind_items[kind])
+
+
+def take_from_board(g, p: int, m: int, k: int, replacement: int) -> int:
+    """p takes the gift in place k of market m, leaving `replacement` there (a seal stays on
+    its place); a papyrus brings a seal from the supply. Returns the kind taken."""
+    kind = int(g.slots[m, k])
+    g.slots[m, k] = replacement
+    g.owned[p, kind] += 1
+    if g.rules.kind_seal[kind] and g.seal_supply > 0:
+        g.seal_supply -= 1
+        g.seals[p] += 1
+    return kind
+
+
+def discard(g, p: int, kind: int) -> None:
+    g.owned[p, kind] -= 1
+    g.discarded[kind] += 1
 
 
 class Power:
@@ -91,6 +115,46 @@ class Scribe(Power):
         g.discarded[kinds] += g.owned[p, kinds]
         g.owned[p, kinds] = 0
         g.character_done()
+
+
+class DiscardForPoints(Power):
+    """Choose own cards one by one (then `done`); each scores and leaves play."""
+
+    def playable(self, g, p, char):
+        return np.count_nonzero(g.owned[p]) > 0
+
+    def start(self, g, char):
+        pass
+
+    def legal(self, g, char):
+        return [A.KIND + k for k in g.owned[g.actor].nonzero()[0].tolist()] + [A.DONE]
+
+    def apply(self, g, char, action):
+        if action == A.DONE:
+            g.character_done()
+            return
+        p, kind = g.actor, action - A.KIND
+        g.points[p] += self.points(g, char, p, kind)
+        discard(g, p, kind)
+        if not np.count_nonzero(g.owned[p]):
+            g.character_done()
+
+    def points(self, g, char, p, kind) -> int:
+        raise NotImplementedError
+
+
+class MerchantOfAmon(DiscardForPoints):
+    """Discard any gifts for a fixed number of points per item (a double senet is two)."""
+
+    def points(self, g, char, p, kind):
+        return char.params["points"] * int(g.rules.kind_items[kind])
+
+
+class RoyalScribe(DiscardForPoints):
+    """Score any chosen gifts at their current value + bonus per item; they leave play."""
+
+    def points(self, g, char, p, kind):
+        return current_value(g, p, kind) + char.params["bonus"] * int(g.rules.kind_items[kind])
 
 
 class Merchant(Power):
@@ -190,7 +254,8 @@ class Thief(Power):
     """Take one face-up lower-row gift from any classic market, open or closed, for free."""
 
     def playable(self, g, p, char):
-        return np.count_nonzero((g.slots[:MEMPHIS, 1:] >= 0) & ~g.face_down[:MEMPHIS, 1:]) > 0
+        lower = g.slots[:MEMPHIS, 1:]
+        return np.count_nonzero((lower >= 0) & (lower != g.kind_roaming) & ~g.face_down[:MEMPHIS, 1:]) > 0
 
     def start(self, g, char):
         pass
@@ -209,6 +274,177 @@ class Thief(Power):
         g.character_done()
 
 
+class Oracle(Power):
+    """See the bottom cards of the deck, swap own gifts for them (taking a card of equal or
+    lower maximum value than the one given), then choose their order. From then on the
+    player knows those cards (`game.known_cards`)."""
+
+    SWAP, TAKE, ORDER = range(3)
+
+    def playable(self, g, p, char):
+        return g.deck_pos < len(g.deck)
+
+    def start(self, g, char):
+        g.oracle_seat = g.actor
+        g.oracle_from = max(g.deck_pos, len(g.deck) - char.params["cards"])
+
+    def _takeable(self, g, give: int) -> list[int]:
+        """Relative places of the bottom gifts worth at most the given card."""
+        cap = g.rules.kind_max_value[give]
+        return [i for i, c in enumerate(g.deck[g.oracle_from:].tolist())
+                if c < g.rules.num_kinds and g.rules.kind_max_value[c] <= cap]
+
+    def legal(self, g, char):
+        p = g.actor
+        if g.char_step == self.SWAP:
+            return [A.KIND + k for k in g.owned[p].nonzero()[0].tolist() if self._takeable(g, k)] + [A.DONE]
+        if g.char_step == self.TAKE:
+            return [A.CARD + i for i in self._takeable(g, g.char_sel[0])]
+        n = len(g.deck) - g.oracle_from
+        return [A.CARD + i for i in range(n) if i not in g.char_sel]
+
+    def apply(self, g, char, action):
+        p, step = g.actor, g.char_step
+        if step == self.SWAP and action == A.DONE:
+            g.char_step, g.char_sel = self.ORDER, []
+            if len(g.deck) - g.oracle_from <= 1:
+                g.character_done()
+        elif step == self.SWAP:
+            g.char_step, g.char_sel = self.TAKE, [action - A.KIND]
+        elif step == self.TAKE:
+            give, pos = g.char_sel[0], g.oracle_from + action - A.CARD
+            g.owned[p, give] -= 1
+            g.owned[p, int(g.deck[pos])] += 1
+            g.deck[pos] = give
+            g.char_step, g.char_sel = self.SWAP, []
+        else:
+            g.char_sel.append(action - A.CARD)
+            n = len(g.deck) - g.oracle_from
+            if len(g.char_sel) == n - 1:
+                order = g.char_sel + [i for i in range(n) if i not in g.char_sel]
+                g.deck[g.oracle_from:] = g.deck[g.oracle_from:][order]
+                g.character_done()
+
+
+class Beggar(Power):
+    """At each classic market in turn: take Deben from its Reserve, or turn one of its gifts
+    face down until the market next opens, or do nothing (`done`)."""
+
+    def start(self, g, char):
+        pass
+
+    def legal(self, g, char):
+        m = g.char_step
+        deben = [A.TAKE_DEBEN] if g.reserve[m] > 0 else []
+        return [A.CARD + k for k in gifts(g, m)] + deben + [A.DONE]
+
+    def apply(self, g, char, action):
+        m = g.char_step
+        if action == A.TAKE_DEBEN:
+            take = min(char.params["deben"], int(g.reserve[m]))
+            g.reserve[m] -= take
+            g.money[g.actor] += take
+        elif action != A.DONE:
+            g.face_down[m, action - A.CARD] = True
+        g.char_step += 1
+        if g.char_step == MEMPHIS:
+            g.character_done()
+
+
+def roam_markets(g, exclude: int) -> list[int]:
+    """Classic markets where the Roaming Thief may go: not `exclude`, not closed for good
+    (the market where Akhenaton was drawn), with a face-up gift."""
+    return [m for m in range(MEMPHIS) if m != exclude and not g.dead[m] and gifts(g, m)]
+
+
+def lowest_gifts(g, m: int) -> list[int]:
+    """Places of market m's face-up gifts with the lowest maximum value."""
+    places = gifts(g, m)
+    values = [g.rules.kind_max_value[g.slots[m, k]] for k in places]
+    return [k for k, v in zip(places, values) if v == min(values)]
+
+
+class RoamingThief(Power):
+    """Take the lowest-maximum-value gift of a market and leave the Roaming Thief card in
+    its place (a seal there stays). Whoever later takes that card from a market must use it
+    at once on one of the other markets (`start_roaming_thief`)."""
+
+    def playable(self, g, p, char):
+        return bool(roam_markets(g, exclude=-1))
+
+    def start(self, g, char):
+        g.char_sel = [-1]                  # no market excluded when played as a character
+
+    def legal(self, g, char):
+        if g.char_step == 0:
+            return [A.MARKET + m for m in roam_markets(g, exclude=g.char_sel[0])]
+        return [A.CARD + k for k in lowest_gifts(g, g.char_sel[1])]
+
+    def apply(self, g, char, action):
+        if g.char_step == 0:
+            g.char_sel.append(action - A.MARKET)
+            g.char_step = 1
+            return
+        take_from_board(g, g.actor, g.char_sel[1], action - A.CARD, g.kind_roaming)
+        g.character_done()
+
+
+def start_roaming_thief(g, p: int, exclude: int) -> None:
+    """p took the Roaming Thief card from market `exclude` and must use it now.
+
+    With no market to use it on, the card leaves the game [R].
+    """
+    g.char_index = next(i for i, c in enumerate(g.rules.characters) if c.power == "roaming_thief")
+    g.char_step, g.char_sel = 0, [exclude]
+    g.phase, g.actor = PH_CHARACTER, p
+    if not roam_markets(g, exclude):
+        g.character_done()
+
+
+class Trader(Power):
+    """Exchange up to `exchanges` own gifts with face-up gifts of the classic markets, paying
+    the difference of maximum values (if the gift taken is worth more) to that Reserve."""
+
+    def _affordable(self, g, p, give, m) -> list[int]:
+        cap = g.rules.kind_max_value[give] + g.money[p]
+        return [k for k in gifts(g, m) if g.rules.kind_max_value[g.slots[m, k]] <= cap]
+
+    def playable(self, g, p, char):
+        return any(self._affordable(g, p, k, m) for k in g.owned[p].nonzero()[0].tolist()
+                   for m in range(MEMPHIS))
+
+    def start(self, g, char):
+        g.char_sel = [0]                   # exchanges made
+
+    def legal(self, g, char):
+        p, sel = g.actor, g.char_sel
+        if g.char_step == 0:
+            gives = [k for k in g.owned[p].nonzero()[0].tolist()
+                     if any(self._affordable(g, p, k, m) for m in range(MEMPHIS))]
+            return [A.KIND + k for k in gives] + [A.DONE]
+        if g.char_step == 1:
+            return [A.MARKET + m for m in range(MEMPHIS) if self._affordable(g, p, sel[1], m)]
+        return [A.CARD + k for k in self._affordable(g, p, sel[1], sel[2])]
+
+    def apply(self, g, char, action):
+        p, sel = g.actor, g.char_sel
+        if action == A.DONE:
+            g.character_done()
+        elif g.char_step < 2:
+            sel.append(action - (A.KIND if g.char_step == 0 else A.MARKET))
+            g.char_step += 1
+        else:
+            give, m = sel[1], sel[2]
+            g.owned[p, give] -= 1
+            taken = take_from_board(g, p, m, action - A.CARD, give)
+            pay = max(0, int(g.rules.kind_max_value[taken] - g.rules.kind_max_value[give]))
+            g.money[p] -= pay
+            g.reserve[m] += pay
+            g.char_sel, g.char_step = [sel[0] + 1], 0
+            if g.char_sel[0] >= char.params["exchanges"] or not self.playable(g, p, char):
+                g.character_done()
+
+
 POWERS: dict[str, Power] = {
     "scribe": Scribe(),
     "merchant": Merchant(),
@@ -217,4 +453,11 @@ POWERS: dict[str, Power] = {
     "vizier": Vizier(),
     "head_priest": HeadPriest(),
     "thief": Thief(),
+    "oracle": Oracle(),
+    "beggar": Beggar(),
+    "merchant_of_amon": MerchantOfAmon(),
+    "priest_of_amon": Power(),             # scored at the end: see scoring.final_scores
+    "royal_scribe": RoyalScribe(),
+    "roaming_thief": RoamingThief(),
+    "trader": Trader(),
 }

@@ -80,6 +80,11 @@ def cards(g, m: int) -> list[int]:
     return [k for k, c in enumerate(g.slots[m].tolist()) if c >= 0 and not face_down[k]]
 
 
+def gifts(g, m: int) -> list[int]:
+    """Places of the face-up gifts above market m (the Roaming Thief card is no gift)."""
+    return [k for k in cards(g, m) if g.slots[m, k] != g.kind_roaming]
+
+
 def _high_options(g) -> list[int]:
     """Places the highest bidder may take a card from at the current stage."""
     if g.res_stage == _DONE:
@@ -100,8 +105,8 @@ def legal(g) -> list[int]:
     if ph == phases.PH_OTHER:
         can_pay = g.money[g.actor] >= g.res_order[g.res_pos]
         return ([A.CARD + k for k in cards(g, m)] if can_pay else []) + [A.TAKE_HALF]
-    if ph == phases.PH_TUTOR_RES:
-        return [A.CARD + k for k in cards(g, m)] + [A.TAKE_DEBEN]
+    if ph == phases.PH_TUTOR_RES:      # [R] a tutor cannot take the Roaming Thief for the neutral player
+        return [A.CARD + k for k in gifts(g, m)] + [A.TAKE_DEBEN]
     return [A.MARKET + t for t in _tutor_targets(g)]
 
 
@@ -110,7 +115,9 @@ def apply(g, action: int) -> None:
     p = g.actor
     if ph == phases.PH_HIGH:
         k = action - A.CARD
-        take_card(g, p, m, k)
+        if take_card(g, p, m, k):
+            _start_roam(g, p, ph, k)
+            return
         _advance_high(g, k)
         if g.res_stage != _DONE:
             return
@@ -127,7 +134,9 @@ def apply(g, action: int) -> None:
             bid = g.res_order[g.res_pos]
             g.money[p] -= bid
             g.reserve[m] += bid
-            take_card(g, p, m, action - A.CARD)
+            if take_card(g, p, m, action - A.CARD):
+                _start_roam(g, p, ph, action - A.CARD)
+                return
     elif ph == phases.PH_TUTOR_RES:
         if action == A.TAKE_DEBEN:
             if _tutor_take_deben(g):
@@ -165,8 +174,11 @@ def _advance_high(g, k: int) -> None:
         g.res_stage = 2 if (g.res_stage == 1 and symbol == EXTRA) else _DONE
 
 
-def take_card(g, p: int, m: int, k: int) -> None:
-    """Owner p takes the card in place k above market m (with the seal on an upper card)."""
+def take_card(g, p: int, m: int, k: int) -> bool:
+    """Owner p takes the card in place k above market m (with the seal on an upper card).
+
+    Returns True when that card is the Roaming Thief, which its taker must use at once.
+    """
     kind = int(g.slots[m, k])
     g.slots[m, k] = -1
     gets_seal = p != phases.NEUTRAL
@@ -176,10 +188,33 @@ def take_card(g, p: int, m: int, k: int) -> None:
             g.seals[p] += 1
         else:
             g.seal_supply += 1
+    if kind == g.kind_roaming:
+        return True
     if g.rules.kind_seal[kind] and gets_seal and g.seal_supply > 0:
         g.seal_supply -= 1
         g.seals[p] += 1
     g.owned[p, kind] += 1
+    return False
+
+
+def _start_roam(g, p: int, resume: int, k: int) -> None:
+    """The buyer of the Roaming Thief uses it now; the resolution resumes afterwards."""
+    from .powers import start_roaming_thief     # powers builds on this module
+    g.roam_resume, g.roam_slot = resume, k
+    start_roaming_thief(g, p, exclude=g.res_market)
+
+
+def resume_after_roam(g) -> None:
+    """Continue the resolution where the Roaming Thief interrupted it."""
+    ph, g.roam_resume = g.roam_resume, -1
+    g.phase = ph
+    g.actor = int(g.occ[g.res_market, g.res_order[g.res_pos]])
+    if ph == phases.PH_HIGH:
+        _advance_high(g, g.roam_slot)
+        if g.res_stage != _DONE:
+            return
+    _remove(g)
+    next_step(g)
 
 
 def _tutor_targets(g) -> list[int]:
@@ -252,7 +287,7 @@ def refill(g, m: int) -> int:
             g.akhenaton_drawn = True
             break
         if rs.kind_bonus[card] > 0 and g.options["memphis"]:
-            g.slots[MEMPHIS, g.market_count(MEMPHIS)] = card
+            g.slots[MEMPHIS, g.slots[MEMPHIS].tolist().index(-1)] = card
             foreign += 1
             continue
         cards.append(card)

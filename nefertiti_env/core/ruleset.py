@@ -15,8 +15,8 @@ import numpy as np
 
 from .actions import ActionNames
 from .closing import ClosingRule, validate_params
-from .limits import (MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_TYPES, NUM_BIDS, NUM_MARKETS, SIDES,
-                     SYMBOLS)
+from .limits import (MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
+                     SIDES, SYMBOLS)
 from .powers import POWER_PARAMS
 
 DEFAULT_RULESET = Path(__file__).resolve().parent.parent / "rulesets" / "default.toml"
@@ -386,6 +386,8 @@ def _build(data: dict, source: str) -> Ruleset:
                             ck.fail(f"{path}.{pname}", f"must be a list of integers, got {value!r}")
                     elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
                         ck.fail(f"{path}.{pname}", f"must be a non-negative integer, got {value!r}")
+                if power == "oracle" and isinstance(params.get("cards"), int) and not 1 <= params["cards"] <= MAX_SLOTS:
+                    ck.fail(f"{path}.cards", f"must be 1..{MAX_SLOTS}")
                 for pname in params:
                     if pname not in schema:
                         ck.fail(f"{path}.{pname}", f"power {power!r} has no parameter {pname!r}")
