@@ -1,0 +1,315 @@
+"""Cheap evaluation of a position, shared by the heuristic bots and the search bot.
+
+Scores only count at the end, but most of a seat's future is already on the table:
+the servants on bid squares will buy cards or take half a Reserve when their
+market closes. `Position` is a light copy of the scoring state (items per gift
+type, Deben, seals, points) on which every open market is resolved *provisionally*,
+as if it closed now, each owner choosing by `Position.margin_gain`; a share
+(`Weights.projection`) of that outcome is added to the current score. This makes
+placements, purchases and characters comparable by one number.
+
+`quick_action` is the same reasoning as a fast policy for the resolution decisions
+(choose cards, buy or take half, shame discard); lookahead uses it to play a
+market resolution to its end (`settle`) before evaluating.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.limits import MEMPHIS
+from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
+
+TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
+SINGLE, EXTRA = 2, 3          # square symbols (core/limits.py SYMBOLS)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How a bot values a position for its own seat (points are the unit).
+
+    money: points per Deben held (the final score counts 0.5; more = keeps money to buy later).
+    seal: points per unspent Royal Seal (the score counts 3; more = hoards seals for characters).
+    projection: share of the provisional resolution of the open markets that is counted.
+    opponent: weight of the best other seat's worth, subtracted from the seat's own.
+    monopoly: extra points per item of a gift type the seat alone owns.
+    rarity: extra points per item times the type's 1-owner value / the highest 1-owner value.
+    character: extra points per character card the seat has played.
+    """
+
+    money: float = 0.5
+    seal: float = 3.0
+    projection: float = 0.6
+    opponent: float = 1.0
+    monopoly: float = 0.0
+    rarity: float = 0.0
+    character: float = 0.0
+
+
+class Tables:
+    """Per-ruleset lists for the pure-Python hot loops."""
+
+    def __init__(self, rules):
+        self.kind_type = rules.kind_type.tolist()
+        self.kind_items = rules.kind_items.tolist()
+        self.kind_bonus = rules.kind_bonus.tolist()
+        self.kind_seal = rules.kind_seal.tolist()
+        self.values = rules.type_values.tolist()
+        top = max(v[0] for v in self.values)
+        self.rarity = [v[0] / top for v in self.values]
+        self.num_types = rules.num_types
+
+
+_TABLES: dict[int, tuple[object, Tables]] = {}
+
+
+def tables(rules) -> Tables:
+    cached = _TABLES.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        cached = _TABLES[id(rules)] = (rules, Tables(rules))
+    return cached[1]
+
+
+def owner_rows(game) -> list[int]:
+    """Owner indices that count for scoring: the seats, plus the neutral player in 2p games."""
+    return list(range(game.num_players)) + ([NEUTRAL] if game.num_players == 2 else [])
+
+
+class Position:
+    """The scoring state of one game as plain lists; row i is owner `owner_rows(game)[i]`."""
+
+    __slots__ = ("tab", "n", "items", "bonus", "counts", "money", "seals", "points", "score", "seal_supply")
+
+    def __init__(self, game=None):
+        if game is None:
+            return
+        rows = owner_rows(game)
+        self.tab = tab = tables(game.rules)
+        self.n = game.num_players
+        owned = game.owned[rows]
+        self.items = (owned @ game.rules.kind_type_items).tolist()
+        self.bonus = ((owned @ game.rules.kind_type_bonus).tolist() if game.options["memphis"]
+                      else [[0] * tab.num_types for _ in rows])
+        self.counts = [sum(1 for row in self.items if row[t] > 0) for t in range(tab.num_types)]
+        self.money = game.money[rows].tolist()
+        self.seals = game.seals[rows].tolist()
+        self.points = game.points[rows].tolist()
+        self.seal_supply = int(game.seal_supply)
+        self.score = self.scores()
+
+    def copy(self) -> "Position":
+        new = Position()
+        new.tab, new.n, new.seal_supply = self.tab, self.n, self.seal_supply
+        new.items = [list(r) for r in self.items]
+        new.bonus = [list(r) for r in self.bonus]
+        new.counts = list(self.counts)
+        new.money, new.seals = list(self.money), list(self.seals)
+        new.points, new.score = list(self.points), list(self.score)
+        return new
+
+    def type_value(self, t: int, owners: int | None = None) -> int:
+        """Points per item of type t with `owners` owners (default: the current count)."""
+        owners = self.counts[t] if owners is None else owners
+        return self.tab.values[t][min(owners, 3) - 1] if owners else 0
+
+    def scores(self) -> list[float]:
+        """Points per owner row as the game would score now (Deben counted as 0.5 each)."""
+        out = [self.money[o] / 2 + 3 * self.seals[o] + self.points[o] for o in range(len(self.items))]
+        for t in range(self.tab.num_types):
+            value = self.type_value(t)
+            if value:
+                for o, row in enumerate(self.items):
+                    if row[t]:
+                        out[o] += row[t] * (value + self.bonus[o][t])
+        return out
+
+    # ------------------------------------------------------------- card gains
+    def card_deltas(self, p: int, kind: int, sign: int = 1) -> list[float]:
+        """Change of every owner's points if owner row p gains (sign=-1: loses) one card."""
+        tab, t = self.tab, self.tab.kind_type[kind]
+        count = self.counts[t]
+        have = self.items[p][t]
+        after = have + sign * tab.kind_items[kind]
+        old_value = self.type_value(t)
+        new_value = self.type_value(t, count + (have == 0 and after > 0) - (have > 0 and after <= 0))
+        deltas = [0.0] * len(self.items)
+        if new_value != old_value:
+            for o, row in enumerate(self.items):
+                if row[t]:
+                    deltas[o] = row[t] * (new_value - old_value)
+        deltas[p] = (after * (new_value + self.bonus[p][t] + sign * tab.kind_bonus[kind])
+                     - have * (old_value + self.bonus[p][t]))
+        return deltas
+
+    def margin_gain(self, p: int, deltas: list[float]) -> float:
+        """How much owner row p's lead over the best other seat grows with these score changes."""
+        best_before = best_after = -1e9
+        for o in range(self.n):
+            if o != p:
+                best_before = max(best_before, self.score[o])
+                best_after = max(best_after, self.score[o] + deltas[o])
+        return deltas[p] - (best_after - best_before)
+
+    def card_gain(self, p: int, kind: int, seal: bool = False) -> float:
+        deltas = self.card_deltas(p, kind)
+        if seal or (self.tab.kind_seal[kind] and self.seal_supply > 0):
+            deltas[p] += 3
+        return self.margin_gain(p, deltas)
+
+    def give(self, p: int, kind: int, seal: bool = False) -> None:
+        deltas = self.card_deltas(p, kind)
+        tab, t = self.tab, self.tab.kind_type[kind]
+        self.counts[t] += self.items[p][t] == 0
+        self.items[p][t] += tab.kind_items[kind]
+        self.bonus[p][t] += tab.kind_bonus[kind]
+        if tab.kind_seal[kind] and self.seal_supply > 0:
+            self.seal_supply -= 1
+            seal = True
+        if seal:
+            self.seals[p] += 1
+            deltas[p] += 3
+        for o, d in enumerate(deltas):
+            self.score[o] += d
+
+    def pay(self, p: int, amount: int) -> None:
+        self.money[p] -= amount
+        self.score[p] -= amount / 2
+
+    # -------------------------------------------------- provisional closing
+    def resolve(self, game, m: int) -> None:
+        """Resolve market m as if it closed now, every owner choosing by margin gain."""
+        order = [v for v in range(game.occ.shape[1] - 1, -1, -1) if 0 <= game.occ[m, v] < TUTOR]
+        if not order:
+            return
+        cards = {k: int(c) for k, c in enumerate(game.slots[m].tolist()) if c >= 0 and not game.face_down[m, k]}
+        seal_on = bool(game.seal_on[m]) and m != MEMPHIS
+        reserve = int(game.reserve[m])
+        for i, v in enumerate(order):
+            p = int(game.occ[m, v])
+            if self.money[p] < v:
+                continue
+            if i == 0:
+                self.pay(p, v)
+                reserve += v
+                symbol = int(game.square_symbol[m, game.side[m], v])
+                for k in self.high_choice(p, cards, seal_on, symbol):
+                    self.give(p, cards.pop(k), seal=k == 0 and seal_on)
+                continue
+            half = (reserve + 1) // 2
+            best, best_gain = None, half / 2
+            for k, kind in cards.items():
+                gain = self.card_gain(p, kind, seal=k == 0 and seal_on) - v / 2
+                if gain > best_gain:
+                    best, best_gain = k, gain
+            if best is None:
+                reserve -= half
+                self.pay(p, -half)
+            else:
+                self.pay(p, v)
+                reserve += v
+                self.give(p, cards.pop(best), seal=best == 0 and seal_on)
+
+    def high_choice(self, p: int, cards: dict[int, int], seal_on: bool, symbol: int) -> list[int]:
+        """Places the highest bidder takes: the upper card, or two lower cards (+1 on extra)."""
+        gains = sorted(((self.card_gain(p, kind, seal=k == 0 and seal_on), k) for k, kind in cards.items()),
+                       reverse=True)
+        if symbol == SINGLE:
+            return [gains[0][1]] if gains else []
+        lower = [(g, k) for g, k in gains if k != 0]
+        upper = [(g, k) for g, k in gains if k == 0]
+        two = lower[:2]
+        if upper and (not two or upper[0][0] >= sum(g for g, _ in two)):
+            take = [0]
+            rest = lower[:1]
+        else:
+            take = [k for _, k in two]
+            rest = lower[2:3]
+        if symbol == EXTRA:
+            take += [k for _, k in rest]
+        return take
+
+
+def provisional(game) -> tuple[Position, Position]:
+    """(position now, position after every open market with servants resolves now)."""
+    now = Position(game)
+    after = now.copy()
+    for m in np.flatnonzero(game.is_open & (game.occ >= 0).any(axis=1)).tolist():
+        if m != game.res_market:
+            after.resolve(game, m)
+    return now, after
+
+
+def seat_values(game, w: Weights) -> list[float]:
+    """Every seat's value of `game` under weights `w`: its worth minus the best other seat's.
+
+    A seat's worth is its score with Deben and seals re-weighted, plus the monopoly,
+    rarity and character terms; it mixes the position now and after the provisional
+    resolutions by `w.projection`.
+    """
+    now, after = provisional(game)
+    worth = [(1 - w.projection) * a + w.projection * b for a, b in zip(_worth(now, w), _worth(after, w))]
+    if w.character:
+        played = game.char_played[: game.num_players].sum(axis=1).tolist()
+        worth = [x + w.character * c for x, c in zip(worth, played)]
+    values = []
+    for p in range(game.num_players):
+        best = max(x for o, x in enumerate(worth) if o != p)
+        values.append(worth[p] - w.opponent * best)
+    return values
+
+
+def seat_value(game, seat: int, w: Weights) -> float:
+    """The value of `game` for `seat` under weights `w` (higher is better)."""
+    return seat_values(game, w)[seat]
+
+
+def _worth(pos: Position, w: Weights) -> list[float]:
+    tab, out = pos.tab, []
+    for p in range(pos.n):
+        x = pos.score[p] + (w.money - 0.5) * pos.money[p] + (w.seal - 3) * pos.seals[p]
+        if w.monopoly or w.rarity:
+            for t, have in enumerate(pos.items[p]):
+                if have:
+                    x += have * (w.monopoly * (pos.counts[t] == 1) + w.rarity * tab.rarity[t])
+        out.append(x)
+    return out
+
+
+# ------------------------------------------------------------- fast policy
+def quick_action(game, rng: np.random.Generator) -> int:
+    """A fast, sensible choice for resolution decisions; uniform random for the others."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    ph = game.phase
+    if ph == PH_HIGH or ph == PH_OTHER:
+        return _resolution_choice(game, legal)
+    if ph == PH_SHAME:
+        pos, p = Position(game), game.actor
+        return max(legal, key=lambda a: pos.margin_gain(p, pos.card_deltas(p, a - A.KIND, sign=-1)))
+    return legal[int(rng.integers(len(legal)))]
+
+
+def _resolution_choice(game, legal: list[int]) -> int:
+    pos, p, m = Position(game), game.actor, game.res_market
+    seal_on = bool(game.seal_on[m]) and m != MEMPHIS
+    gains = {a: pos.card_gain(p, int(game.slots[m, a - A.CARD]), seal=a == A.CARD and seal_on)
+             for a in legal if A.CARD <= a < A.CARD + game.slots.shape[1]}
+    if game.phase == PH_OTHER:
+        bid = game.res_order[game.res_pos]
+        best = max(gains, key=gains.get, default=A.TAKE_HALF)
+        half = (int(game.reserve[m]) + 1) // 2
+        return best if best != A.TAKE_HALF and gains[best] - bid / 2 > half / 2 else A.TAKE_HALF
+    cards = {a - A.CARD: int(game.slots[m, a - A.CARD]) for a in gains}
+    symbol = int(game.square_symbol[m, game.side[m], game.res_order[game.res_pos]])
+    if game.res_stage == 0 and m != MEMPHIS:
+        return A.CARD + pos.high_choice(p, cards, seal_on, symbol)[0]
+    return max(gains, key=gains.get)
+
+
+def settle(game, rng: np.random.Generator) -> None:
+    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
+    while not game.is_over() and game.phase not in TURN_PHASES:
+        game.apply(quick_action(game, rng))
