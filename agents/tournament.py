@@ -1,0 +1,237 @@
+"""Bot tournaments: seat rotations, parallel games, fixed seeds, ratings with confidence.
+
+Game i plays deal i // n (the game seed) with the line-up rotated i % n seats, so
+blocks of n games replay one deal with every bot in every seat. Every seed (deal,
+bots) derives from the tournament seed and the game index alone, so the same
+command gives the same results whatever the number of workers.
+
+Output folder:
+    games.csv       one row per game: index, seed, rotation, first player, decisions, and per
+                    seat the bot, score, Deben and rank (1 = best; Deben break ties)
+    records.jsonl   one game record per line (`NefertitiGame.replay` reproduces the game)
+    summary.csv     per bot: seat-games, wins, win rate + Wilson 95% CI, mean rank + t 95% CI,
+                    openskill Plackett-Luce mu, sigma, ordinal
+    speed.csv       per bot: decisions, seconds, decisions per second (timing varies by run)
+    winrates.png    win rates with their 95% intervals
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nefertiti_env import NefertitiGame
+
+from . import make_bot, parse_spec, play_game
+from .stats import mean_ci, plackett_luce, ranks_of, wilson
+
+
+@dataclass(frozen=True)
+class Job:
+    index: int
+    seed: int                 # game seed (the deal)
+    rotation: int
+    bots: tuple[str, ...]     # bot spec per seat
+    bot_seeds: tuple[int, ...]
+    options: tuple            # (ruleset, setup)
+
+
+@dataclass
+class Result:
+    job: Job
+    first_player: int
+    scores: list[int]
+    money: list[int]
+    ranks: list[int]
+    decisions: list[int]      # per seat
+    seconds: list[float]      # per seat, thinking time
+    record: dict
+
+
+def derive_seed(*keys: int) -> int:
+    """A 63-bit seed from integer keys (stable across runs and machines)."""
+    return int(np.random.SeedSequence(list(keys)).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def schedule(lineup: list[str], games: int, seed: int, ruleset: str = "default",
+             setup: str = "beginner") -> list[Job]:
+    """The games of a tournament: deal i // n with the line-up rotated by i % n seats."""
+    n = len(lineup)
+    jobs = []
+    for i in range(games):
+        rotation = i % n
+        bots = tuple(lineup[(seat + rotation) % n] for seat in range(n))
+        jobs.append(Job(i, derive_seed(seed, i // n), rotation, bots,
+                        tuple(derive_seed(seed, i, seat, 1) for seat in range(n)), (ruleset, setup)))
+    return jobs
+
+
+def play_job(job: Job) -> Result:
+    ruleset, setup = job.options
+    game = NefertitiGame(len(job.bots), ruleset=ruleset, seed=job.seed, setup=setup)
+    bots = [make_bot(spec, seed) for spec, seed in zip(job.bots, job.bot_seeds)]
+    decisions = [0] * len(bots)
+    seconds = [0.0] * len(bots)
+
+    def count(seat, action, elapsed):
+        decisions[seat] += 1
+        seconds[seat] += elapsed
+
+    play_game(game, bots, count)
+    scores = game.scores().tolist()
+    money = game.money[: game.num_players].tolist()
+    return Result(job, game.first_player, scores, money, ranks_of(scores, money), decisions, seconds,
+                  game.record())
+
+
+def check_lineup(lineup: list[str], players: int) -> None:
+    """Raise ValueError naming the problem with a line-up (bot names, count, player count)."""
+    for spec in lineup:
+        parse_spec(spec)
+    if len(lineup) != players:
+        raise ValueError(f"{len(lineup)} bots for {players} players: give exactly one bot per seat")
+    try:
+        NefertitiGame(players, seed=0)
+    except (ValueError, NotImplementedError) as err:
+        raise ValueError(f"cannot play with {players} players: {err}") from None
+    for spec in dict.fromkeys(lineup):
+        make_bot(spec, 0)
+
+
+def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, ruleset: str = "default",
+        setup: str = "beginner", progress: bool = True) -> list[Result]:
+    """Play the tournament's games (in `workers` processes) and return them in game order."""
+    from tqdm import tqdm
+
+    jobs = schedule(lineup, games, seed, ruleset, setup)
+    bar = tqdm(total=len(jobs), desc="games", unit="game", disable=not progress)
+    results = {}
+    if workers <= 1:
+        for job in jobs:
+            results[job.index] = play_job(job)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for future in as_completed([pool.submit(play_job, job) for job in jobs]):
+                result = future.result()
+                results[result.job.index] = result
+                bar.update()
+    bar.close()
+    return [results[i] for i in range(len(jobs))]
+
+
+# ------------------------------------------------------------------ output
+def game_rows(results: list[Result]) -> list[dict]:
+    rows = []
+    for r in results:
+        row = {"game": r.job.index, "seed": r.job.seed, "rotation": r.job.rotation,
+               "first_player": r.first_player, "decisions": sum(r.decisions)}
+        for seat, bot in enumerate(r.job.bots):
+            row.update({f"bot_{seat}": bot, f"score_{seat}": r.scores[seat], f"money_{seat}": r.money[seat],
+                        f"rank_{seat}": r.ranks[seat]})
+        rows.append(row)
+    return rows
+
+
+def read_games(path: str | os.PathLike) -> list[tuple[list[str], list[int]]]:
+    """(bots per seat, ranks per seat) of every game in a games.csv, in game order."""
+    with open(path, newline="") as f:
+        rows = sorted(csv.DictReader(f), key=lambda row: int(row["game"]))
+    games = []
+    for row in rows:
+        seats = range(sum(1 for key in row if key.startswith("bot_")))
+        games.append(([row[f"bot_{s}"] for s in seats], [int(row[f"rank_{s}"]) for s in seats]))
+    return games
+
+
+def ratings_from_csv(path: str | os.PathLike) -> dict[str, tuple[float, float, float]]:
+    """{bot: (mu, sigma, ordinal)} recomputed from a tournament's games.csv alone."""
+    return plackett_luce(read_games(path))
+
+
+def summarize(games: list[tuple[list[str], list[int]]]) -> list[dict]:
+    """Per bot: seat-games, wins, win rate (Wilson CI), mean rank (t CI), ratings; best first."""
+    ranks = defaultdict(list)
+    for bots, game_ranks in games:
+        for bot, rank in zip(bots, game_ranks):
+            ranks[bot].append(rank)
+    ratings = plackett_luce(games)
+    rows = []
+    for bot, rs in ranks.items():
+        wins = sum(r == 1 for r in rs)
+        low, high = wilson(wins, len(rs))
+        mean, rlow, rhigh = mean_ci(rs)
+        mu, sigma, ordinal = ratings[bot]
+        rows.append({"bot": bot, "seat_games": len(rs), "wins": wins, "win_rate": wins / len(rs),
+                     "win_low": low, "win_high": high, "mean_rank": mean, "rank_low": rlow,
+                     "rank_high": rhigh, "mu": mu, "sigma": sigma, "ordinal": ordinal})
+    return sorted(rows, key=lambda row: -row["ordinal"])
+
+
+def speed_rows(results: list[Result]) -> list[dict]:
+    decisions, seconds = defaultdict(int), defaultdict(float)
+    for r in results:
+        for bot, d, s in zip(r.job.bots, r.decisions, r.seconds):
+            decisions[bot] += d
+            seconds[bot] += s
+    return [{"bot": b, "decisions": decisions[b], "seconds": round(seconds[b], 3),
+             "decisions_per_second": round(decisions[b] / max(seconds[b], 1e-9), 1)} for b in decisions]
+
+
+def format_table(rows: list[dict]) -> str:
+    lines = [f"{'bot':<28} {'games':>6} {'win rate [95% CI]':>22} {'mean rank [95% CI]':>22} "
+             f"{'mu':>6} {'sigma':>6} {'ordinal':>8}"]
+    for r in rows:
+        lines.append(f"{r['bot']:<28} {r['seat_games']:>6} "
+                     f"{r['win_rate']:>7.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}] "
+                     f"{r['mean_rank']:>7.2f} [{r['rank_low']:.2f}, {r['rank_high']:.2f}] "
+                     f"{r['mu']:>6.2f} {r['sigma']:>6.2f} {r['ordinal']:>8.2f}")
+    return "\n".join(lines)
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_win_rates(path: Path, summary: list[dict], players: int) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(summary, key=lambda r: r["win_rate"])
+    fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * len(rows)))
+    rates = [r["win_rate"] for r in rows]
+    errors = [[r["win_rate"] - r["win_low"] for r in rows], [r["win_high"] - r["win_rate"] for r in rows]]
+    ax.barh([r["bot"] for r in rows], rates, xerr=errors, capsize=4, color="#c9a227")
+    ax.axvline(1 / players, color="grey", linestyle="--", label=f"chance (1/{players})")
+    ax.set_xlabel("win rate (95% Wilson interval)")
+    ax.set_xlim(0, 1)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_results(out: str | os.PathLike, results: list[Result]) -> list[dict]:
+    """Write the output folder (see the module docstring); returns the summary rows."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "games.csv", game_rows(results))
+    with open(out / "records.jsonl", "w") as f:
+        for r in results:
+            f.write(json.dumps({"game": r.job.index, "bots": list(r.job.bots), "record": r.record}) + "\n")
+    summary = summarize([(list(r.job.bots), r.ranks) for r in results])
+    write_csv(out / "summary.csv", summary)
+    write_csv(out / "speed.csv", speed_rows(results))
+    plot_win_rates(out / "winrates.png", summary, len(results[0].job.bots))
+    return summary
+
