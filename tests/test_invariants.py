@@ -1,7 +1,9 @@
 """Random-play invariants over thousands of seeded 3- and 4-player games (RULES.md §1-§5).
 
-After every decision: money, cards, seals and servants are conserved, and a closed
-market holds no servant once resolved. At the end: the game ended within a bounded
+After every decision: money, cards, seals and servants are conserved, a closed
+market holds no servant once resolved, resolutions go in descending bid order, the
+turn passes to the left, and the legal placements are exactly the empty visible
+squares of open markets. At the end: the game ended within a bounded
 number of decisions, and the scores equal a recomputation written here from the
 ruleset tables (independent of scoring.py).
 """
@@ -10,8 +12,13 @@ import pytest
 
 from conftest import play_random
 from nefertiti_env import NefertitiGame
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.limits import NUM_MARKETS
+from nefertiti_env.core.phases import PH_PLACE, PH_SECOND, PH_TURN
 
-GAMES = 1000                # per player count
+PLACING = (PH_TURN, PH_PLACE, PH_SECOND)
+
+GAMES = 750                 # per player count: 1500 games
 MAX_DECISIONS = 1000        # longest random games take about 200
 
 
@@ -54,8 +61,8 @@ def recomputed_scores(g) -> list[int]:
     return scores
 
 
-class Conservation:
-    """The totals fixed at setup, checked after every decision."""
+class Invariants:
+    """Totals fixed at setup and rules that hold after every decision of any game."""
 
     def __init__(self, g):
         self.money = int(g.money.sum() + g.reserve.sum() + g.deben_out)
@@ -64,6 +71,7 @@ class Conservation:
         self.servants = np.full(g.num_players, g.rules.players[g.num_players].servants)
         assert (card_places(g) == self.cards).all()
         self.resolutions = 0
+        self.turn_player = g.turn_player
 
     def check(self, g, was_resolving: int):
         money, reserve, seals = g.money.tolist(), g.reserve.tolist(), g.seals.tolist()
@@ -76,23 +84,43 @@ class Conservation:
         assert np.array_equal(g.servants[:n] + on_board, self.servants), "servants are conserved"
         if g.res_market < 0:
             assert not (g.occ[:4] >= 0)[~g.is_open[:4]].any(), "§4: all servants back after each resolution"
+        else:
+            assert list(g.res_order) == sorted(g.res_order, reverse=True), "§4: descending bid order"
         if was_resolving >= 0 and g.res_market != was_resolving:
             self.resolutions += 1
             assert (g.occ[was_resolving] < 0).all()
+        if g.turn_player != self.turn_player and not g.is_over():
+            assert g.turn_player == (self.turn_player + 1) % n, "§2: the turn passes to the left"
+            self.turn_player = g.turn_player
+        if g.phase in PLACING:
+            self.check_placements(g)
+
+    @staticmethod
+    def check_placements(g):
+        """§2: a servant goes on any empty visible square of an open market; without one, close a market of yours."""
+        mask = g.legal_action_mask()
+        if g.servants[g.actor] > 0:
+            visible = g.square_exists[np.arange(NUM_MARKETS), g.side]
+            free = visible & (g.occ < 0) & g.is_open[:, None]
+            assert np.array_equal(mask[A.PLACE:A.CLOSE].reshape(NUM_MARKETS, -1) > 0, free)
+            assert not mask[A.CLOSE:A.CHARACTER].any()
+        elif g.phase != PH_SECOND:
+            mine = (g.occ == g.actor).any(axis=1) & g.is_open
+            assert np.array_equal(mask[A.CLOSE:A.CHARACTER] > 0, mine) and not mask[A.PLACE:A.CLOSE].any()
 
 
 def run_game(players: int, seed: int) -> tuple[NefertitiGame, int]:
     g = NefertitiGame(num_players=players, seed=seed)
     rng = np.random.default_rng(seed + 1000 * players)
-    totals = Conservation(g)
+    invariants = Invariants(g)
     for _ in range(MAX_DECISIONS):
         if g.is_over():
             break
         resolving = g.res_market
         play_random(g, rng, steps=1)
-        totals.check(g, resolving)
+        invariants.check(g, resolving)
     assert g.is_over(), f"seed {seed}: the game did not end within {MAX_DECISIONS} decisions"
-    return g, totals.resolutions
+    return g, invariants.resolutions
 
 
 @pytest.mark.parametrize("players", [3, 4])
