@@ -11,7 +11,6 @@ every hand edit ends with `refresh(g)`; the helpers below do it themselves.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
@@ -129,9 +128,3 @@ def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = 
         g.apply(a)
         done.append(a)
     return done
-
-
-@pytest.fixture
-def game4() -> NefertitiGame:
-    """A 4-player beginner game, seat 0 to play."""
-    return position(4)

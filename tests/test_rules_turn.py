@@ -1,7 +1,7 @@
 """RULES.md §2: a turn (character, placement bonuses, closing by choice, turn order)."""
 import pytest
 
-from conftest import ABOU_SIMBEL, GIZEH, LOUQSOR, act, legal, position, put
+from conftest import ABOU_SIMBEL, GIZEH, act, legal, position, put
 from nefertiti_env import IllegalActionError
 from nefertiti_env.core.phases import PH_HIGH, PH_OTHER, PH_PLACE, PH_TURN
 
@@ -88,6 +88,9 @@ def test_s2_closing_by_choice_only_markets_holding_your_servant():
     assert g.res_market == ABOU_SIMBEL
     assert g.current_player == 1 and g.phase == PH_HIGH       # seat 1's 5 is the highest bid
     assert g.turn_player == 0
+    act(g, "card upper", "take half", "take half")            # seat 0's servants on 3 and 2
+    assert not g.is_open[ABOU_SIMBEL] and g.servants[0] == 2
+    assert (g.current_player, g.phase) == (1, PH_TURN)        # left of the closer
 
 
 def test_s2_at_most_one_character_per_turn():
@@ -136,4 +139,4 @@ def test_s2_current_player_is_the_servant_owner_during_resolution():
     put(g, ABOU_SIMBEL, 7, 0)
     act(g, "place Abou Simbel 2")
     assert (g.current_player, g.turn_player) == (3, 1)
-    assert LOUQSOR != g.res_market
+    assert g.res_market == ABOU_SIMBEL
