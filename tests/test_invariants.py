@@ -110,7 +110,8 @@ class Invariants:
 
 
 def run_game(players: int, seed: int) -> tuple[NefertitiGame, int]:
-    g = NefertitiGame(num_players=players, seed=seed)
+    """One random game, beginner or advanced setup (all eight stalls), checked after every decision."""
+    g = NefertitiGame(num_players=players, seed=seed, setup=("beginner", "advanced")[seed % 2])
     rng = np.random.default_rng(seed + 1000 * players)
     invariants = Invariants(g)
     for _ in range(MAX_DECISIONS):

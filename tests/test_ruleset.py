@@ -176,8 +176,6 @@ def test_ruleset_reports_every_problem_at_once():
     assert "<dict>" in str(info.value) and f"({len(keys)} problem(s))" in str(info.value)
 
 
-@pytest.mark.xfail(reason="core bug: deck-size problems are only checked once every other problem is fixed",
-                   strict=True)
 def test_ruleset_reports_counts_with_other_problems():
     """Counts that do not add up are reported together with the other problems."""
     keys = [k for k, _ in problems_of(modified(SINGLE_PROBLEMS["deck too small"][0],
@@ -191,29 +189,22 @@ def test_seals_expansion_smaller_than_seals():
     assert ("setup.seals_expansion", "must not be smaller than setup.seals") in problems
 
 
-@pytest.mark.xfail(reason="core bug: the seals_expansion problem is listed once per player count and Memphis choice",
-                   strict=True)
 def test_each_problem_is_listed_once():
     """A single mistake is listed once."""
     assert len(problems_of(modified(setter("setup", "seals_expansion", 5)))) == 1
 
 
-@pytest.mark.xfail(reason="core bug: a negative remove_characters count is accepted (adds characters)", strict=True)
 def test_negative_character_removal_is_an_error():
     """players.N.remove_characters counts must be non-negative."""
     problems = problems_of(modified(setter("players", "3", "remove_characters", {"scribe_2": -1})))
     assert any(k.startswith("players.3.remove_characters") for k, _ in problems)
 
 
-@pytest.mark.xfail(reason="core bug: dice_match with sides = 0 loads, then placing on the stall raises "
-                          "ValueError('low >= high')", strict=True)
 def test_dice_without_sides_is_an_error():
     """A dice_match stall needs dice with at least one side."""
     problems_of(modified(setter("markets", 1, "left", "closing", "sides", 0)))
 
 
-@pytest.mark.xfail(reason="core bug: unknown keys are ignored, so a typo (close_when_ful) silently keeps the default",
-                   strict=True)
 def test_unknown_key_is_an_error():
     """A misspelt key is reported rather than silently ignored."""
     problems = problems_of(modified(setter("setup", "close_when_ful", False)))
