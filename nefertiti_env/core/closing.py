@@ -113,6 +113,9 @@ def _connected(group, pos) -> bool:
     return len(seen) == len(group)
 
 
+_MINIMUM = {"dice": 1, "sides": 1, "count": 1, "size": 1, "length": 1, "colours": 1}
+
+
 def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]:
     """Reasons why `params` do not fit `kind` on a stall with this grid (empty when fine)."""
     if kind not in CLOSING_KINDS:
@@ -126,6 +129,8 @@ def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]
             problems.append(f"closing parameter {name!r} must be {typ.__name__}, got {params[name]!r}")
         elif params[name] < 0:
             problems.append(f"closing parameter {name!r} must not be negative")
+        elif params[name] < _MINIMUM.get(name, 0):
+            problems.append(f"closing parameter {name!r} must be at least {_MINIMUM[name]}, got {params[name]}")
     for name in params:
         if name not in schema:
             problems.append(f"closing kind {kind!r} has no parameter {name!r}")

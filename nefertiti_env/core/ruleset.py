@@ -10,6 +10,7 @@ import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -186,6 +187,13 @@ class _Checker:
             return default
         return value
 
+    def only(self, table, allowed, path):
+        """Report keys the schema does not know (a misspelt key must not silently keep a default)."""
+        if isinstance(table, dict):
+            for key in table:
+                if key not in allowed:
+                    self.fail(f"{path}.{key}".lstrip("."), f"unknown key (known: {', '.join(allowed)})")
+
     def non_negative_int(self, table, key, path, default=0, required=True):
         value = self.get(table, key, path, int, default, required)
         if isinstance(value, int) and value < 0:
@@ -232,6 +240,7 @@ def _parse_stall(ck: _Checker, table, path) -> Stall | None:
     if not isinstance(table, dict):
         ck.fail(path, "missing stall table")
         return None
+    ck.only(table, ("squares", "closing"), path)
     parsed = _parse_squares(ck, table.get("squares"), f"{path}.squares")
     closing = ck.get(table, "closing", path, dict, {})
     if parsed is None or closing is None:
@@ -252,10 +261,14 @@ def _parse_stall(ck: _Checker, table, path) -> Stall | None:
 
 def _build(data: dict, source: str) -> Ruleset:
     ck = _Checker()
+    ck.only(data, ("name", "reconstructed", "setup", "players", "gift_types", "cards", "memphis", "markets",
+                   "characters", "character_draw", "scenarios"), "")
     name = ck.get(data, "name", "", str, "unnamed")
     reconstructed = ck.get(data, "reconstructed", "", bool, False, required=False)
 
     setup_t = ck.get(data, "setup", "", dict, {})
+    ck.only(setup_t, ("reserve_start", "seals", "seals_expansion", "akhenaton_among_last", "cards_per_market",
+                      "close_when_full"), "setup")
     setup = {
         key: ck.non_negative_int(setup_t, key, "setup")
         for key in ("reserve_start", "seals", "seals_expansion", "akhenaton_among_last", "cards_per_market")
@@ -265,11 +278,15 @@ def _build(data: dict, source: str) -> Ruleset:
         ck.fail("setup.cards_per_market", "must be 1..4 (one upper and up to three lower cards)")
     if isinstance(setup["akhenaton_among_last"], int) and setup["akhenaton_among_last"] < 1:
         ck.fail("setup.akhenaton_among_last", "must be at least 1")
+    if isinstance(setup["seals"], int) and isinstance(setup["seals_expansion"], int) \
+            and setup["seals_expansion"] < setup["seals"]:
+        ck.fail("setup.seals_expansion", "must not be smaller than setup.seals")
 
     # gift types
     types_t = ck.get(data, "gift_types", "", dict, {})
     type_names, type_values = [], []
     for tname, t in types_t.items():
+        ck.only(t, ("values", "reconstructed"), f"gift_types.{tname}")
         values = ck.get(t, "values", f"gift_types.{tname}", list, None)
         if values is not None:
             if len(values) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
@@ -285,6 +302,7 @@ def _build(data: dict, source: str) -> Ruleset:
     kinds = []
     for kname, k in cards_t.items():
         path = f"cards.{kname}"
+        ck.only(k, ("type", "count", "items", "bonus", "per_player", "module", "seal"), path)
         ktype = ck.get(k, "type", path, str, None)
         if ktype is not None and ktype not in type_names:
             ck.fail(f"{path}.type", f"unknown gift type {ktype!r} (known: {', '.join(type_names)})")
@@ -320,6 +338,7 @@ def _build(data: dict, source: str) -> Ruleset:
 
     # Memphis
     memphis_t = ck.get(data, "memphis", "", dict, {})
+    ck.only(memphis_t, ("replaces", "distribute_at", "highest_takes", "tutor_deben", "squares"), "memphis")
     replaces = ck.get(memphis_t, "replaces", "memphis", dict, {})
     check_kind_map(replaces, "memphis.replaces")
     memphis = dict(
@@ -343,6 +362,7 @@ def _build(data: dict, source: str) -> Ruleset:
     names_seen = set()
     for i, m in enumerate(markets_t):
         path = f"markets[{i}]"
+        ck.only(m, ("name", "beginner", "start_closed", "left", "right"), path)
         mname = ck.get(m, "name", path, str, f"market{i}")
         if mname in names_seen or mname.lower() == "memphis":
             ck.fail(f"{path}.name", f"market name {mname!r} is used twice or reserved")
@@ -402,6 +422,7 @@ def _build(data: dict, source: str) -> Ruleset:
         ck.fail("characters", "character names must be unique")
 
     draw_t = ck.get(data, "character_draw", "", dict, {})
+    ck.only(draw_t, ("draw",), "character_draw")
     character_draw = ck.non_negative_int(draw_t, "draw", "character_draw", 6)
     scenarios = ck.get(data, "scenarios", "", dict, {}, required=False)
     for sname, roster in scenarios.items():
@@ -418,6 +439,7 @@ def _build(data: dict, source: str) -> Ruleset:
 
     # players
     players_t = ck.get(data, "players", "", dict, {})
+    ck.only(players_t, tuple(str(n) for n in range(2, MAX_PLAYERS + 1)), "players")
     players = {}
     for n in range(2, MAX_PLAYERS + 1):
         path = f"players.{n}"
@@ -425,6 +447,8 @@ def _build(data: dict, source: str) -> Ruleset:
         if p is None:
             ck.fail(path, "missing")
             continue
+        ck.only(p, ("money", "servants", "tutors", "remove_cards", "add_cards", "remove_characters", "memphis",
+                    "expansion"), path)
         money = ck.get(p, "money", path, list, [])
         if len(money) != n or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in money):
             ck.fail(f"{path}.money", f"must list {n} non-negative integers (one per seat), got {money!r}")
@@ -437,8 +461,10 @@ def _build(data: dict, source: str) -> Ruleset:
         for key, cnt in remove_chars.items():
             if key not in char_keys:
                 ck.fail(f"{path}.remove_characters", f"unknown character {key!r}")
-            elif not isinstance(cnt, int) or cnt > characters[char_keys.index(key)].count:
-                ck.fail(f"{path}.remove_characters.{key}", f"removes {cnt!r} cards but there are only "
+            elif not isinstance(cnt, int) or isinstance(cnt, bool) or cnt < 0:
+                ck.fail(f"{path}.remove_characters.{key}", f"must be a non-negative integer, got {cnt!r}")
+            elif cnt > characters[char_keys.index(key)].count:
+                ck.fail(f"{path}.remove_characters.{key}", f"removes {cnt} cards but there are only "
                         f"{characters[char_keys.index(key)].count}")
         memphis_mode = ck.get(p, "memphis", path, str, "optional")
         if memphis_mode not in ("optional", "mandatory"):
@@ -449,6 +475,8 @@ def _build(data: dict, source: str) -> Ruleset:
         if players[n].servants < 1:
             ck.fail(f"{path}.servants", "must be at least 1")
 
+    for key, reason in _deck_problems(kinds, players, memphis, setup):
+        ck.fail(key, reason)
     if ck.problems:
         raise RulesetError(source, ck.problems)
 
@@ -467,32 +495,42 @@ def _build(data: dict, source: str) -> Ruleset:
         memphis=memphis, memphis_stall=memphis_stall, markets=markets, characters=characters,
         character_draw=character_draw, scenarios=scenarios,
     )
-    _check_deck_sizes(ruleset)
     return ruleset
 
 
-def _check_deck_sizes(rs: Ruleset):
-    """Counts must add up: every player count must be able to fill its markets at setup."""
+def _deck_problems(kinds: list[dict], players: dict, memphis: dict, setup: dict) -> list[tuple[str, str]]:
+    """Counts must add up: every player count must be able to fill its markets at setup.
+
+    Checked alongside every other problem; skipped where the names it needs are already wrong.
+    """
+    if not kinds or not isinstance(setup.get("cards_per_market"), int) \
+            or not isinstance(setup.get("akhenaton_among_last"), int):
+        return []
+    draft = SimpleNamespace(
+        kind_names=[k["name"] for k in kinds], memphis=memphis, players=players,
+        kind_count=np.array([k["count"] or 0 for k in kinds]),
+        kind_per_player=np.array([k["per_player"] or 0 for k in kinds]),
+        kind_memphis=np.array([k["memphis"] for k in kinds]))
+    bonus = np.array([k["bonus"] or 0 for k in kinds])
+    need = 3 * setup["cards_per_market"] + setup["akhenaton_among_last"] - 1
     problems = []
-    for n, p in rs.players.items():
-        for memphis in (False, True):
-            if memphis is False and p.memphis == "mandatory":
+    for n, p in players.items():
+        for use_memphis in (False, True):
+            if not use_memphis and p.memphis == "mandatory":
                 continue
-            counts = deck_counts(rs, n, memphis)
-            if memphis:
-                for kname, k in rs.memphis["replaces"].items():
-                    if counts[rs.kind_index(kname)] < 0:
-                        problems.append((f"memphis.replaces.{kname}", f"with {n} players the deck would hold "
-                                         "a negative number of these cards"))
-            need = 3 * rs.setup["cards_per_market"] + rs.setup["akhenaton_among_last"] - 1
-            classic = int(counts[~rs.kind_memphis | (rs.kind_bonus == 0)].sum())
+            try:
+                counts = deck_counts(draft, n, use_memphis)
+            except ValueError:          # an unknown card name, reported already
+                return problems
+            if use_memphis:
+                problems += [(f"memphis.replaces.{name}", f"with {n} players the deck would hold a negative "
+                              "number of these cards") for name in memphis["replaces"]
+                             if counts[draft.kind_names.index(name)] < 0]
+            classic = int(counts[bonus == 0].sum())     # foreign gifts go to Memphis, not to markets
             if classic < need:
                 problems.append((f"players.{n}", f"the deck ({int(counts.sum())} gifts) is too small to fill "
                                  f"three markets and the bottom of the deck ({need} needed)"))
-            if 0 < rs.setup["seals_expansion"] < rs.setup["seals"]:
-                problems.append(("setup.seals_expansion", "must not be smaller than setup.seals"))
-    if problems:
-        raise RulesetError(rs.source, problems)
+    return list(dict.fromkeys(problems))
 
 
 def deck_counts(rs: Ruleset, num_players: int, memphis: bool) -> np.ndarray:
@@ -502,11 +540,11 @@ def deck_counts(rs: Ruleset, num_players: int, memphis: bool) -> np.ndarray:
     if memphis:
         counts += rs.kind_per_player * num_players
         for kname, n in rs.memphis["replaces"].items():
-            counts[rs.kind_index(kname)] -= n
+            counts[rs.kind_names.index(kname)] -= n
     else:
         counts[rs.kind_memphis] = 0
     for kname in p.remove_cards:
-        counts[rs.kind_index(kname)] = 0
+        counts[rs.kind_names.index(kname)] = 0
     for kname, n in p.add_cards.items():
-        counts[rs.kind_index(kname)] += n
+        counts[rs.kind_names.index(kname)] += n
     return counts
