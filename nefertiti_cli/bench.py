@@ -1,0 +1,90 @@
+"""`nefertiti bench`: random-play decisions per second of the core, the AEC env and connect four.
+
+One run measures (a) the raw rules core, (b) the Nefertiti AEC env through
+`pettingzoo.make`, (c) PettingZoo's `classic/connect_four-v3` through
+`pettingzoo.make`, and prints the ratio (b)/(c). Each figure is decisions
+(agent actions, not game resets) per second of process CPU time on one core,
+the best of `--repeats` runs, so a busy machine disturbs it less.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+
+def core_rate(num_players: int, seconds: float, seed: int) -> tuple[float, int]:
+    """Random play on NefertitiGame: legal_actions + apply, including game setup."""
+    from nefertiti_env import NefertitiGame
+
+    rnd = random.Random(seed)
+    decisions, games, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
+        game = NefertitiGame(num_players, seed=seed + games)
+        while not game.is_over():
+            legal = game.legal_actions()
+            game.apply(legal[rnd.randrange(len(legal))])
+            decisions += 1
+        games += 1
+    return decisions / (time.process_time() - start), games
+
+
+def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, int]:
+    """Random legal play through `pettingzoo.make("aec", env_id)`: last() + step()."""
+    import pettingzoo
+
+    import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
+
+    env = pettingzoo.make("aec", env_id, **kwargs)
+    rnd = random.Random(seed)
+    decisions, games, start = 0, 0, time.process_time()
+    while time.process_time() - start < seconds:
+        env.reset(seed=seed + games)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rnd.randrange(len(legal))])
+                decisions += 1
+            env.step(action)
+        games += 1
+    env.close()
+    return decisions / (time.process_time() - start), games
+
+
+def run(args) -> int:
+    best = {"core": 0.0, "env": 0.0, "connect_four": 0.0}
+    for _ in range(args.repeats):
+        best["core"] = max(best["core"], core_rate(args.players, args.seconds, args.seed)[0])
+        best["env"] = max(best["env"], aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed,
+                                                num_players=args.players)[0])
+        try:
+            best["connect_four"] = max(best["connect_four"],
+                                       aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0])
+        except Exception as err:    # pettingzoo's classic extra (pygame) missing
+            print(f"connect_four-v3 unavailable: {err}")
+    rows = [("(a) raw core, NefertitiGame", best["core"]),
+            ("(b) AEC env via pettingzoo.make", best["env"]),
+            ("(c) classic/connect_four-v3 via pettingzoo.make", best["connect_four"])]
+    print(f"random-play decisions per second, {args.players} players, best of {args.repeats} x {args.seconds:g} s "
+          "CPU time")
+    for name, rate in rows:
+        print(f"  {name:50s} {rate:>10,.0f}")
+    if best["connect_four"]:
+        print(f"  {'ratio (b)/(c)':50s} {best['env'] / best['connect_four']:>10.2f}")
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bench", help="measure random-play decisions per second (core, AEC env, connect four)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 6), help="player count (default 4)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement (default 5)")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements per figure; the best counts (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
+    parser.set_defaults(func=run)
