@@ -305,7 +305,6 @@ class NefertitiGame:
             if action >= A.CHARACTER:
                 self._play_character(action - A.CHARACTER)
             elif action >= A.CLOSE:
-                self.placed = []
                 self._close_market(action - A.CLOSE)
             else:
                 m, v = divmod(action - A.PLACE, NUM_BIDS)
