@@ -12,6 +12,7 @@ Readable grammar (case-insensitive), one form per action:
     character <name>           spend a seal and play that character
     market <market>            choose a market (Treasurer, Thief, Trader, tutor Deben)
     card <k> | upper | lower <k>  choose the card in place k above the market in context
+                               ("buy upper", "take lower 2", "take card 5" are read the same way)
     take half                  take half the Reserve, rounded up
     take deben                 tutor: take Deben and spread them; Beggar: take 1 Deben
     kind <card kind>           choose one of your (or the target's) cards of that kind
@@ -101,7 +102,10 @@ class ActionNames:
         words = text.strip().lower().split()
         if not words:
             raise ValueError("empty action text")
+        if words[0] in ("buy", "take", "steal") and words[1:2] not in (["half"], ["deben"]) and len(words) > 1:
+            words = words[1:] if words[1] in ("card", "upper", "lower") else ["card"] + words[1:]
         head, rest = words[0], " ".join(words[1:])
+        text = " ".join(words)
 
         def lookup(names, what):
             for idx, name in enumerate(names):
@@ -122,8 +126,8 @@ class ActionNames:
             return (CLOSE if head == "close" else MARKET) + lookup(self.markets, "market")
         if head == "character" and rest:
             return CHARACTER + lookup(self.characters, "character")
-        if text.strip().lower() in ("take half", "take deben", "done"):
-            return {"take half": TAKE_HALF, "take deben": TAKE_DEBEN, "done": DONE}[text.strip().lower()]
+        if text in ("take half", "take deben", "done"):
+            return {"take half": TAKE_HALF, "take deben": TAKE_DEBEN, "done": DONE}[text]
         if head in ("card", "upper", "lower"):
             if head == "upper" or rest == "upper":
                 return CARD

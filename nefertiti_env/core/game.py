@@ -21,7 +21,7 @@ from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_
 from .powers import POWERS
 from .roster import character_roster, check_roster
 from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
-from .ruleset import Ruleset, deck_counts, load_ruleset
+from .ruleset import DEFAULT_RULESET, Ruleset, deck_counts, load_ruleset
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 
@@ -454,7 +454,7 @@ class NefertitiGame:
 
     def record(self) -> dict:
         """Seed, options, ruleset source and actions: replays to an identical state."""
-        return {"seed": self.seed, "options": self.options, "ruleset": self.rules.source,
+        return {"seed": self.seed, "options": self.options, "ruleset": self._ruleset_ref(),
                 "actions": list(self.history)}
 
     @classmethod
@@ -473,7 +473,11 @@ class NefertitiGame:
                 continue
             state[k] = v.tolist() if isinstance(v, np.ndarray) else v
         state["rng"] = self.rng.bit_generator.state
-        return json.dumps({"format": "nefertiti-state-1", "ruleset": self.rules.source, "state": state})
+        return json.dumps({"format": "nefertiti-state-1", "ruleset": self._ruleset_ref(), "state": state})
+
+    def _ruleset_ref(self) -> str | dict:
+        """How a record names its ruleset: the file path, or the data itself for a dict ruleset."""
+        return self.rules.data if self.rules.source == "<dict>" else self.rules.source
 
     @classmethod
     def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
@@ -503,7 +507,6 @@ class NefertitiGame:
                 f"actor={self.current_player}, decisions={len(self.history)})")
 
 
-def _ruleset_arg(source: str):
-    """A record's ruleset source back to a loadable argument."""
-    from .ruleset import DEFAULT_RULESET
+def _ruleset_arg(source: str | dict):
+    """A record's ruleset reference back to a loadable argument."""
     return "default" if source == str(DEFAULT_RULESET) else source

@@ -76,6 +76,7 @@ class Ruleset:
 
     name: str
     source: str
+    data: dict                        # the parsed file, so a dict ruleset can travel in a record
     reconstructed: bool
     setup: dict
     players: dict[int, PlayerSetup]
@@ -481,7 +482,7 @@ def _build(data: dict, source: str) -> Ruleset:
         raise RulesetError(source, ck.problems)
 
     ruleset = Ruleset(
-        name=name, source=source, reconstructed=reconstructed, setup=setup, players=players,
+        name=name, source=source, data=data, reconstructed=reconstructed, setup=setup, players=players,
         type_names=type_names, type_values=np.array(type_values, dtype=np.int64).reshape(-1, 3),
         kind_names=kind_names,
         kind_type=np.array([k["type"] for k in kinds], dtype=np.int64),
