@@ -1,0 +1,223 @@
+"""Play one game with bots and record what the analyses need, watching from the outside.
+
+The core has no event hooks, so the recorder reads its public state between
+decisions: a placement (or a `close` with no servant left) started a market
+resolution when that market's visible stall flipped or it became `res_market`;
+the resolution is over when the stall has flipped; the resolution decisions say
+who bought which card at which bid; a character's effect is the change of its
+player's points, Deben and score from the card to the end of its choices.
+
+Cost matters (10,000 games must take minutes), so the hot loop only compares
+a few ints per decision and copies small arrays at turn starts; the score after
+each turn (for lead changes) is computed for the whole game at once at the end.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.limits import MAX_PLAYERS, NUM_BIDS
+from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TUTOR
+from nefertiti_env.core.scoring import type_bonus, type_items, type_values
+
+from agents.stats import ranks_of
+
+from .stats import lead_change_rows
+
+COIN = 1
+
+
+def snapshot_scores(rules, owned, money, seals, points) -> np.ndarray:
+    """Scores now, as `scoring.base_scores`, for stacked snapshots at once.
+
+    owned: [snapshots, owners, kinds]; money, seals, points: [snapshots, owners].
+    Gifts by owner count (the neutral player's row counts as an owner), plus
+    foreign bonuses, 1 per 2 Deben, 3 per seal and points scored in play.
+    """
+    items = owned @ rules.kind_type_items
+    owners = (items > 0).sum(axis=1)
+    values = rules.type_values[np.arange(rules.num_types)[None, :], np.clip(owners, 1, 3) - 1]
+    gifts = (items * (values[:, None, :] + owned @ rules.kind_type_bonus)).sum(axis=2)
+    return gifts + money // 2 + 3 * seals + points
+
+
+def condition(closing, bits: int, v: int, row) -> str:
+    """Readable reason a stall closed after a placement on square v (-1: a `close` action with
+    no servant left, -2: a resolution without a closing, i.e. a Port of Memphis distribution)."""
+    if v < 0:
+        return "no servant left" if v == -1 else "distribution"
+    kind, p = closing.kind, closing.params
+    full = bits == closing.all_squares
+    if kind == "dice_match":
+        return "full" if full else "dice"
+    if not closing.closes(bits, v, row, None):
+        return "full"
+    count = bits.bit_count()
+    if kind == "colours_or_count":
+        return f"{p['count']} servants" if count >= p["count"] else f"{p['colours']} colours"
+    if kind == "square_or_count":
+        return f"square {p['square']}" if bits >> p["square"] & 1 else f"{p['count']} servants"
+    return {"bid_sum": lambda: f"bid sum {p['total']}", "connected_group": lambda: f"group of {p['size']}",
+            "line": lambda: f"line of {p['length']}", "count": lambda: f"{p['count']} servants"
+            }.get(kind, lambda: kind)()
+
+
+class _Closing:
+    __slots__ = ("market", "side", "turn", "decision", "condition", "closer", "servants", "bid", "high_seat",
+                 "high_paid", "high_types", "bought", "halves")
+
+
+def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[tuple]]:
+    """Play `game` to the end (bots[seat].act decides) and return its rows for every table.
+
+    labels: the bot name per seat for the tables; key: (arm, ruleset, players, game index).
+    """
+    g, rules, n = game, game.rules, game.num_players
+    kind_type = rules.kind_type.tolist()
+    paid = np.zeros((n, rules.num_types))
+    bought = np.zeros((n, rules.num_types), dtype=np.int64)
+    turn = 0
+    snaps: list[tuple] = []                # state at each turn start
+    after_chars: list[tuple] = []          # state after each character's choices
+    open_closings: dict[int, _Closing] = {}
+    closings, plays = [], []
+    char = None
+    history = g.history
+
+    while g.phase != PH_OVER:
+        seat, ph = g.actor, g.phase
+        if ph == PH_TURN:
+            turn += 1
+            snaps.append(_state(g))
+        a = bots[seat].act(g, seat)
+        watch = -1
+        if ph <= PH_TUTOR:                            # place (servant or tutor), close, character or done
+            if a < A.CHARACTER:
+                if a < A.CLOSE:
+                    watch, v = divmod(a - A.PLACE, NUM_BIDS)
+                else:
+                    watch, v = a - A.CLOSE, -1
+                side = int(g.side[watch])
+                row = g.occ[watch].tolist()
+                money = g.money.tolist()
+                if ph == PH_TUTOR:
+                    row[v] = TUTOR + seat
+                elif v >= 0:                          # the placement bonus (RULES.md 2) is paid before closing
+                    first = int(max(row) < 0)
+                    money[seat] += min(first + int(g.square_symbol[watch, side, v] == COIN), int(g.reserve[watch]))
+                    row[v] = seat
+            elif a < A.MARKET:
+                char = (a - A.CHARACTER, seat, turn, len(history), len(snaps) - 1, [])
+        elif ph == PH_CHARACTER:
+            char[5].append(g.action_to_string(a))
+        elif ph == PH_HIGH:
+            m = g.res_market
+            open_closings[m].high_types.append(kind_type[g.slots[m, a - A.CARD]])
+        elif ph == PH_OTHER:
+            rec = open_closings[g.res_market]
+            if a == A.TAKE_HALF:
+                rec.halves += 1
+            else:
+                t = kind_type[g.slots[g.res_market, a - A.CARD]]
+                rec.bought += 1
+                bought[seat, t] += 1
+                paid[seat, t] += g.res_order[g.res_pos]
+        decision = len(history)
+        g.apply(a)
+
+        if watch >= 0 and (g.side[watch] != side or g.res_market == watch or watch in g.pending):
+            open_closings[watch] = _open(g, watch, side, row, v, seat, money, turn, decision)
+        if g.res_market >= 0 and g.res_market not in open_closings:       # a resolution no placement caused
+            m = g.res_market                                                # (Port of Memphis distribution)
+            open_closings[m] = _open(g, m, int(g.side[m]), g.occ[m].tolist(), -2, seat, g.money.tolist(), turn,
+                                     decision)
+        if open_closings:
+            for m in [m for m in open_closings if g.res_market != m and m not in g.pending]:
+                closings.append(_close(g, open_closings.pop(m), key, paid, bought))
+        if char is not None and g.phase != PH_CHARACTER:
+            plays.append(char)
+            after_chars.append(_state(g))
+            char = None
+
+    snaps += [_state(g), *after_chars]                # one batch: turn starts, the end, after characters
+    scores = snapshot_scores(rules, *(np.stack(x) for x in zip(*snaps)))[:, :n]
+    trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
+    characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
+                             labels, key) for i, char in enumerate(plays)]
+    return {"closings": closings, "characters": characters, **_final(g, trajectory, labels, key, paid, bought, turn)}
+
+
+def _state(g):
+    return g.owned.copy(), g.money.copy(), g.seals.copy(), g.points.copy()
+
+
+def _open(g, m, side, row, v, closer, money, turn, decision) -> _Closing:
+    rec = _Closing()
+    bits = sum(1 << u for u, piece in enumerate(row) if piece >= 0)
+    rec.market, rec.side, rec.turn, rec.decision, rec.closer = m, side, turn, decision, closer
+    rec.condition = condition(g.stalls[m][side].closing, bits, v, np.array(row))
+    rec.servants = bits.bit_count()
+    bids = [u for u, piece in enumerate(row) if 0 <= piece < TUTOR]
+    rec.bid = bids[-1] if bids else -1
+    rec.high_seat = row[rec.bid] if bids else -1
+    rec.high_paid = bool(bids) and money[rec.high_seat] >= rec.bid
+    rec.high_types, rec.bought, rec.halves = [], 0, 0
+    return rec
+
+
+def _close(g, rec: _Closing, key, paid, bought) -> tuple:
+    """The resolution is over: the highest bidder's bid is shared by the cards it bought."""
+    m = rec.market
+    if rec.high_paid and rec.high_types:
+        for t in rec.high_types:
+            bought[rec.high_seat, t] += 1
+            paid[rec.high_seat, t] += rec.bid / len(rec.high_types)
+    name = g.rules.markets[m].name if m < len(g.rules.markets) else "Memphis"
+    stall = f"{name} {('left', 'right')[rec.side]}" if m < len(g.rules.markets) else name
+    return key + (rec.turn, rec.decision, name, stall, rec.condition, rec.closer, rec.servants,
+                  rec.bid, rec.high_seat, int(rec.high_paid), len(rec.high_types), rec.bought, rec.halves,
+                  int((g.slots[m] >= 0).sum()))
+
+
+def _character(g, char, state_before, state_after, before, after, labels, key) -> tuple:
+    """A character row: its effect is the change from the card to the end of its choices."""
+    c, seat, turn, decision, _, choices = char
+    n = g.num_players
+    margin = [s[seat] - max(s[o] for o in range(n) if o != seat) for s in (before, after)]
+    points, money = (int(state_after[i][seat] - state_before[i][seat]) for i in (3, 1))
+    return key + (turn, decision, seat, (seat - g.first_player) % n, labels[seat], g.rules.characters[c].name,
+                  "; ".join(choices), points, money, int(after[seat] - before[seat]), int(margin[1] - margin[0]))
+
+
+def _final(g, trajectory, labels, key, paid, bought, turns) -> dict[str, list[tuple]]:
+    """The games, seats and gifts rows of a finished game."""
+    n, rules = g.num_players, g.rules
+    scores = g.scores().tolist()
+    money = g.money[:n].tolist()
+    rank = ranks_of(scores, money)
+    winners = [s for s in range(n) if rank[s] == 1]      # most points, then most Deben (RULES.md 5)
+    losers = [scores[s] for s in range(n) if s not in winners]
+    margin = scores[winners[0]] - max(losers) if losers else 0
+    changes = lead_change_rows(trajectory.tolist())        # row i holds the scores after turn i + 1
+    pad = [""] * (MAX_PLAYERS - n)
+    games = [key + (g.seed, g.first_player, turns, len(g.history), ";".join(map(str, winners)), margin,
+                    len(changes), changes[-1] + 1 if changes else 0)
+             + tuple(labels) + tuple(pad) + tuple(scores) + tuple(pad) + tuple(rank) + tuple(pad)]
+
+    items = type_items(g)
+    owners = (items > 0).sum(axis=0)
+    per_item = type_values(g, items)[None, :] + type_bonus(g)
+    points = items * per_item
+    seats, gifts = [], []
+    for s in range(n):
+        gift_points = int(points[s].sum())
+        parts = gift_points + money[s] // 2 + 3 * int(g.seals[s]) + int(g.points[s])
+        seats.append(key + (s, (s - g.first_player) % n, labels[s], scores[s], rank[s],
+                            1 / len(winners) if s in winners else 0.0, money[s], int(g.seals[s]), gift_points,
+                            money[s] // 2, 3 * int(g.seals[s]), int(g.points[s]), scores[s] - parts,
+                            int(g.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4)))
+        for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
+            gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(owners[t]),
+                                int(bought[s, t]), round(float(paid[s, t]), 4)))
+    return {"games": games, "seats": seats, "gifts": gifts}
+

@@ -1,0 +1,92 @@
+"""The study's raw tables: column names, CSV writing and reading.
+
+Every table starts with the key of its game (arm, ruleset, players, game), so tables
+join on it. Reading gives a `Table`: a dict of numpy columns (text for the columns
+in TEXT, numbers otherwise), which is all the analyses and the notebook need; no
+data-frame library is required.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from nefertiti_env.core.limits import MAX_PLAYERS
+
+KEY = ["arm", "ruleset", "players", "game"]
+
+COLUMNS: dict[str, list[str]] = {
+    # one row per game; per-seat columns up to MAX_PLAYERS (empty for absent seats)
+    "games": KEY + ["seed", "first_player", "turns", "decisions", "winners", "margin", "lead_changes",
+                    "last_lead_change"]
+             + [f"{what}_{s}" for what in ("bot", "score", "rank") for s in range(MAX_PLAYERS)],
+    # one row per seat of a game; position 0 is the first player; win is 1/k for k shared winners
+    "seats": KEY + ["seat", "position", "bot", "score", "rank", "win", "money", "seals", "gift_points",
+                    "deben_points", "seal_points", "character_points", "other_points", "characters_played",
+                    "cards_bought", "deben_paid"],
+    # gift holdings at the end, one row per seat and gift type held or bought
+    "gifts": KEY + ["seat", "type", "items", "points", "owners", "cards_bought", "deben_paid"],
+    # one row per market closing
+    "closings": KEY + ["turn", "decision", "market", "stall", "condition", "closer", "servants", "winning_bid",
+                       "high_seat", "high_paid", "high_cards", "bought", "halves", "cards_left"],
+    # one row per character played
+    "characters": KEY + ["turn", "decision", "seat", "position", "bot", "character", "choices",
+                         "points_gained", "deben_gained", "score_gain", "margin_gain"],
+}
+
+# columns read as text even when every value looks like a number (e.g. winners "2", or "0;2" if shared)
+TEXT = {"arm", "ruleset", "winners", "bot", *(f"bot_{s}" for s in range(MAX_PLAYERS)), "type", "market", "stall",
+        "condition", "character", "choices"}
+
+Table = dict[str, np.ndarray]
+
+
+def write(folder: Path, name: str, rows: list[tuple]) -> Path:
+    path = Path(folder) / f"{name}.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(COLUMNS[name])
+        out.writerows(rows)
+    return path
+
+
+def read(folder: str | Path, name: str) -> Table:
+    """Read one table of a study folder into numpy columns."""
+    path = Path(folder) / f"{name}.csv"
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = list(reader)
+    cols = list(zip(*rows)) if rows else [()] * len(header)
+    return {h: np.array(c, dtype=str) if h in TEXT else _column(c) for h, c in zip(header, cols)}
+
+
+def read_all(folder: str | Path) -> dict[str, Table]:
+    return {name: read(folder, name) for name in COLUMNS}
+
+
+def _column(values) -> np.ndarray:
+    """Integers, else floats (empty cells NaN)."""
+    try:
+        return np.array([int(v) for v in values], dtype=np.int64)
+    except ValueError:
+        pass
+    return np.array([float(v) if v != "" else np.nan for v in values], dtype=np.float64)
+
+
+def select(table: Table, mask) -> Table:
+    """The rows where `mask` is true."""
+    return {k: v[mask] for k, v in table.items()}
+
+
+def where(table: Table, **equal) -> Table:
+    """The rows whose columns equal the given values: `where(seats, players=4, arm="main")`."""
+    mask = np.ones(len(next(iter(table.values()))), dtype=bool)
+    for column, value in equal.items():
+        mask &= table[column] == value
+    return select(table, mask)
+
+
+def rows(table: Table) -> int:
+    return len(next(iter(table.values()))) if table else 0
