@@ -128,3 +128,56 @@ def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = 
         g.apply(a)
         done.append(a)
     return done
+
+
+# --- expansion helpers: tutors, the Port of Memphis, the deck order -------------------------------
+
+MEMPHIS = 4                      # market index of the Port of Memphis (core.limits.MEMPHIS)
+ALL_MARKET_NAMES = MARKET_NAMES + ("Memphis",)
+
+
+def put_tutor(g: NefertitiGame, market: int, value: int, seat: int) -> None:
+    """A tutor of `seat` already stands on bid square `value` (taken from its supply)."""
+    assert g.occ[market, value] < 0 and g.tutors[seat] > 0
+    g.occ[market, value] = phases.TUTOR + seat
+    g.tutors[seat] -= 1
+    refresh(g)
+
+
+def holdings(g: NefertitiGame, owner: int) -> dict[str, int]:
+    """Cards an owner holds, by kind name (owner 5 is the 2-player neutral player)."""
+    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.owned[owner]) if n}
+
+
+def card_code(g: NefertitiGame, name: str) -> int:
+    """Card code of a kind name, or of 'akhenaton' / 'roaming thief' (the two cards that are not gifts)."""
+    return {"akhenaton": g.kind_akhenaton, "roaming thief": g.kind_roaming}.get(name) or kind(g, name)
+
+
+def stack_deck(g: NefertitiGame, names: list[str]) -> None:
+    """The next undrawn cards are `names`, in order: each is swapped in from later in the deck,
+    so the deck keeps its multiset (only the order of the undrawn cards changes)."""
+    for i, name in enumerate(names):
+        pos, code = g.deck_pos + i, card_code(g, name)
+        later = [j for j in range(pos, len(g.deck)) if g.deck[j] == code]
+        assert later, f"no {name} left in the undrawn deck after place {pos}"
+        g.deck[[pos, later[0]]] = g.deck[[later[0], pos]]
+    refresh(g)
+
+
+def set_memphis(g: NefertitiGame, names: list[str]) -> None:
+    """The cards lying at the Port of Memphis, in place order."""
+    g.slots[MEMPHIS] = -1
+    g.slots[MEMPHIS, :len(names)] = [kind(g, name) for name in names]
+    refresh(g)
+
+
+def reopen_louqsor(g: NefertitiGame, seat: int) -> None:
+    """`seat` closes Abou Simbel (its servants on 7 and 6, then its placement on 4: bid sum 17) and
+    resolves it (upper card, then half the Reserve twice), so the closed Louqsor reopens and is
+    refilled from the top of the deck. Needs 3 servants and 7 Deben."""
+    set_cards(g, ABOU_SIMBEL, ["statuette", "harp", "chair", "gold"])
+    put(g, ABOU_SIMBEL, 7, seat)
+    put(g, ABOU_SIMBEL, 6, seat)
+    set_turn(g, seat)
+    act(g, "place Abou Simbel 4", "card upper", "take half", "take half")
