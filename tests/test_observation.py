@@ -77,7 +77,7 @@ def test_same_length_for_every_player_count_and_padding_rows_are_zero():
     seats3 = block(obs3, "seat")
     assert seats3[:3, 0].tolist() == [1, 1, 1]
     assert not block(obs3, "seat")[3:].any() and not block(obs3, "seat_gifts")[3:].any()
-    assert block(obs3, "global")[2] == 1 and block(obs4, "global")[3] == 1      # player-count one-hot
+    assert block(obs3, "players").tolist() == [0, 0, 1, 0, 0] and block(obs4, "players")[3] == 1
 
 
 def test_deck_order_is_hidden_from_every_seat():
@@ -164,11 +164,11 @@ def test_turn_and_deciding_flags_follow_the_resolution():
     g = play_until(lambda g: g.phase == phases.PH_OTHER and g.current_player != g.turn_player)
     for seat in range(g.num_players):
         obs = observe(g, seat)
-        seats = block(obs, "seat")
-        assert seats[(g.turn_player - seat) % 4, 6] == 1 and seats[:, 6].sum() == 1
-        assert seats[(g.current_player - seat) % 4, 7] == 1 and seats[:, 7].sum() == 1
-        assert block(obs, "global")[9] == (seat == g.current_player)       # observer decides
-        assert block(obs, "market")[g.res_market, 6] == 1                  # resolving
+        roles = block(obs, "seat_role")
+        assert roles[(g.turn_player - seat) % 4, 0] == 1 and roles[:, 0].sum() == 1
+        assert roles[(g.current_player - seat) % 4, 1] == 1 and roles[:, 1].sum() == 1
+        assert block(obs, "global")[4] == (seat == g.current_player)       # observer decides
+        assert block(obs, "market_resolving")[g.res_market] == 1 and block(obs, "market_resolving").sum() == 1
         assert block(obs, "bid")[g.res_order[g.res_pos]] == 1 and block(obs, "bid").sum() == 1
 
 

@@ -120,7 +120,7 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent):
         seat = self._seat[agent]
         if seat == self.game.current_player:
-            mask = self.game.legal_action_mask().astype(np.int8)      # a copy: the core's mask is read-only
+            mask = self.game.legal_action_mask().copy()      # the core's cached mask is read-only
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": observe(self.game, seat), "action_mask": mask}
