@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, MARKET_NAMES, MEMPHIS, act, character, give, holdings, kind,
-                      legal, new_game, position, put, put_tutor, refresh, reopen_louqsor, set_memphis, set_turn, stack_deck)
+                      legal, new_game, position, put, put_tutor, refresh, reopen_louqsor, set_cards, set_memphis,
+                      set_turn, stack_deck)
 from nefertiti_env.core.phases import (NEUTRAL, PH_HIGH, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES,
                                        TUTOR)
 from nefertiti_env.core.scoring import gift_points
@@ -288,13 +289,15 @@ def test_s4_every_tutor_puts_one_deben_on_each_other_reserve_after_a_short_distr
     act(g, "place Akhet-Aton 0", "place Gizeh 0", "card upper")
     act(g, "take deben", "market Louqsor", "market Akhet-Aton", "take deben")    # a short distribution first
     set_cards(g, ABOU_SIMBEL, CARDS)
+    g.reserve[ABOU_SIMBEL] = 10
     put(g, ABOU_SIMBEL, 7, BLACK)
     put(g, ABOU_SIMBEL, 6, BLACK)
     put_tutor(g, ABOU_SIMBEL, 3, RED)
     set_turn(g, RED)
-    act(g, "place Abou Simbel 5", "card upper", "take half")               # 7 + 6 + 5 + 3 >= 17
+    act(g, "place Abou Simbel 5", "card upper", "take half", "take half")  # 7 + 6 + 5 + 3 >= 17
     assert (g.phase, g.current_player) == (PH_TUTOR_RES, RED)
     before = g.reserve.tolist()
+    assert before[ABOU_SIMBEL] >= 4
     act(g, "take deben")
     take = 4 if memphis else 3
     others = [m for m in range(5 if memphis else 4) if m != ABOU_SIMBEL]
