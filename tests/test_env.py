@@ -39,8 +39,8 @@ def play_out(env, seed: int = 0):
     return rewards, seen
 
 
-@pytest.mark.parametrize("players", [3, 4])
-@pytest.mark.parametrize("factory", ["make", "env"])
+@pytest.mark.parametrize("players, factory", [(3, "make"), (4, "make"), (3, "env"), (4, "env"), (2, "make"),
+                                              (5, "make")])
 def test_pettingzoo_api_test(players, factory):
     env = make(num_players=players) if factory == "make" else nefertiti_env.env(num_players=players)
     with warnings.catch_warnings():
@@ -59,6 +59,15 @@ def test_pettingzoo_render_test(players, capsys):
     render_test(lambda render_mode: make(num_players=players, render_mode=render_mode))
     render_test(functools.partial(nefertiti_env.env, num_players=players))
     assert "Abou Simbel" in capsys.readouterr().out          # "human" prints the board
+
+
+def test_core_options_pass_through():
+    env = make(num_players=4, memphis=True, setup="advanced", characters=["oracle", "thief", "merchant"])
+    env.reset(seed=3)
+    game = env.unwrapped.game
+    assert game.options["memphis"] and game.options["setup"] == "advanced"
+    assert sorted(c.power for i, c in enumerate(game.rules.characters) if game.char_avail[i]) == \
+        ["merchant", "oracle", "thief"]
 
 
 def test_make_three_players_and_classic_style_constructors():

@@ -10,7 +10,8 @@ import pytest
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observation_dict, observe
-from nefertiti_env.encoding.observation import SHAPES, SLICES, layout_markdown
+from nefertiti_env.core.limits import MAX_KINDS
+from nefertiti_env.encoding.observation import SHAPES, SLICES, card_name, layout_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 
@@ -19,10 +20,10 @@ def block(obs: np.ndarray, name: str) -> np.ndarray:
     return obs[SLICES[name]].reshape(SHAPES[name])
 
 
-def play_until(predicate, players: int = 4, seeds=range(200), max_steps: int = 2000) -> NefertitiGame:
+def play_until(predicate, players: int = 4, seeds=range(200), max_steps: int = 2000, options=None) -> NefertitiGame:
     """The first position of random play (seeded) where `predicate(game)` holds."""
     for seed in seeds:
-        g = NefertitiGame(num_players=players, seed=seed)
+        g = NefertitiGame(num_players=players, seed=seed, **(options or {}))
         rng = np.random.default_rng(seed)
         for _ in range(max_steps):
             if predicate(g):
@@ -46,17 +47,24 @@ def positions(players: int, seed: int, every: int = 7):
     yield g
 
 
-def with_deck_tail_permuted(g: NefertitiGame, rng) -> NefertitiGame:
-    """The same position, except that the undrawn cards (Akhenaton included) are in another order."""
+def with_deck_permuted(g: NefertitiGame, rng, start: int | None = None, stop: int | None = None) -> NefertitiGame:
+    """The same position, except that the deck cards in [start, stop) (default: all undrawn) are in another order."""
     state = json.loads(g.to_json())
     deck = state["state"]["deck"]
-    pos = state["state"]["deck_pos"]
-    tail = deck[pos:]
-    for _ in range(20):
-        shuffled = rng.permutation(tail).tolist()
-        if shuffled != tail or len(set(tail)) <= 1:
-            break
-    state["state"]["deck"] = deck[:pos] + shuffled
+    start = state["state"]["deck_pos"] if start is None else start
+    stop = len(deck) if stop is None else stop
+    part = deck[start:stop]
+    assert len(set(part)) > 1, "nothing to permute"
+    while (shuffled := rng.permutation(part).tolist()) == part:
+        pass
+    state["state"]["deck"] = deck[:start] + shuffled + deck[stop:]
+    return NefertitiGame.from_json(json.dumps(state), ruleset=g.rules)
+
+
+def with_state(g: NefertitiGame, edit) -> NefertitiGame:
+    """A copy of the position with `edit(state dict)` applied through the JSON state."""
+    state = json.loads(g.to_json())
+    edit(state["state"])
     return NefertitiGame.from_json(json.dumps(state), ruleset=g.rules)
 
 
@@ -86,11 +94,9 @@ def test_deck_order_is_hidden_from_every_seat():
     checked = 0
     for players in (3, 4):
         for g in positions(players, seed=11, every=13):
-            if len(g.deck) - g.deck_pos < 2:
+            if len(set(g.deck[g.deck_pos:].tolist())) < 2:
                 continue
-            other = with_deck_tail_permuted(g, rng)
-            if np.array_equal(other.deck, g.deck):
-                continue
+            other = with_deck_permuted(g, rng)
             checked += 1
             for seat in range(players):
                 assert np.array_equal(observe(g, seat), observe(other, seat))
@@ -101,13 +107,13 @@ def test_deck_order_is_hidden_from_every_seat():
 def test_a_visible_card_swapped_with_an_undrawn_one_changes_the_observation():
     """The counterpart of the deck test: the encoding does see the cards above the markets."""
     g = NefertitiGame(num_players=4, seed=3)
-    state = json.loads(g.to_json())
-    s = state["state"]
-    market, place = next((m, k) for m in range(4) for k in range(4) if s["slots"][m][k] >= 0)
-    visible = s["slots"][market][place]
-    j = next(i for i in range(s["deck_pos"], len(s["deck"])) if s["deck"][i] not in (visible, g.kind_akhenaton))
-    s["slots"][market][place], s["deck"][j] = s["deck"][j], visible
-    other = NefertitiGame.from_json(json.dumps(state), ruleset=g.rules)
+    market, place = next((m, k) for m in range(4) for k in range(4) if g.slots[m, k] >= 0)
+    visible = int(g.slots[market, place])
+    j = next(i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (visible, g.kind_akhenaton))
+
+    def swap(s):
+        s["slots"][market][place], s["deck"][j] = s["deck"][j], visible
+    other = with_state(g, swap)
     assert not np.array_equal(observe(g, 0), observe(other, 0))
 
 
@@ -212,3 +218,76 @@ def test_observation_dict_is_readable_and_matches_the_game():
 
 def test_docs_table_matches_the_layout():
     assert layout_markdown() in DOCS.read_text()
+
+
+EXPANSION_ROSTER = ["oracle", "roaming_thief", "trader", "beggar", "merchant", "thief"]
+
+
+@pytest.mark.parametrize("players, options", [(2, {}), (5, {}), (4, {"memphis": True}),
+                                              (3, {"characters": EXPANSION_ROSTER})])
+def test_every_table_and_option_set_fits_the_same_vector(players, options):
+    """RULES.md sections 7-8 and the expansion characters: same length, in bounds, one phase."""
+    g = NefertitiGame(num_players=players, seed=1, **options)
+    rng = np.random.default_rng(1)
+    while not g.is_over():
+        for seat in range(players):
+            obs = observe(g, seat)
+            assert obs.shape == (OBS_SIZE,) and (obs >= 0).all() and (obs <= OBS_HIGH).all()
+            assert block(obs, "phase").sum() == 1
+            assert block(obs, "seat")[5, 0] == (players == 2)                  # the neutral player's row
+            json.dumps(observation_dict(g, seat))
+        g.apply(int(rng.choice(g.legal_actions())))
+
+
+def test_oracle_player_sees_the_bottom_cards_and_nobody_else_does():
+    """RULES.md section 6 (Oracle): the cards seen stay known to that seat only."""
+    g = play_until(lambda g: g.oracle_seat >= 0 and g.char_index < 0
+                   and len(set(g.deck[max(g.deck_pos, g.oracle_from):].tolist())) > 1
+                   and len(set(g.deck[g.deck_pos:g.oracle_from].tolist())) > 1,
+                   players=4, seeds=range(300), options={"characters": EXPANSION_ROSTER})
+    rng = np.random.default_rng(0)
+    oracle, known_from = g.oracle_seat, max(g.deck_pos, g.oracle_from)
+    known = g.deck[known_from:][::-1]
+    obs = block(observe(g, oracle), "known_cards")
+    for i, code in enumerate(known.tolist()):
+        assert obs[i, code if code < g.rules.num_kinds else -1] == 1 and obs[i].sum() == 1
+    assert not obs[len(known):].any()
+    hidden_unseen = block(observe(g, oracle), "unseen")[:g.rules.num_kinds] * 5
+    assert np.allclose(hidden_unseen, np.bincount(g.deck[g.deck_pos:known_from], minlength=g.rules.num_kinds + 1)
+                       [:g.rules.num_kinds])
+
+    unknown_shuffled = with_deck_permuted(g, rng, stop=known_from)
+    known_shuffled = with_deck_permuted(g, rng, start=known_from)
+    for seat in range(4):
+        assert np.array_equal(observe(g, seat), observe(unknown_shuffled, seat))
+        same = np.array_equal(observe(g, seat), observe(known_shuffled, seat))
+        assert same == (seat != oracle)
+        assert not block(observe(g, seat), "known_cards").any() or seat == oracle
+    assert observation_dict(g, oracle)["deck"]["known_from_bottom"] == [card_name(g, c) for c in known]
+
+
+def test_a_face_down_card_hides_its_kind():
+    """Beggar (expansion): a gift turned face down shows as face down, its kind among the unseen cards."""
+    g = play_until(lambda g: (g.face_down & (g.slots >= 0)).any() and g.oracle_seat < 0, players=4,
+                   seeds=range(300), options={"characters": EXPANSION_ROSTER})
+    m, k = map(int, np.argwhere(g.face_down & (g.slots >= 0))[0])
+    hidden = int(g.slots[m, k])
+    obs = observe(g, 0)
+    assert block(obs, "market_cards")[m, k].tolist() == [0] * MAX_KINDS + [1, 0]
+    j = next((i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (hidden, g.kind_akhenaton)), None)
+    if j is not None:                                     # the face-down card and an undrawn one swap kinds
+        def swap(s):
+            s["slots"][m][k], s["deck"][j] = s["deck"][j], hidden
+        other = with_state(g, swap)
+        for seat in range(4):
+            assert np.array_equal(observe(g, seat), observe(other, seat))
+
+
+def test_the_roaming_thief_card_on_the_board_has_its_own_column():
+    """Roaming Thief (expansion): the card left in a market is shown as such, not as a gift."""
+    g = play_until(lambda g: (g.slots == g.kind_roaming).any(), players=4, seeds=range(300),
+                   options={"characters": EXPANSION_ROSTER})
+    m, k = map(int, np.argwhere(g.slots == g.kind_roaming)[0])
+    cards = block(observe(g, 0), "market_cards")
+    assert cards[m, k].tolist() == [0] * (MAX_KINDS + 1) + [1]
+    assert any(c["card"] == "Roaming Thief" for c in observation_dict(g, 0)["markets"][m]["cards"])

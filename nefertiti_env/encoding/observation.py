@@ -43,13 +43,19 @@ SQUARE_FEATURES = ("exists", "coin", "single", "extra")
 OCCUPANT_FEATURES = tuple(f"servant +{r}" for r in range(MAX_PLAYERS)) + tuple(f"tutor +{r}" for r in range(MAX_PLAYERS))
 GLOBAL_FEATURES = (("deck left", 60), ("akhenaton drawn", None), ("seal supply", 12), ("memphis in play", None),
                    ("observer decides", None), ("character used", None), ("extra placements", 2),
-                   ("tutor deben to place", 4), ("cards still to take", 2))
+                   ("tutor deben to place", 4), ("cards still to take", 2), ("deben out of play", 10),
+                   ("exchanges made", 2))
 HIGH_STAGES = ("main pick", "second lower card", "extra card", "done")
 CARDS, CHARACTERS, STEPS = 5, 3, 4
-FACE_DOWN = MAX_KINDS          # last column of a card place: a face-down card
+KNOWN = 8                      # deck cards an Oracle player can know, from the bottom
+CARD_COLUMNS = ("face down", "Roaming Thief")       # after the MAX_KINDS kind columns of a card place
+_FACE_DOWN = -3                # a card place's number when its card is face down (no card code takes it)
+_NONE = -2                     # an indicator value no state number takes
 
-# what the selections of a character in progress are, by power (powers without choices need none)
-SELECTIONS = {"merchant": ("kind", "owner"), "thief": ("market",)}
+# What a character in progress has chosen so far (game.char_sel), by power, or by power and step;
+# "places" takes all remaining values. Powers without choices need no entry.
+SELECTIONS = {"merchant": ("kind", "owner"), "thief": ("market",), "roaming_thief": ("excluded market", "market"),
+              "trader": ("exchanges made", "kind", "market"), "oracle": {1: ("kind",), 2: ("places",)}}
 
 
 def _columns(features):
@@ -75,8 +81,8 @@ LINEAR_BLOCKS = (
 INDICATOR_BLOCKS = (
     ("seat_role", (NUM_OWNERS, 2), None, "rows as in `seat`: turn player, deciding now"),
     ("market_resolving", (NUM_MARKETS,), None, "market being resolved"),
-    ("market_cards", (NUM_MARKETS, MAX_SLOTS, MAX_KINDS + 1), None,
-     "per card place (0 = upper): one-hot kind, last column = face down"),
+    ("market_cards", (NUM_MARKETS, MAX_SLOTS, MAX_KINDS + len(CARD_COLUMNS)), None,
+     "per card place (0 = upper): one-hot kind, then " + ", ".join(CARD_COLUMNS)),
     ("market_occupants", (NUM_MARKETS, NUM_BIDS, len(OCCUPANT_FEATURES)), None,
      "piece on each bid square: servant or tutor of the seat +r to the observer's left"),
     ("phase", (NUM_PHASES,), None, "decision phase one-hot: " + ", ".join(PHASE_NAMES)),
@@ -85,8 +91,12 @@ INDICATOR_BLOCKS = (
     ("character", (MAX_CHARACTERS,), None, "character being played, one-hot"),
     ("character_step", (STEPS,), None, "its step, one-hot"),
     ("character_market", (NUM_MARKETS,), None, "market it chose"),
+    ("character_excluded_market", (NUM_MARKETS,), None, "market it may not choose (Roaming Thief)"),
     ("character_kind", (MAX_KINDS,), None, "card kind it chose"),
     ("character_owner", (NUM_OWNERS,), None, "owner it chose, rows as in `seat`"),
+    ("character_places", (KNOWN, KNOWN), None, "Oracle: the i-th place chosen for the new order, one-hot"),
+    ("known_cards", (KNOWN, MAX_KINDS + 1), None,
+     "Oracle player only: deck cards they know, row i = i-th from the bottom; kind one-hot, last column Akhenaton"),
 )
 BLOCKS = LINEAR_BLOCKS + INDICATOR_BLOCKS
 
@@ -111,33 +121,50 @@ for _name, _shape, _scale, _ in BLOCKS:
 _ARRAYS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "is_open", "dead", "side",
            "reserve", "seal_on", "char_avail", "discarded", "slots", "occ")
 SCALARS = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
-           "character used", "extra placements", "tutor deben to place", "cards still to take",
+           "character used", "extra placements", "tutor deben to place", "cards still to take", "deben out of play",
            "pending 0", "pending 1", "pending 2", "pending 3", "pending 4", "turn player", "actor", "resolving",
-           "bid", "high stage", "phase", "character", "character step", "chosen market", "chosen kind",
-           "chosen owner")
-_SELECTION_SCALAR = {"market": SCALARS.index("chosen market"), "kind": SCALARS.index("chosen kind"),
-                     "owner": SCALARS.index("chosen owner")}
-_NONE = -2                     # an indicator value no state number takes
+           "bid", "high stage", "phase", "character", "character step") \
+    + ("exchanges made", "chosen market", "chosen excluded market", "chosen kind", "chosen owner") \
+    + tuple(f"chosen place {i}" for i in range(KNOWN)) + tuple(f"known card {i}" for i in range(KNOWN))
+_CHOICES = SCALARS.index("exchanges made")          # the selections and known cards close the list
+_CHOSEN = {what: SCALARS.index("chosen " + what) - _CHOICES for what in ("market", "excluded market", "kind",
+                                                                          "owner", "place 0")}
+_CHOSEN["exchanges made"] = 0
+_NO_CHOICES = [0] + [_NONE] * (len(SCALARS) - _CHOICES - 1)
+
+
+def _choices(g, seat: int) -> list:
+    """The character selections and the Oracle player's known cards, in SCALARS order."""
+    values = list(_NO_CHOICES)
+    if g.char_index >= 0:
+        spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
+        spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
+        for i, what in enumerate(spec):
+            if what == "places":
+                chosen = g.char_sel[i:i + KNOWN]
+                values[_CHOSEN["place 0"]:_CHOSEN["place 0"] + len(chosen)] = chosen
+            elif i < len(g.char_sel):
+                values[_CHOSEN[what]] = g.char_sel[i]
+    if seat == g.oracle_seat:
+        known = g.deck[max(g.deck_pos, g.oracle_from):][::-1][:KNOWN].tolist()
+        values[len(values) - KNOWN:len(values) - KNOWN + len(known)] = known
+    return values
 
 
 def _state(g, seat: int) -> np.ndarray:
     """The state vector of `g` as `seat` may see it: _ARRAYS, unseen counts, SCALARS."""
     actor, ph = g.current_player, g.phase
-    slots, unseen = g.slots, np.bincount(g.deck[g.deck_pos:], minlength=g.rules.num_kinds + 1)
+    slots, unseen = g.slots, unseen_counts(g, seat)
     if np.count_nonzero(g.face_down):
-        hidden = g.face_down & (slots >= 0)
-        unseen[:g.rules.num_kinds] += np.bincount(slots[hidden], minlength=g.rules.num_kinds)[:g.rules.num_kinds]
-        slots = np.where(hidden, FACE_DOWN, slots)
+        slots = np.where(g.face_down & (slots >= 0), _FACE_DOWN, slots)
     resolving = g.res_market >= 0 and g.res_pos < len(g.res_order)
     scalars = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
-               g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0,
+               g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0, g.deben_out,
                0 in g.pending, 1 in g.pending, 2 in g.pending, 3 in g.pending, 4 in g.pending,
                g.turn_player if actor >= 0 else _NONE, actor, g.res_market,
                g.res_order[g.res_pos] if resolving else _NONE, g.res_stage if ph == PH_HIGH else _NONE, ph,
-               g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE, _NONE, _NONE, _NONE]
-    if g.char_index >= 0:
-        for what, value in zip(SELECTIONS.get(g.rules.characters[g.char_index].power, ()), g.char_sel):
-            scalars[_SELECTION_SCALAR[what]] = value
+               g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE]
+    scalars += _choices(g, seat) if g.char_index >= 0 or seat == g.oracle_seat else _NO_CHOICES
     return np.concatenate((g.money, g.seals, g.points, g.servants, g.tutors, g.owned.ravel(), g.char_played.ravel(),
                            g.is_open, g.dead, g.side, g.reserve, g.seal_on, g.char_avail, g.discarded, slots.ravel(),
                            g.occ.ravel(), unseen, np.array(scalars, dtype=np.float32)), dtype=np.float32)
@@ -158,9 +185,9 @@ def _build_plan(g, seat: int) -> _Plan:
                  owned=NUM_OWNERS * nk, char_played=NUM_OWNERS * MAX_CHARACTERS, is_open=NUM_MARKETS,
                  dead=NUM_MARKETS, side=NUM_MARKETS, reserve=NUM_MARKETS, seal_on=NUM_MARKETS,
                  char_avail=MAX_CHARACTERS, discarded=nk, slots=NUM_MARKETS * MAX_SLOTS, occ=NUM_MARKETS * NUM_BIDS,
-                 unseen=nk + 1)
+                 unseen=nk)
     first = dict(zip(sizes, np.cumsum([0] + list(sizes.values())).tolist()))
-    scalar = {name: first["unseen"] + nk + 1 + i for i, name in enumerate(SCALARS)}
+    scalar = {name: first["unseen"] + nk + i for i, name in enumerate(SCALARS)}
     src = np.full(OBS_SIZE, scalar["zero"])
     a, b = np.zeros(LINEAR, np.float32), np.zeros(LINEAR, np.float32)
     value = np.full(OBS_SIZE - LINEAR, _NONE, np.float32)
@@ -204,10 +231,11 @@ def _build_plan(g, seat: int) -> _Plan:
                 indicator("market_occupants", (m, v, MAX_PLAYERS + r), first["occ"] + m * NUM_BIDS + v,
                           TUTOR + (seat + r) % n)
         for k in range(MAX_SLOTS):
-            for c in range(MAX_KINDS + 1):
-                indicator("market_cards", (m, k, c), first["slots"] + m * MAX_SLOTS + k, c)
+            for c, code in enumerate(list(range(nk)) + [_NONE] * (MAX_KINDS - nk) + [_FACE_DOWN, g.kind_roaming]):
+                indicator("market_cards", (m, k, c), first["slots"] + m * MAX_SLOTS + k, code)
         indicator("market_resolving", (m,), scalar["resolving"], m)
         indicator("character_market", (m,), scalar["chosen market"], m)
+        indicator("character_excluded_market", (m,), scalar["chosen excluded market"], m)
     for c in range(MAX_CHARACTERS):
         linear("characters_available", (c,), first["char_avail"] + c)
         indicator("character", (c,), scalar["character"], c)
@@ -226,6 +254,12 @@ def _build_plan(g, seat: int) -> _Plan:
         indicator("high_stage", (i,), scalar["high stage"], i)
     for i in range(STEPS):
         indicator("character_step", (i,), scalar["character step"], i)
+    for i in range(KNOWN):
+        for j in range(KNOWN):
+            indicator("character_places", (i, j), scalar[f"chosen place {i}"], j)
+        for k in range(nk):
+            indicator("known_cards", (i, k), scalar[f"known card {i}"], k)
+        indicator("known_cards", (i, MAX_KINDS), scalar[f"known card {i}"], g.kind_akhenaton)
     relative = np.array([(o - seat) % n if o < n else o for o in range(NUM_OWNERS)])
     return _Plan(src, a, b, value, relative)
 
@@ -241,11 +275,43 @@ def _plan(g, seat: int) -> _Plan:
     return entry[1]
 
 
-def unseen_counts(game) -> np.ndarray:
-    """[kinds] cards a seat cannot see yet: undrawn (Akhenaton excluded) or face down above a market."""
-    n = game.rules.num_kinds
-    counts = np.bincount(game.deck[game.deck_pos:], minlength=n + 1)[:n]
-    return counts + np.bincount(game.slots[game.face_down & (game.slots >= 0)], minlength=n)[:n]
+def unseen_counts(game, seat: int) -> np.ndarray:
+    """[kinds] gifts `seat` has not seen: undrawn (but for those it knows from the Oracle) or face down."""
+    g, nk = game, game.rules.num_kinds
+    end = max(g.deck_pos, g.oracle_from) if seat == g.oracle_seat else len(g.deck)
+    counts = np.bincount(g.deck[g.deck_pos:end], minlength=nk + 2)      # + the Akhenaton and Roaming Thief codes
+    if np.count_nonzero(g.face_down):
+        counts += np.bincount(g.slots[g.face_down & (g.slots >= 0)], minlength=nk + 2)
+    return counts[:nk]
+
+
+def card_name(game, code: int) -> str:
+    """Name of a card code: a gift kind, the Akhenaton card or the Roaming Thief card."""
+    if code == game.kind_roaming:
+        return "Roaming Thief"
+    return "Akhenaton" if code == game.kind_akhenaton else game.rules.kind_names[code]
+
+
+def _selection_view(game, seat: int) -> list:
+    """The character in progress's choices so far, with names."""
+    g = game
+    spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
+    spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
+    relative = _plan(g, seat).relative
+    views = []
+    for i, what in enumerate(spec):
+        if what == "places":
+            views.append({"places": [int(v) for v in g.char_sel[i:]]})
+        elif i < len(g.char_sel):
+            value = g.char_sel[i]
+            if what == "owner":
+                views.append({"owner": "neutral" if value == NEUTRAL else value,
+                              "relative": "neutral" if value == NEUTRAL else int(relative[value])})
+            elif what in ("market", "excluded market"):
+                views.append({what: g.names.markets[value] if value >= 0 else None})
+            else:
+                views.append({what: g.rules.kind_names[value] if what == "kind" else int(value)})
+    return views
 
 
 def observe(game, seat: int) -> np.ndarray:
@@ -275,9 +341,6 @@ def observation_dict(game, seat: int) -> dict:
     def gifts(owner):
         return {rs.kind_names[k]: int(c) for k, c in enumerate(g.owned[owner]) if c}
 
-    def owner_view(o):
-        return {"owner": "neutral" if o == NEUTRAL else o, "relative": "neutral" if o == NEUTRAL else int(relative[o])}
-
     seats = []
     for r in range(n):
         o = (seat + r) % n
@@ -293,7 +356,7 @@ def observation_dict(game, seat: int) -> dict:
         if m == MEMPHIS and not g.options["memphis"]:
             continue
         cards = [{"place": "upper" if k == 0 else int(k),
-                  "card": "face down" if g.face_down[m, k] else rs.kind_names[g.slots[m, k]]}
+                  "card": "face down" if g.face_down[m, k] else card_name(g, g.slots[m, k])}
                  for k in np.flatnonzero(g.slots[m] >= 0)]
         squares = []
         for v in np.flatnonzero(g.square_exists[m, g.side[m]]):
@@ -315,12 +378,9 @@ def observation_dict(game, seat: int) -> dict:
                       "pending": [g.names.markets[p] for p in g.pending]}
     character = None
     if g.char_index >= 0:
-        char = rs.characters[g.char_index]
-        chosen = []
-        for what, value in zip(SELECTIONS.get(char.power, ()), g.char_sel):
-            chosen.append(owner_view(value) if what == "owner" else
-                          {"market": g.names.markets[value]} if what == "market" else {"kind": rs.kind_names[value]})
-        character = {"name": char.name, "step": g.char_step, "selections": chosen}
+        character = {"name": rs.characters[g.char_index].name, "step": g.char_step,
+                     "selections": _selection_view(g, seat)}
+    known = g.deck[max(g.deck_pos, g.oracle_from):][::-1] if seat == g.oracle_seat else []
     return {
         "observer": seat, "num_players": n, "phase": PHASE_NAMES[g.phase],
         "turn_player": None if g.phase == PH_OVER else g.turn_player, "deciding_seat": None if actor < 0 else actor,
@@ -330,7 +390,9 @@ def observation_dict(game, seat: int) -> dict:
         "markets": markets,
         "characters_available": {rs.characters[c].name: int(k) for c, k in enumerate(g.char_avail) if k},
         "deck": {"cards_left": len(g.deck) - g.deck_pos, "akhenaton_drawn": bool(g.akhenaton_drawn),
-                 "unseen": {rs.kind_names[k]: int(c) for k, c in enumerate(unseen_counts(g)) if c}},
+                 "unseen": {rs.kind_names[k]: int(c) for k, c in enumerate(unseen_counts(g, seat)) if c},
+                 "known_from_bottom": [card_name(g, c) for c in known]},
+        "deben_out_of_play": int(g.deben_out),
         "discarded": {rs.kind_names[k]: int(c) for k, c in enumerate(g.discarded) if c},
         "seal_supply": int(g.seal_supply),
         "character_used": bool(g.character_used),

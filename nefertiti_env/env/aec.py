@@ -59,7 +59,7 @@ def final_rewards(game: NefertitiGame, reward: str) -> np.ndarray:
 
 
 class raw_env(AECEnv, EzPickle):
-    """Nefertiti for 3 or 4 players (2 and 5 with the expansion rules, when the core has them).
+    """Nefertiti for 2 to 5 players.
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
     ("beginner" or "advanced"), reward (one of REWARDS), render_mode (None,
