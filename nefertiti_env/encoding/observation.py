@@ -120,17 +120,21 @@ for _name, _shape, _scale, _ in BLOCKS:
 # The state vector: these game arrays, then the unseen counts (Akhenaton last), then the scalars below.
 _ARRAYS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "is_open", "dead", "side",
            "reserve", "seal_on", "char_avail", "discarded", "slots", "occ")
-SCALARS = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
-           "character used", "extra placements", "tutor deben to place", "cards still to take", "deben out of play",
-           "pending 0", "pending 1", "pending 2", "pending 3", "pending 4", "turn player", "actor", "resolving",
-           "bid", "high stage", "phase", "character", "character step") \
-    + ("exchanges made", "chosen market", "chosen excluded market", "chosen kind", "chosen owner") \
+# Three groups, each often constant: the turn, the markets waiting for resolution, the choices of a
+# character in progress and the cards an Oracle player knows.
+_TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
+         "character used", "extra placements", "tutor deben to place", "cards still to take", "deben out of play",
+         "turn player", "actor", "resolving", "bid", "high stage", "phase", "character", "character step")
+_PENDING = tuple(f"pending {m}" for m in range(NUM_MARKETS))
+_CHOICE = ("exchanges made", "chosen market", "chosen excluded market", "chosen kind", "chosen owner") \
     + tuple(f"chosen place {i}" for i in range(KNOWN)) + tuple(f"known card {i}" for i in range(KNOWN))
-_CHOICES = SCALARS.index("exchanges made")          # the selections and known cards close the list
-_CHOSEN = {what: SCALARS.index("chosen " + what) - _CHOICES for what in ("market", "excluded market", "kind",
-                                                                          "owner", "place 0")}
+SCALARS = _TURN + _PENDING + _CHOICE
+_CHOSEN = {what: _CHOICE.index("chosen " + what) for what in ("market", "excluded market", "kind", "owner",
+                                                              "place 0")}
 _CHOSEN["exchanges made"] = 0
-_NO_CHOICES = [0] + [_NONE] * (len(SCALARS) - _CHOICES - 1)
+_NO_PENDING = np.zeros(len(_PENDING), dtype=np.float32)
+_NO_CHOICES = [0] + [_NONE] * (len(_CHOICE) - 1)
+_NO_CHOICES_ARRAY = np.array(_NO_CHOICES, dtype=np.float32)
 
 
 def _choices(g, seat: int) -> list:
@@ -158,16 +162,18 @@ def _state(g, seat: int) -> np.ndarray:
     if np.count_nonzero(g.face_down):
         slots = np.where(g.face_down & (slots >= 0), _FACE_DOWN, slots)
     resolving = g.res_market >= 0 and g.res_pos < len(g.res_order)
-    scalars = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
-               g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0, g.deben_out,
-               0 in g.pending, 1 in g.pending, 2 in g.pending, 3 in g.pending, 4 in g.pending,
-               g.turn_player if actor >= 0 else _NONE, actor, g.res_market,
-               g.res_order[g.res_pos] if resolving else _NONE, g.res_stage if ph == PH_HIGH else _NONE, ph,
-               g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE]
-    scalars += _choices(g, seat) if g.char_index >= 0 or seat == g.oracle_seat else _NO_CHOICES
+    turn = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
+            g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0, g.deben_out,
+            g.turn_player if actor >= 0 else _NONE, actor, g.res_market,
+            g.res_order[g.res_pos] if resolving else _NONE, g.res_stage if ph == PH_HIGH else _NONE, ph,
+            g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE]
+    pending = np.array([m in g.pending for m in range(NUM_MARKETS)], dtype=np.float32) if g.pending else _NO_PENDING
+    choices = np.array(_choices(g, seat), dtype=np.float32) if g.char_index >= 0 or seat == g.oracle_seat \
+        else _NO_CHOICES_ARRAY
     return np.concatenate((g.money, g.seals, g.points, g.servants, g.tutors, g.owned.ravel(), g.char_played.ravel(),
                            g.is_open, g.dead, g.side, g.reserve, g.seal_on, g.char_avail, g.discarded, slots.ravel(),
-                           g.occ.ravel(), unseen, np.array(scalars, dtype=np.float32)), dtype=np.float32)
+                           g.occ.ravel(), unseen, np.array(turn, dtype=np.float32), pending, choices),
+                          dtype=np.float32)
 
 
 class _Plan(NamedTuple):
