@@ -48,11 +48,16 @@ class NefertitiGame:
         if setup not in OPTIONS["setup"]:
             raise ValueError(f"setup must be one of {OPTIONS['setup']}, got {setup!r}")
         pset = rs.players[num_players]
+        if memphis not in (None, True, False):
+            raise ValueError(f"memphis must be True, False or None (only where mandatory), got {memphis!r}")
         if memphis is None:
             memphis = pset.memphis == "mandatory"
         if not memphis and pset.memphis == "mandatory":
             raise ValueError(f"the Port of Memphis is mandatory with {num_players} players")
         if not isinstance(characters, str):
+            if not isinstance(characters, (list, tuple)) or not all(isinstance(c, str) for c in characters):
+                raise ValueError("characters must be 'base', 'expansion', a scenario name or a list of "
+                                 f"character keys, got {characters!r}")
             characters = list(characters)
         check_roster(rs, characters)
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)

@@ -226,6 +226,7 @@ def _tutor_targets(g) -> list[int]:
 def _tutor_take_deben(g) -> bool:
     """Tutor takes Deben and puts one on each other Reserve; True if the owner must choose where."""
     m = g.res_market
+    g.tutor_given = []
     others = _tutor_targets(g)
     want = g.rules.memphis["tutor_deben"] if g.options["memphis"] else len(others)
     taken = min(want, int(g.reserve[m]))
@@ -237,7 +238,6 @@ def _tutor_take_deben(g) -> bool:
     if taken == 0:
         return False
     g.tutor_left = taken
-    g.tutor_given = []
     g.phase = phases.PH_TUTOR_DIST
     return True
 
