@@ -1,0 +1,164 @@
+"""The report's figures (matplotlib), drawn from the outputs of `analysis`.
+
+Each function returns a `matplotlib.figure.Figure` made without pyplot (no backend,
+no window, nothing to close); a notebook displays it, `save` writes it as PNG with
+fixed metadata so the same data give the same file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+
+def save(fig: Figure, path: Path) -> Path:
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    return path
+
+
+def _grid(rows: int, cols: int, width: float, height: float):
+    fig = Figure(figsize=(width, height))
+    return fig, fig.subplots(rows, cols, squeeze=False)
+
+
+def _bars(ax, labels, triples, color=None, offset=0.0, width=0.8, label=None):
+    """Bars with 95% interval whiskers from (estimate, low, high) triples."""
+    est = np.array([t[0] for t in triples], dtype=float)
+    err = np.array([[t[0] - t[1] for t in triples], [t[2] - t[0] for t in triples]], dtype=float)
+    x = np.arange(len(labels)) + offset
+    ax.bar(x, est, width=width, yerr=np.nan_to_num(err), capsize=3, color=color, label=label)
+    ax.set_xticks(np.arange(len(labels)), labels)
+    return x
+
+
+def seats(fairness: dict[int, dict]) -> Figure:
+    """Win rate and mean score by position in turn order, one column per player count."""
+    counts = sorted(fairness)
+    fig, axes = _grid(2, len(counts), 4.2 * len(counts), 6)
+    for col, n in enumerate(counts):
+        pos = fairness[n]["positions"]
+        labels = [f"{p['position'] + 1}" for p in pos]
+        ax = axes[0, col]
+        _bars(ax, labels, [p["win_rate"] for p in pos], color="tab:blue")
+        ax.axhline(1 / n, color="grey", ls="--", lw=1)
+        ax.set_title(f"{n} players: win rate (balance {fairness[n]['balance'][0]:.3f})")
+        ax.set_ylabel("win rate")
+        ax = axes[1, col]
+        _bars(ax, labels, [p["score"] for p in pos], color="tab:orange")
+        ax.set_ylabel("mean score")
+        ax.set_xlabel("position in turn order (1 = first player)")
+    fig.tight_layout()
+    return fig
+
+
+def gifts(sources: dict[int, list[dict]], economy: dict[int, list[dict]]) -> Figure:
+    """Share of points by source, Deben paid per point by gift type, monopoly frequency."""
+    counts = sorted(sources)
+    fig, (axes,) = _grid(1, 3, 15, 4.5)
+    names = [r["source"] for r in sources[counts[0]]]
+    width = 0.8 / len(counts)
+    for i, n in enumerate(counts):
+        share = {r["source"]: r["share"] for r in sources[n]}
+        axes[0].bar(np.arange(len(names)) + i * width, [share.get(k, 0) for k in names], width, label=f"{n}p")
+        eco = {r["type"]: r for r in economy[n]}
+        types = [r["type"] for r in economy[counts[0]]]
+        axes[1].bar(np.arange(len(types)) + i * width, [eco[t]["deben_per_point"] if t in eco else 0 for t in types],
+                    width, label=f"{n}p")
+        _bars(axes[2], types, [eco[t]["monopoly"] if t in eco else (0, 0, 0) for t in types], offset=i * width,
+              width=width, label=f"{n}p")
+        axes[1].set_xticks(np.arange(len(types)) + 0.4 - width / 2, types, rotation=45)
+        axes[2].set_xticks(np.arange(len(types)) + 0.4 - width / 2, types, rotation=45)
+    axes[0].set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=45)
+    axes[0].set_title("share of all points by source")
+    axes[1].set_title("Deben paid per point, by gift type")
+    axes[2].set_title("games ending in a monopoly, by type")
+    for ax in axes:
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def characters(use: list[dict], title: str) -> Figure:
+    """Plays per game, and the win-rate difference of seats that played it vs did not."""
+    names = [r["character"] for r in use]
+    fig, (axes,) = _grid(1, 2, 12, 4.5)
+    axes[0].bar(names, [r["per_game"] for r in use], color="tab:green")
+    axes[0].set_title(f"{title}: plays per game")
+    _bars(axes[1], names, [r["win_diff"] for r in use], color="tab:purple")
+    axes[1].axhline(0, color="grey", lw=1)
+    axes[1].set_title("win rate: played it minus did not (association)")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    return fig
+
+
+def restricted(results: dict[int, list[dict]]) -> Figure:
+    """Change of the restricted seat's win rate against the unrestricted control."""
+    counts = sorted(results)
+    fig, axes = _grid(1, len(counts), 6 * len(counts), 4.5)
+    for ax, n in zip(axes[0], counts):
+        arms = [r for r in results[n] if r["win_change"] is not None]
+        _bars(ax, [r["arm"] for r in arms], [r["win_change"] for r in arms], color="tab:red")
+        ax.axhline(0, color="grey", lw=1)
+        ax.set_title(f"{n} players: win-rate change when forbidden")
+        ax.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    return fig
+
+
+def markets(stalls: list[dict], title: str) -> Figure:
+    """Closings per game per stall, split by the condition that closed it; mean winning bid."""
+    names = [r["stall"] for r in stalls]
+    conditions = list(dict.fromkeys(k for r in stalls for k in r["conditions"]))
+    fig, (axes,) = _grid(1, 2, 13, 4.5)
+    bottom = np.zeros(len(stalls))
+    for cond in conditions:
+        heights = np.array([r["per_game"] * r["conditions"].get(cond, 0) for r in stalls])
+        axes[0].bar(names, heights, bottom=bottom, label=cond)
+        bottom += heights
+    axes[0].set_title(f"{title}: closings per game by condition")
+    axes[0].legend(fontsize=7)
+    _bars(axes[1], names, [r["winning_bid"] for r in stalls], color="tab:brown")
+    axes[1].set_title("mean winning bid")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=45)
+    fig.tight_layout()
+    return fig
+
+
+def game_shape(games: dict[int, dict]) -> Figure:
+    """Distributions of game length, score margin and lead changes per player count."""
+    fig, (axes,) = _grid(1, 3, 15, 4)
+    for n in sorted(games):
+        g = games[n]
+        for ax, column in zip(axes, ("turns", "margin", "lead_changes")):
+            values = g[column]
+            ax.hist(values, bins=np.arange(values.min(), values.max() + 2) - 0.5 if column != "margin" else 30,
+                    histtype="step", lw=1.5, density=True, label=f"{n}p")
+    for ax, title in zip(axes, ("turns per game", "score margin (winner - runner-up)", "lead changes per game")):
+        ax.set_title(title)
+        ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def rulesets(fairness: dict[str, dict[int, dict]]) -> Figure:
+    """Win rate by position for each ruleset, side by side, one panel per player count."""
+    names = list(fairness)
+    counts = sorted(fairness[names[0]])
+    fig, axes = _grid(1, len(counts), 5 * len(counts), 4)
+    width = 0.8 / len(names)
+    for ax, n in zip(axes[0], counts):
+        for i, name in enumerate(names):
+            pos = fairness[name][n]["positions"]
+            _bars(ax, [str(p["position"] + 1) for p in pos], [p["win_rate"] for p in pos], offset=i * width,
+                  width=width, label=name)
+        ax.set_xticks(np.arange(n) + 0.4 - width / 2, [str(p + 1) for p in range(n)])
+        ax.axhline(1 / n, color="grey", ls="--", lw=1)
+        ax.set_title(f"{n} players: win rate by position")
+        ax.set_xlabel("position in turn order")
+        ax.legend()
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,72 @@
+"""`nefertiti balance`: self-play balance study from a YAML config; raw CSV tables and a report."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXAMPLE = """examples:
+  nefertiti balance --config configs/balance.yaml --workers 2
+  nefertiti balance --config configs/balance_random.yaml --games 10000 --out results/balance/random10k
+  nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "balance", help="balance study by self-play: seat fairness, gifts, characters, markets, rulesets",
+        description="Play the games a study config describes (bots per player count, rulesets to compare, "
+                    "restricted-play arms) in worker processes and write to the output folder: raw tables "
+                    "(games.csv, seats.csv, gifts.csv, closings.csv, characters.csv), report.md with PNG "
+                    "figures (seat fairness with 95%% intervals, balance score and chi-squared test, points "
+                    "by gift type, Deben per point, monopolies, character use and restricted play, market "
+                    "closings, game length, margins, lead changes, ruleset comparison), study.yaml (the "
+                    "effective config) and run.json (timings). The same config and seed give the same "
+                    "tables and report, whatever --workers. Config format: see configs/balance.yaml and "
+                    "docs/balance.md.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", metavar="YAML", help="study config file (e.g. configs/balance.yaml)")
+    source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
+                                                                "a finished study folder")
+    p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
+    p.add_argument("--games", type=int, help="override the games per ruleset and player count, and per "
+                                              "restricted-play arm (e.g. a quick trial run)")
+    p.add_argument("--seed", type=int, help="override the study seed")
+    p.add_argument("--out", help="override the output folder")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def fail(message: str) -> int:
+    print(f"nefertiti balance: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args) -> int:
+    from balance import config, report, runner
+
+    if args.report_only:
+        try:
+            path = report.write(args.report_only)
+        except FileNotFoundError as err:
+            return fail(f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
+        print(f"report: {path}")
+        return 0
+    overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
+    try:
+        raw = config.read(args.config)
+        if isinstance(raw, dict):
+            if args.games is not None and isinstance(raw.get("restricted"), dict):
+                overrides["restricted"] = {**raw["restricted"], "games": args.games}
+            raw = {**raw, **overrides}
+        cfg = config.parse(raw, args.config)
+    except FileNotFoundError:
+        return fail(f"config file {args.config} not found")
+    except config.ConfigError as err:
+        return fail(str(err))
+    figures = runner.run(cfg, progress=not args.quiet)
+    path = report.write(cfg.out)
+    print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s with "
+          f"{figures['workers']} worker(s): {figures['games_per_second']} games/s, "
+          f"{figures['decisions_per_second']} decisions/s")
+    print(f"tables and figures in {cfg.out}/; report: {path}")
+    return 0
