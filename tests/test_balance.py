@@ -1,0 +1,325 @@
+"""The balance lab: statistics against hand-computed cases, the recorder against an
+independent replay, restricted play, config validation, the CLI, reproducibility,
+the report and the notebook."""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_bot
+from balance import analysis, config, record, report, runner, stats, tables
+from balance.restrict import Restriction, RestrictedBot
+from nefertiti_cli import main
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.phases import PH_HIGH, PH_SHAME, PH_TURN
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------- statistics
+def test_wilson_interval_by_hand():
+    # p = 0.8, z = 1.959964: centre (0.8 + z^2/20) / (1 + z^2/10), half z sqrt(0.016 + z^2/400) / (1 + z^2/10)
+    rate, low, high = stats.proportion(8, 10)
+    assert rate == 0.8
+    assert low == pytest.approx(0.490162, abs=1e-6) and high == pytest.approx(0.943318, abs=1e-6)
+    assert all(math.isnan(x) for x in stats.proportion(0, 0))
+
+
+def test_mean_t_interval_by_hand():
+    # mean 3, sd sqrt(2.5), se sqrt(0.5), t(0.975, 4) = 2.776445
+    mean, low, high = stats.mean_ci([1, 2, 3, 4, 5])
+    assert mean == 3
+    assert low == pytest.approx(3 - 2.776445 * math.sqrt(0.5), abs=1e-5)
+    assert high == pytest.approx(3 + 2.776445 * math.sqrt(0.5), abs=1e-5)
+
+
+def test_chi_squared_equal_counts_by_hand():
+    # expected 20: (0 + 100 + 100) / 20 = 10 on 2 df; with 2 df the tail is exactly exp(-x/2)
+    stat, df, p = stats.chi2_equal([20, 10, 30])
+    assert (stat, df) == (10.0, 2) and p == pytest.approx(math.exp(-5), rel=1e-12)
+    # expected 25: (25 + 25) / 25 = 2 on 3 df; tail 2 Q(sqrt 2) + 2 phi(sqrt 2) sqrt 2 = 0.5724067
+    stat, df, p = stats.chi2_equal([30, 20, 25, 25])
+    assert (stat, df) == (2.0, 3) and p == pytest.approx(0.5724067, abs=1e-7)
+    assert stats.chi2_equal([25, 25, 25, 25])[2] == 1.0
+
+
+def test_chi_squared_tail_matches_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for df in (1, 2, 3, 4, 7, 30):
+        for x in (0.1, 1.0, 3.84, 10.0, 50.0):
+            assert stats.chi2_sf(x, df) == pytest.approx(scipy_stats.chi2.sf(x, df), abs=1e-10)
+
+
+def test_balance_score_by_hand():
+    assert stats.balance_score([0.3, 0.25, 0.25, 0.2]) == pytest.approx(0.9)
+    assert stats.balance_score([0.25] * 4) == 1.0
+
+
+def test_lead_changes_on_a_hand_made_trajectory():
+    trajectory = [[1, 0, 0],      # 0 leads
+                  [1, 2, 0],      # 1 leads: change
+                  [3, 2, 0],      # 0 leads: change
+                  [3, 3, 0],      # tie: skipped
+                  [3, 3, 5],      # 2 leads: change
+                  [6, 3, 6],      # tie
+                  [6, 3, 7]]      # 2 still leads: no change
+    assert stats.leaders(trajectory) == [0, 1, 0, None, 2, None, 2]
+    assert stats.lead_change_rows(trajectory) == [1, 2, 4]
+    assert stats.lead_changes(trajectory) == 3
+    assert stats.lead_changes([[1, 1], [2, 0], [2, 2], [3, 0]]) == 0
+
+
+def test_difference_of_proportions_newcombe_example():
+    # Newcombe (1998), Stat. Med. 17:873, example (a): 56/70 - 48/80, method 10: 0.0524 to 0.3339
+    d, low, high = stats.diff_proportions(56, 70, 48, 80)
+    assert d == pytest.approx(0.2)
+    assert low == pytest.approx(0.0524, abs=5e-5) and high == pytest.approx(0.3339, abs=5e-5)
+
+
+def test_difference_of_means_welch_by_hand():
+    # var 2.5 and 10 over 5 each: se sqrt(2.5); df 6.25 / 1.0625 = 5.88 -> 5; t(0.975, 5) = 2.570582
+    d, low, high = stats.diff_means([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])
+    assert d == -3
+    assert high - d == pytest.approx(2.570582 * math.sqrt(2.5), abs=1e-5)
+    assert d - low == pytest.approx(high - d)
+
+
+# ------------------------------------------------------------- recorder
+def _recorded(players: int, seed: int, spec: str = "random"):
+    game = NefertitiGame(players, seed=seed)
+    bots = [make_bot(spec, seed=seed * 10 + s) for s in range(players)]
+    rows = record.play_recorded(game, bots, [spec] * players, ("main", "default", players, seed))
+    return game, {name: dict(zip(tables.COLUMNS[name], zip(*r))) if r else {} for name, r in rows.items()}, rows
+
+
+@pytest.mark.parametrize("players,seed", [(3, 1), (3, 2), (4, 3), (4, 4), (4, 5)])
+def test_recorder_agrees_with_an_independent_replay(players, seed):
+    game, t, rows = _recorded(players, seed)
+    replay = NefertitiGame(players, seed=seed)
+    scores_after_turns, flips, high_paid, characters = [], [], {}, 0
+    turn = 0
+    for i, action in enumerate(game.history):
+        if replay.phase == PH_TURN:
+            turn += 1
+            if turn > 1:
+                scores_after_turns.append(replay.scores().tolist())
+        characters += A.CHARACTER <= action < A.MARKET and replay.phase == PH_TURN
+        side = replay.side.copy()
+        replay.apply(action)
+        flips += [(i, m) for m in np.flatnonzero(replay.side != side).tolist()]
+        if replay.res_market >= 0 and replay.res_pos == 0 and replay.phase in (PH_HIGH, PH_SHAME):
+            high_paid.setdefault(i, replay.phase == PH_HIGH)
+    scores_after_turns.append(replay.scores().tolist())
+
+    g = t["games"]
+    assert g["turns"][0] == turn and g["decisions"][0] == len(game.history)
+    assert g["lead_changes"][0] == stats.lead_changes(scores_after_turns)          # batched scores == core's
+    assert [int(w) for w in g["winners"][0].split(";")] == game.winners()
+    assert list(t["seats"]["score"]) == game.scores().tolist()
+    assert all(o == 0 for o in t["seats"]["other_points"])                        # sources add up to the score
+    assert len(t["closings"]["market"]) == len(flips)                              # one row per stall flip
+    names = [game.rules.markets[m].name for _, m in flips]
+    assert sorted(t["closings"]["market"]) == sorted(names)
+    for decision, paid in zip(t["closings"]["decision"], t["closings"]["high_paid"]):
+        if decision in high_paid:                                                 # observed at the closing
+            assert paid == high_paid[decision]
+    assert len(t.get("characters", {}).get("character", ())) == characters == int(game.char_played.sum())
+
+
+def test_recorder_character_rows_measure_the_power():
+    """Vizier scores 2 per gift type owned (RULES.md 6): its row shows those points, and the score
+    gain is net of the seal spent (3 points, RULES.md 5)."""
+    found = 0
+    for seed in range(40):
+        game, t, _ = _recorded(4, seed)
+        ch = t.get("characters")
+        if not ch:
+            continue
+        for name, points, gain in zip(ch["character"], ch["points_gained"], ch["score_gain"]):
+            if name == "Vizier":
+                assert points % 2 == 0 and gain == points - 3
+                found += 1
+            if name == "Treasurer":
+                assert points == 0
+    assert found > 0
+
+
+def test_gift_rows_add_up_to_the_seats():
+    game, t, _ = _recorded(4, 11)
+    by_seat = {s: 0 for s in range(4)}
+    for seat, points in zip(t["gifts"]["seat"], t["gifts"]["points"]):
+        by_seat[seat] += points
+    assert [by_seat[s] for s in range(4)] == list(t["seats"]["gift_points"])
+    assert sum(t["gifts"]["cards_bought"]) == sum(t["seats"]["cards_bought"])
+    paid_bids = sum(b for b, p, c in zip(t["closings"]["winning_bid"], t["closings"]["high_paid"],
+                                         t["closings"]["high_cards"]) if p and c)
+    assert sum(t["seats"]["deben_paid"]) >= paid_bids
+
+
+# ------------------------------------------------------------- restricted play
+@pytest.mark.parametrize("restriction", [Restriction("character", "Thief"), Restriction("market", "Louqsor"),
+                                         Restriction("character", "Scribe +2")])
+def test_restricted_bot_never_uses_the_forbidden_option_when_it_has_a_choice(restriction):
+    for seed in range(6):
+        game = NefertitiGame(4, seed=seed)
+        forbidden = restriction.actions(game.rules)
+        bots = [make_bot("random", seed=seed * 10 + s) for s in range(4)]
+        bots[1] = RestrictedBot(make_bot("random", seed=seed), restriction)
+        while not game.is_over():
+            seat = game.current_player
+            legal = game.legal_actions()
+            action = bots[seat].act(game, seat)
+            if seat == 1 and any(a not in forbidden for a in legal):
+                assert action not in forbidden
+            game.apply(action)
+    assert forbidden
+
+
+def test_restriction_names_are_checked_against_the_ruleset():
+    rules = NefertitiGame(4, seed=0).rules
+    assert Restriction("market", "Gizeh").problem(rules) is None
+    assert "unknown market 'Cairo'" in Restriction("market", "Cairo").problem(rules)
+    assert Restriction("character", "Thief").label == "no Thief"
+
+
+# ------------------------------------------------------------- config
+GOOD = {"seed": 3, "games": 6, "player_counts": [3, 4],
+        "lineups": {3: ["random"] * 3, 4: ["random"] * 4},
+        "rulesets": {"default": "default", "cheap_gold": str(ROOT / "configs/rulesets/cheap_gold.toml")},
+        "restricted": {"games": 4, "player_counts": [4], "bot": "random",
+                       "forbid": [{"character": "Thief"}, {"market": "Louqsor"}]}}
+
+
+def test_config_reports_every_problem_at_once():
+    bad = {**GOOD, "gmaes": 5, "games": 0, "setup": "expert", "player_counts": [3, 4, 9],
+           "lineups": {3: ["random", "nobody", "random"], 4: ["random"] * 3},
+           "rulesets": {"default": "default", "mine": "missing.toml"},
+           "restricted": {**GOOD["restricted"], "forbid": [{"character": "Pharaoh"}], "colour": "red"}}
+    with pytest.raises(config.ConfigError) as err:
+        config.parse(bad, "bad.yaml")
+    keys = [k for k, _ in err.value.problems]
+    for key in ("gmaes", "games", "setup", "player_counts", "lineups.3", "lineups.4", "rulesets.mine",
+                "restricted.forbid[0]", "restricted.colour"):
+        assert key in keys, key
+    text = str(err.value)
+    assert "bad.yaml" in text and "'nobody'" in text and "Pharaoh" in text and "[9]" in text
+
+
+def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
+    real = config.NefertitiGame
+
+    def fake(num_players, **kw):
+        if num_players == 5:
+            raise NotImplementedError("2 and 5 players come with the expansion rules")
+        return real(num_players, **kw)
+
+    monkeypatch.setattr(config, "NefertitiGame", fake)
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "player_counts": [4, 5], "lineups": {4: ["random"] * 4, 5: ["random"] * 5}})
+    assert ("player_counts", "5 players are not supported by the rules core yet: 2 and 5 players come with "
+            "the expansion rules") in err.value.problems
+
+
+def test_config_round_trip():
+    cfg = config.parse(GOOD)
+    assert config.parse(cfg.to_dict()) == config.parse(GOOD)
+    assert cfg.baseline == "default" and cfg.restricted.forbid[1] == Restriction("market", "Louqsor")
+
+
+# ------------------------------------------------------------- CLI
+def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
+    assert main(["balance", "--config", str(tmp_path / "none.yaml")]) == 2
+    assert "not found" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\ngames: -1\nplayer_counts: [4]\nlineups: {4: [random, random, random, random]}\n"
+                   "rulesets: {default: default}\nspeed: fast\n")
+    assert main(["balance", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "games: must be an integer >= 1" in err and "speed: unknown key" in err and "Traceback" not in err
+    good = tmp_path / "good.yaml"
+    good.write_text("seed: 1\ngames: 2\nplayer_counts: [4]\nlineups: {4: [random, random, random, random]}\n"
+                    "rulesets: {default: default}\n")
+    assert main(["balance", "--config", str(good), "--workers", "0"]) == 2
+    assert "workers" in capsys.readouterr().err
+    assert main(["balance", "--report-only", str(tmp_path)]) == 2
+
+
+def test_cli_help_explains(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["balance", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    for word in ("--config", "--workers", "--report-only", "report.md", "games.csv", "whatever --workers"):
+        assert word in text
+
+
+# ------------------------------------------------------------- a whole study
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """A small two-ruleset study with restricted play, run with 1 and with 2 workers."""
+    folders = []
+    for workers in (1, 2):
+        out = tmp_path_factory.mktemp(f"study{workers}")
+        cfg = config.parse({**GOOD, "games": 12, "out": str(out)})
+        runner.run(cfg, workers=workers, progress=False)
+        report.write(out)
+        folders.append(out)
+    return folders
+
+
+def test_same_seed_same_tables_and_report_whatever_the_workers(study):
+    one, two = study
+    for name in [*(f"{t}.csv" for t in tables.COLUMNS), "report.md", "seats.png"]:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+def test_study_tables_cover_every_arm_and_ruleset(study):
+    tabs = tables.read_all(study[0])
+    g = tabs["games"]
+    assert tables.rows(g) == 2 * (12 + 12) + 3 * 4           # 2 rulesets x (3p + 4p) + 3 restricted arms
+    assert set(g["arm"].tolist()) == {"main", "control", "no Thief", "no market Louqsor"}
+    no_thief = tables.where(tabs["characters"], arm="no Thief", character="Thief")
+    assert not any(s == game % 4 for s, game in zip(no_thief["seat"], no_thief["game"]))
+    seats = tables.where(tabs["seats"], arm="main", ruleset="default", players=4)
+    assert sorted(seats["position"][seats["game"] == 0].tolist()) == [0, 1, 2, 3]
+    assert np.allclose(np.bincount(seats["game"], weights=seats["win"]), 1)   # one win per game, shared or not
+
+
+def test_report_has_every_section_and_figure(study):
+    text = (study[0] / "report.md").read_text()
+    for heading in ("## 1. Seat fairness", "## 2. Gifts", "## 3. Characters", "### Restricted play",
+                    "## 4. Markets", "## 5. Game length", "## 6. Ruleset comparison", "`cheap_gold` vs `default`"):
+        assert heading in text, heading
+    for png in ("seats", "gifts", "characters", "restricted", "markets", "game_shape", "rulesets"):
+        assert f"({png}.png)" in text and (study[0] / f"{png}.png").stat().st_size > 1000
+
+
+def test_seat_fairness_counts_match_the_games_table(study):
+    tabs = tables.read_all(study[0])
+    c = analysis.cell(tabs, "main", "default", 3)
+    f = analysis.seat_fairness(c, 3)
+    assert f["games"] == 12 and sum(p["wins"] for p in f["positions"]) == pytest.approx(12)
+    positions = (c["seats"]["position"][c["seats"]["rank"] == 1]).tolist()
+    if all(";" not in w for w in c["games"]["winners"]):         # no shared win: plain counts
+        assert [p["wins"] for p in f["positions"]] == [positions.count(p) for p in range(3)]
+    assert f["balance"][0] == pytest.approx(stats.balance_score([p["win_rate"][0] for p in f["positions"]]))
+
+
+def test_notebook_runs_on_a_study(study):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.read(ROOT / "notebooks" / "balance.ipynb", as_version=4)
+    os.environ["BALANCE_STUDY"] = str(study[0])
+    try:
+        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+    finally:
+        del os.environ["BALANCE_STUDY"]
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert sum("image/png" in o.get("data", {}) for o in outputs) >= 4
