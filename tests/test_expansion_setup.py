@@ -76,8 +76,6 @@ def test_s1_memphis_is_forced_on_with_5_players():
     assert NefertitiGame(num_players=5, memphis=True).options["memphis"] is True
 
 
-@pytest.mark.xfail(reason="core bug: memphis is not validated: memphis='no' silently switches the Port of Memphis "
-                          "on (bool('no') is True)", strict=True)
 def test_s1_bad_memphis_value_raises():
     """Brief, bad input: memphis must be True, False or None; a string is refused, naming the option."""
     with pytest.raises(ValueError, match="memphis"):
@@ -217,8 +215,6 @@ def test_s6_bad_characters_option_raises_naming_the_problem(characters, message)
         NefertitiGame(num_players=4, characters=characters)
 
 
-@pytest.mark.xfail(reason="core bug: characters=5 raises TypeError ('int' object is not iterable) instead of a "
-                          "ValueError naming the option", strict=True)
 def test_s6_characters_option_of_the_wrong_type_raises_value_error():
     """Brief: a bad `characters` value (not a name nor a list) raises ValueError naming the option."""
     with pytest.raises(ValueError, match="characters"):

@@ -275,9 +275,6 @@ def test_s4_tutor_with_a_short_reserve_chooses_the_reserves_one_by_one():
     assert g.res_market == -1 and g.tutors[:2].tolist() == [2, 2] and g.servants[RED] == 4
 
 
-@pytest.mark.xfail(reason="core bug: Reserves chosen in an earlier short tutor distribution stay in "
-                          "`tutor_given`, so a later tutor takes fewer Deben (no Memphis) or sends some out of the "
-                          "game (Memphis)", strict=True)
 @pytest.mark.parametrize("memphis", [False, True])
 def test_s4_every_tutor_puts_one_deben_on_each_other_reserve_after_a_short_distribution(memphis):
     """RULES.md §1/§4: a tutor takes 3 (4) Deben and puts exactly 1 on each other Reserve, whatever an earlier
