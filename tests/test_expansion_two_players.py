@@ -316,6 +316,18 @@ def test_s4_tutor_takes_a_card_for_the_neutral_player_and_its_seal_goes_to_the_s
     assert holdings(g, RED) == {"harp": 1, "chair": 1}
 
 
+def test_s7_a_papyrus_taken_by_a_tutor_brings_no_seal_to_the_neutral_player():
+    """RULES.md §7/§8: the neutral player holds no seals: a papyrus a tutor takes leaves the seal in the supply."""
+    g = two(memphis=True, cards={GIZEH: ["statuette", "papyrus", "chair", "gold"]})
+    put(g, GIZEH, 6, RED)
+    put_tutor(g, GIZEH, 3, BLACK)
+    act(g, "place Akhet-Aton 0", "place Gizeh 2", "card upper")
+    supply = g.seal_supply
+    act(g, "card 1")
+    assert holdings(g, NEUTRAL) == {"papyrus": 1}
+    assert g.seal_supply == supply and g.seals[NEUTRAL] == 0
+
+
 def test_s8_tutors_return_to_their_owners():
     """RULES.md §8: after the resolution each tutor goes back to the player who placed it."""
     g = gizeh_with_tutor()
