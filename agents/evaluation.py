@@ -24,6 +24,7 @@ from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_S
 
 TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
 SINGLE, EXTRA = 2, 3          # square symbols (core/limits.py SYMBOLS)
+MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Tables:
         top = max(v[0] for v in self.values)
         self.rarity = [v[0] / top for v in self.values]
         self.num_types = rules.num_types
+        self.num_kinds = rules.num_kinds
 
 
 _TABLES: dict[int, tuple[object, Tables]] = {}
@@ -183,7 +185,7 @@ class Position:
         order = [v for v in range(game.occ.shape[1] - 1, -1, -1) if 0 <= game.occ[m, v] < TUTOR]
         if not order:
             return
-        cards = {k: int(c) for k, c in enumerate(game.slots[m].tolist()) if c >= 0 and not game.face_down[m, k]}
+        cards = face_up_gifts(game, m)
         seal_on = bool(game.seal_on[m]) and m != MEMPHIS
         reserve = int(game.reserve[m])
         for i, v in enumerate(order):
@@ -193,7 +195,7 @@ class Position:
             if i == 0:
                 self.pay(p, v)
                 reserve += v
-                symbol = int(game.square_symbol[m, game.side[m], v])
+                symbol = int(game.square_symbol[m, game.side[m], v]) if m != MEMPHIS else MEMPHIS_HIGH
                 for k in self.high_choice(p, cards, seal_on, symbol):
                     self.give(p, cards.pop(k), seal=k == 0 and seal_on)
                 continue
@@ -217,6 +219,8 @@ class Position:
                        reverse=True)
         if symbol == SINGLE:
             return [gains[0][1]] if gains else []
+        if symbol == MEMPHIS_HIGH:
+            return [k for _, k in gains[:2]]
         lower = [(g, k) for g, k in gains if k != 0]
         upper = [(g, k) for g, k in gains if k == 0]
         two = lower[:2]
@@ -229,6 +233,12 @@ class Position:
         if symbol == EXTRA:
             take += [k for _, k in rest]
         return take
+
+
+def face_up_gifts(game, m: int) -> dict[int, int]:
+    """{card place: gift kind} of the face-up gifts above market m (not the Roaming Thief card)."""
+    n = tables(game.rules).num_kinds
+    return {k: c for k, c in enumerate(game.slots[m].tolist()) if 0 <= c < n and not game.face_down[m, k]}
 
 
 def provisional(game) -> tuple[Position, Position]:
@@ -285,28 +295,34 @@ def quick_action(game, rng: np.random.Generator) -> int:
         return legal[0]
     ph = game.phase
     if ph == PH_HIGH or ph == PH_OTHER:
-        return _resolution_choice(game, legal)
-    if ph == PH_SHAME:
+        choice = _resolution_choice(game, legal)
+        if choice in legal:
+            return choice
+    kinds = [a for a in legal if A.KIND <= a < A.KIND + tables(game.rules).num_kinds]
+    if ph == PH_SHAME and kinds:
         pos, p = Position(game), game.actor
-        return max(legal, key=lambda a: pos.margin_gain(p, pos.card_deltas(p, a - A.KIND, sign=-1)))
+        return max(kinds, key=lambda a: pos.margin_gain(p, pos.card_deltas(p, a - A.KIND, sign=-1)))
     return legal[int(rng.integers(len(legal)))]
 
 
 def _resolution_choice(game, legal: list[int]) -> int:
     pos, p, m = Position(game), game.actor, game.res_market
     seal_on = bool(game.seal_on[m]) and m != MEMPHIS
-    gains = {a: pos.card_gain(p, int(game.slots[m, a - A.CARD]), seal=a == A.CARD and seal_on)
+    gifts = face_up_gifts(game, m)
+    gains = {a: pos.card_gain(p, gifts[a - A.CARD], seal=a == A.CARD and seal_on) if a - A.CARD in gifts else 0.0
              for a in legal if A.CARD <= a < A.CARD + game.slots.shape[1]}
     if game.phase == PH_OTHER:
         bid = game.res_order[game.res_pos]
         best = max(gains, key=gains.get, default=A.TAKE_HALF)
+        if A.TAKE_HALF not in legal:
+            return best
         half = (int(game.reserve[m]) + 1) // 2
         return best if best != A.TAKE_HALF and gains[best] - bid / 2 > half / 2 else A.TAKE_HALF
-    cards = {a - A.CARD: int(game.slots[m, a - A.CARD]) for a in gains}
+    cards = {a - A.CARD: gifts[a - A.CARD] for a in gains if a - A.CARD in gifts}
     symbol = int(game.square_symbol[m, game.side[m], game.res_order[game.res_pos]])
-    if game.res_stage == 0 and m != MEMPHIS:
+    if game.res_stage == 0 and m != MEMPHIS and cards:
         return A.CARD + pos.high_choice(p, cards, seal_on, symbol)[0]
-    return max(gains, key=gains.get)
+    return max(gains, key=gains.get, default=-1)
 
 
 def settle(game, rng: np.random.Generator) -> None:

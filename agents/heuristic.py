@@ -46,9 +46,9 @@ class HeuristicBot(Agent):
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
         legal = game.legal_actions()
         legal = [legal[i] for i in self.rng.permutation(len(legal))]
-        base = determinize(game, self.rng)
+        base = determinize(game, seat, self.rng)
         if game.phase == PH_CHARACTER:
-            return {a: self._static(base, a, seat) for a in legal}
+            return self._character_choices(base, legal, seat)
         values = {a: self._value(base, a, seat) for a in legal if not A.CHARACTER <= a < A.MARKET}
         if len(values) < len(legal):
             # a character is followed by the placement: credit it with the best placement's gain
@@ -66,7 +66,7 @@ class HeuristicBot(Agent):
         if g.deck_pos == base.deck_pos and not rolls_dice(base, action):
             return value
         for _ in range(self.samples - 1):                  # chance happened: average over other draws
-            g = determinize(base, self.rng)
+            g = determinize(base, seat, self.rng)
             g.apply(action)
             settle(g, self.rng)
             value += seat_value(g, seat, self.weights)
@@ -77,12 +77,21 @@ class HeuristicBot(Agent):
         g.apply(action)
         return seat_value(g, seat, self.weights)
 
+    def _character_choices(self, base, legal: list[int], seat: int) -> dict[int, float]:
+        """Values of a power's choices; `done` wins ties, so repeatable choices (Oracle swaps,
+        Trader exchanges) are made only while they strictly improve the position."""
+        values = {a: self._static(base, a, seat) for a in legal}
+        if A.DONE in values:
+            values[A.DONE] += 1e-6
+        return values
+
     def _character_value(self, base, action: int, seat: int) -> float:
         """Value after playing the character with its choices made greedily (before placing)."""
         g = base.clone()
         g.apply(action)
         while g.phase == PH_CHARACTER:
-            g.apply(max(g.legal_actions(), key=lambda a: self._static(g, a, seat)))
+            values = self._character_choices(g, g.legal_actions(), seat)
+            g.apply(max(values, key=values.get))
         return seat_value(g, seat, self.weights)
 
 

@@ -1,11 +1,12 @@
 """What a seat cannot know: the order of the undrawn deck and the dice to come.
 
 The multiset of undrawn cards is public (deck composition minus every card seen),
-but their order is not, and the Akhenaton card is known only to lie among the last
-`rules.setup["akhenaton_among_last"]` places. Lookahead bots search on
-`determinize(game, rng)`: a clone whose undrawn deck is rebuilt from the sorted
-multiset (so the true order cannot leak, even through the seed of the shuffle) and
-whose generator (dice) is reseeded from the bot's own generator.
+but their order is not (except the cards a seat saw with the Oracle), and the
+Akhenaton card is known only to lie among the last `rules.setup["akhenaton_among_last"]`
+places. Lookahead bots search on `determinize(game, seat, rng)`: a clone whose unseen
+deck cards are first sorted (so the true order cannot leak, not even through the
+shuffle) and then dealt again by `game.resample_hidden`, and whose generator (dice)
+is reseeded from the bot's own generator.
 """
 from __future__ import annotations
 
@@ -15,29 +16,15 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.limits import NUM_BIDS
 
 
-def determinize(game, rng: np.random.Generator):
-    """A clone of `game` with the hidden deck order and future dice re-sampled from `rng`."""
+def determinize(game, seat: int, rng: np.random.Generator):
+    """A clone of `game` with what `seat` cannot know (deck order, future dice) re-sampled from `rng`."""
     g = game.clone()
-    resample_deck(g, rng)
+    known = g.known_cards(seat)
+    unseen = [pos for pos in range(g.deck_pos, len(g.deck)) if pos not in known]
+    g.deck[unseen] = np.sort(g.deck[unseen])
+    g.resample_hidden(seat, rng)
     g.rng.bit_generator.state = np.random.PCG64(int(rng.integers(2**63))).state
     return g
-
-
-def resample_deck(g, rng: np.random.Generator) -> None:
-    """Shuffle `g.deck[g.deck_pos:]` in place, Akhenaton among the last places still undrawn."""
-    rest = np.sort(g.deck[g.deck_pos:])
-    if rest.size < 2:
-        return
-    akhenaton = rest == g.kind_akhenaton
-    gifts = rest[~akhenaton]
-    rng.shuffle(gifts)
-    if not akhenaton.any():
-        g.deck[g.deck_pos:] = gifts
-        return
-    size = len(g.deck)
-    first = max(g.deck_pos, size - g.rules.setup["akhenaton_among_last"])
-    at = int(rng.integers(first, size)) - g.deck_pos
-    g.deck[g.deck_pos:] = np.insert(gifts, at, g.kind_akhenaton)
 
 
 def rolls_dice(game, action: int) -> bool:

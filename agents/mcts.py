@@ -16,12 +16,15 @@ decisions at random and every market resolution with `evaluation.quick_action`.
 The root is guided by the one-step heuristic with the same weights: only its
 `width` best actions are searched, each starting with `prior_visits` virtual
 visits at its heuristic value (progressive bias), so the search spends its budget
-checking the plausible moves against the replies of the other seats.
+checking the plausible moves against the replies of the other seats. The choices
+inside a character's power are left to the heuristic.
 """
 from __future__ import annotations
 
 import math
 import time
+
+from nefertiti_env.core.phases import PH_CHARACTER
 
 from .base import Agent
 from .evaluation import TURN_PHASES, Weights, quick_action, seat_values
@@ -76,21 +79,26 @@ class MCTSBot(Agent):
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if game.phase == PH_CHARACTER:
+            return self.guide.act(game, seat)
+        stats = self.search(game, seat)
+        return max(stats, key=stats.get)
+
+    def search(self, game, seat: int) -> dict[int, tuple[int, float]]:
+        """{root action: (visits, mean reward)} after the search from `seat`'s information."""
         values = self.guide.action_values(game, seat)
         ranked = sorted(values, key=values.get, reverse=True)[: self.width or None]
-        if len(ranked) == 1:
-            return ranked[0]
         root = Node(-1)
         for a in ranked:
             root.children[a] = Node(seat, self.prior_visits, self.prior_visits * self._reward(values[a]))
-        if self.seconds is None:
+        if len(ranked) > 1 and self.seconds is None:
             for _ in range(self.iterations):
-                self._iterate(root, ranked, determinize(game, self.rng))
-        else:
+                self._iterate(root, ranked, determinize(game, seat, self.rng))
+        elif len(ranked) > 1:
             deadline = time.perf_counter() + self.seconds
             while time.perf_counter() < deadline:
-                self._iterate(root, ranked, determinize(game, self.rng))
-        return max(ranked, key=lambda a: (root.children[a].visits, root.children[a].total))
+                self._iterate(root, ranked, determinize(game, seat, self.rng))
+        return {a: (n.visits, n.total / n.visits) for a, n in root.children.items()}
 
     def _iterate(self, node: Node, legal: list[int], g) -> None:
         path = []

@@ -1,0 +1,218 @@
+"""Bots: the interface on the core and in the PettingZoo env, legality to the end of a game,
+seeding, the evaluation's scoring, hidden information, the terminal player."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import nefertiti_env
+from agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
+from agents.evaluation import Position, settle
+from agents.hidden import determinize
+from agents.human import HumanBot, QuitGame
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core.scoring import final_scores
+
+FAST = {"mcts": "mcts:iterations=8", "greedy": "greedy:samples=1"}
+
+
+def random_position(seed: int, decisions: int, players: int = 4) -> NefertitiGame:
+    g = NefertitiGame(players, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(decisions):
+        legal = g.legal_actions()
+        g.apply(legal[rng.integers(len(legal))])
+    return g
+
+
+def test_every_bot_plays_legal_moves_to_the_end_on_the_core():
+    specs = [FAST.get(name, name) for name in BOTS]
+    for players, seed in ((4, 1), (3, 2)):
+        lineup = [specs[(i + seed) % len(specs)] for i in range(players)]
+        game = play_game(NefertitiGame(players, seed=seed), [make_bot(s, seed=i) for i, s in enumerate(lineup)])
+        assert game.is_over() and len(game.winners()) >= 1
+
+
+def test_bots_play_in_the_pettingzoo_env():
+    env = nefertiti_env.env(num_players=4)
+    env.reset(seed=5)
+    bots = dict(zip(env.possible_agents, [make_bot(s, seed=i) for i, s in
+                                          enumerate(["random", "mcts:iterations=5", "collector", "banker"])]))
+    policies = {agent: agent_for_env(env, bot) for agent, bot in bots.items()}
+    steps = 0
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, info = env.last()
+        action = policies[agent](observation, agent)
+        if action is not None:
+            assert observation["action_mask"][action] == 1
+            steps += 1
+        env.step(action)
+    game = env.unwrapped.game
+    assert game.is_over() and steps == len(game.history)
+
+
+def test_act_in_env_returns_none_for_a_finished_agent():
+    env = nefertiti_env.env(num_players=3)
+    env.reset(seed=2)
+    bot = make_bot("random", seed=0)
+    while env.agents:
+        env.step(act_in_env(env, bot))
+    assert env.unwrapped.game.is_over()
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "mcts:iterations=10"])
+def test_same_seed_same_decisions(spec):
+    def decisions(seed):
+        game, bot = random_position(3, 30), make_bot(spec, seed=seed)
+        for _ in range(6):
+            game.apply(bot.act(game, game.current_player))
+        return game.history
+
+    assert decisions(7) == decisions(7)
+
+
+def test_make_bot_parses_parameters_and_names_errors():
+    assert parse_spec("mcts:iterations=40:c=1.5") == ("mcts", {"iterations": 40, "c": 1.5})
+    bot = make_bot("mcts:iterations=40", seed=1)
+    assert isinstance(bot, MCTSBot) and bot.iterations == 40 and bot.name == "mcts:iterations=40"
+    with pytest.raises(ValueError, match="unknown bot 'alphazero'.*known: random, greedy"):
+        make_bot("alphazero")
+    with pytest.raises(ValueError, match="bad parameters for bot 'greedy'"):
+        make_bot("greedy:depth=3")
+    with pytest.raises(ValueError, match="must be key=value"):
+        parse_spec("mcts:400")
+
+
+def test_heuristics_beat_three_random_bots():
+    """A real strength check, small: each heuristic wins most of 4 games against random."""
+    for name in ("greedy", "collector", "banker"):
+        wins = 0
+        for seed in range(4):
+            bots = [make_bot("random", seed=seed * 10 + s) for s in range(4)]
+            bots[seed % 4] = make_bot(f"{name}:samples=1", seed=seed)
+            game = play_game(NefertitiGame(4, seed=seed), bots)
+            wins += (seed % 4) in game.winners()
+        assert wins >= 3, name
+
+
+# ---------------------------------------------------------------- evaluation
+def test_position_scores_match_the_core_scoring():
+    """RULES.md §5: the evaluation's score is the core's, with Deben counted as 0.5 each."""
+    for seed in range(6):
+        g = random_position(seed, 40 + 20 * seed)
+        pos = Position(g)
+        core = final_scores(g)[: g.num_players]
+        for p in range(g.num_players):
+            assert pos.score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
+
+
+def test_card_deltas_match_rescoring():
+    """Giving a card in the evaluation changes every score as the core would rescore it."""
+    g = random_position(4, 90)
+    pos = Position(g)
+    for kind in range(g.rules.num_kinds):
+        if not g.rules.kind_count[kind]:
+            continue
+        deltas = pos.card_deltas(1, kind)
+        h = g.clone()
+        h.owned[1, kind] += 1
+        after = final_scores(h)[:4] - final_scores(g)[:4]
+        assert deltas[:4] == pytest.approx(after.tolist()), g.rules.kind_names[kind]
+
+
+# ------------------------------------------------------------ hidden info
+def test_determinize_resamples_only_the_undrawn_order():
+    g = random_position(6, 50)
+    rng = np.random.default_rng(0)
+    among_last = g.rules.setup["akhenaton_among_last"]
+    orders = set()
+    for _ in range(20):
+        d = determinize(g, g.current_player, rng)
+        assert (d.deck[: g.deck_pos] == g.deck[: g.deck_pos]).all()
+        assert sorted(d.deck[g.deck_pos:]) == sorted(g.deck[g.deck_pos:])
+        assert np.flatnonzero(d.deck == g.kind_akhenaton)[0] >= len(d.deck) - among_last
+        assert (d.money == g.money).all() and (d.slots == g.slots).all()
+        orders.add(tuple(d.deck[g.deck_pos:]))
+    assert len(orders) > 15
+
+
+def test_determinize_keeps_what_the_oracle_seat_saw():
+    g = random_position(7, 30)
+    g.oracle_seat, g.oracle_from = 2, len(g.deck) - 5
+    rng = np.random.default_rng(1)
+    bottoms = {tuple(determinize(g, 0, rng).deck[-5:]) for _ in range(10)}
+    assert all((determinize(g, 2, rng).deck[-5:] == g.deck[-5:]).all() for _ in range(10))
+    assert len(bottoms) > 1
+
+
+def _other_hidden_order(g: NefertitiGame, seed: int) -> NefertitiGame:
+    """The same public position with a different undrawn deck order and different future dice."""
+    h = g.clone()
+    rng = np.random.default_rng(seed)
+    while (h.deck == g.deck).all():
+        h.resample_hidden(g.current_player, rng)
+    h.rng.bit_generator.state = np.random.PCG64(seed).state
+    return h
+
+
+def closing_position(seed: int) -> NefertitiGame:
+    """A random position at a turn where some placement closes a market (so cards are drawn next)."""
+    g = random_position(seed, 20)
+    while True:
+        legal = g.legal_actions()
+        drawing = 0
+        for a in legal:
+            h = g.clone()
+            h.apply(a)
+            settle(h, np.random.default_rng(0))
+            drawing += h.deck_pos > g.deck_pos
+        if len(legal) >= 5 and drawing:
+            return g
+        g.apply(legal[seed % len(legal)])
+
+
+def test_determinisation_depends_only_on_public_information():
+    for seed in (8, 9, 10):
+        g = closing_position(seed)
+        h = _other_hidden_order(g, seed)
+        seat = g.current_player
+        d, e = determinize(g, seat, np.random.default_rng(1)), determinize(h, seat, np.random.default_rng(1))
+        assert (d.deck == e.deck).all() and d.rng.bit_generator.state == e.rng.bit_generator.state
+
+
+@pytest.mark.parametrize("spec", ["mcts:iterations=40", "greedy", "banker"])
+def test_decisions_ignore_the_hidden_deck_order(spec):
+    """Two games differing only in what no seat can know get the same action values (heuristics)
+    or root statistics (search) from the same bot seed, hence the same decision."""
+    for seed in (8, 9, 10):
+        g = closing_position(seed)
+        h = _other_hidden_order(g, seed)
+        assert (g.deck[g.deck_pos:] != h.deck[h.deck_pos:]).any()
+        look = "search" if spec.startswith("mcts") else "action_values"
+        seat = g.current_player
+        assert getattr(make_bot(spec, seed=3), look)(g, seat) == getattr(make_bot(spec, seed=3), look)(h, seat)
+
+
+# ------------------------------------------------------------------- human
+def test_human_reads_numbers_and_text_and_answers_bad_input():
+    g = NefertitiGame(4, seed=2)
+    legal = g.legal_actions()
+    out = io.StringIO()
+    human = HumanBot(stdin=io.StringIO("foo\n99\nplace Nowhere 3\nmoves\n2\n"), stdout=out)
+    assert human.act(g, g.current_player) == legal[1]
+    text = out.getvalue()
+    assert "cannot read 'foo'" in text and "no move number 99" in text and "unknown market 'nowhere'" in text
+    assert f"2) {g.action_to_string(legal[1])}" in text
+
+    name = g.action_to_string(legal[-1])
+    human = HumanBot(stdin=io.StringIO(f"take half\n{name.upper()}\n"), stdout=io.StringIO())
+    assert human.act(g, g.current_player) == legal[-1]
+
+
+def test_human_quits_on_quit_or_end_of_input():
+    g = NefertitiGame(3, seed=1)
+    for text in ("quit\n", ""):
+        with pytest.raises(QuitGame):
+            HumanBot(stdin=io.StringIO(text), stdout=io.StringIO()).act(g, g.current_player)
