@@ -238,7 +238,7 @@ def compare(base: dict[str, Table], other: dict[str, Table], n: int, seed: int =
     wa, wb = win_matrix(base["seats"], n), win_matrix(other["seats"], n)
     for pos in range(n):
         pa, pb = fa["positions"][pos], fb["positions"][pos]
-        add(f"win rate, position {pos}", pa["win_rate"], pb["win_rate"],
+        add(f"win rate, position {pos + 1}", pa["win_rate"], pb["win_rate"],
             diff_proportions(pb["wins"], pb["games"], pa["wins"], pa["games"]))
     if wa.shape == wb.shape and wa.size:
         stat = lambda idx: balance_score(wb[idx].mean(axis=0)) - balance_score(wa[idx].mean(axis=0))  # noqa: E731

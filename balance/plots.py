@@ -56,24 +56,22 @@ def gifts(sources: dict[int, list[dict]], economy: dict[int, list[dict]]) -> Fig
     """Share of points by source, Deben paid per point by gift type, monopoly frequency."""
     counts = sorted(sources)
     fig, (axes,) = _grid(1, 3, 15, 4.5)
-    names = [r["source"] for r in sources[counts[0]]]
+    names = list(dict.fromkeys(r["source"] for n in counts for r in sources[n]))
+    types = list(dict.fromkeys(r["type"] for n in counts for r in economy[n]))
     width = 0.8 / len(counts)
     for i, n in enumerate(counts):
         share = {r["source"]: r["share"] for r in sources[n]}
-        axes[0].bar(np.arange(len(names)) + i * width, [share.get(k, 0) for k in names], width, label=f"{n}p")
         eco = {r["type"]: r for r in economy[n]}
-        types = [r["type"] for r in economy[counts[0]]]
+        axes[0].bar(np.arange(len(names)) + i * width, [share.get(k, 0) for k in names], width, label=f"{n}p")
         axes[1].bar(np.arange(len(types)) + i * width, [eco[t]["deben_per_point"] if t in eco else 0 for t in types],
                     width, label=f"{n}p")
         _bars(axes[2], types, [eco[t]["monopoly"] if t in eco else (0, 0, 0) for t in types], offset=i * width,
               width=width, label=f"{n}p")
-        axes[1].set_xticks(np.arange(len(types)) + 0.4 - width / 2, types, rotation=45)
-        axes[2].set_xticks(np.arange(len(types)) + 0.4 - width / 2, types, rotation=45)
-    axes[0].set_xticks(np.arange(len(names)) + 0.4 - width / 2, names, rotation=45)
-    axes[0].set_title("share of all points by source")
-    axes[1].set_title("Deben paid per point, by gift type")
-    axes[2].set_title("games ending in a monopoly, by type")
-    for ax in axes:
+    for ax, labels, title in ((axes[0], names, "share of all points by source"),
+                              (axes[1], types, "Deben paid per point, by gift type"),
+                              (axes[2], types, "games ending in a monopoly, by type")):
+        ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2, labels, rotation=45)
+        ax.set_title(title)
         ax.legend()
     fig.tight_layout()
     return fig

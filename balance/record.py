@@ -25,10 +25,12 @@ from agents.stats import ranks_of
 from .stats import lead_change_rows
 
 COIN = 1
+CONDITIONS = {"bid_sum": "bid sum {total}", "connected_group": "group of {size}", "line": "line of {length}",
+              "count": "{count} servants", "diagonal": "diagonal"}
 
 
 def snapshot_scores(rules, owned, money, seals, points) -> np.ndarray:
-    """Scores now, as `scoring.base_scores`, for stacked snapshots at once.
+    """Scores now (before end-of-game rank bonuses), as `scoring.base_scores`, for stacked snapshots.
 
     owned: [snapshots, owners, kinds]; money, seals, points: [snapshots, owners].
     Gifts by owner count (the neutral player's row counts as an owner), plus
@@ -57,9 +59,7 @@ def condition(closing, bits: int, v: int, row) -> str:
         return f"{p['count']} servants" if count >= p["count"] else f"{p['colours']} colours"
     if kind == "square_or_count":
         return f"square {p['square']}" if bits >> p["square"] & 1 else f"{p['count']} servants"
-    return {"bid_sum": lambda: f"bid sum {p['total']}", "connected_group": lambda: f"group of {p['size']}",
-            "line": lambda: f"line of {p['length']}", "count": lambda: f"{p['count']} servants"
-            }.get(kind, lambda: kind)()
+    return CONDITIONS[kind].format(**p) if kind in CONDITIONS else kind
 
 
 class _Closing:
