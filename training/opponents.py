@@ -1,0 +1,66 @@
+"""The opponent pool: who plays the learner's opponents, drawn per episode and seat.
+
+A kind is a bot spec (`agents.make_bot`: "random", "greedy:samples=1", ...) or
+"snapshot": a frozen past version of the learner, saved as a policy file and
+played by `PPOAgent`. Every environment worker holds its own pool; the trainer
+adds each new snapshot to all of them and saves `state()` in its checkpoints.
+Draws come from the generator passed in (the environment's, seeded), so the same
+seed gives the same opponents.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from agents import Agent, make_bot
+from agents.ppo import PPOAgent
+
+from .config import SNAPSHOT
+
+
+class OpponentPool:
+    """Opponent kinds with sampling weights, plus the list of learner snapshots (newest last).
+
+    weights: kind -> weight (normalised here).
+    snapshots: policy files of past learners; only the newest `max_snapshots` are kept.
+    snapshot_deterministic: snapshots play their most likely action instead of sampling.
+    """
+
+    def __init__(self, weights: dict[str, float], snapshots=(), max_snapshots: int = 20,
+                 snapshot_deterministic: bool = False):
+        self.kinds = list(weights)
+        total = float(sum(weights.values()))
+        self.probs = np.array([weights[k] / total for k in self.kinds])
+        self.max_snapshots = max_snapshots
+        self.snapshot_deterministic = snapshot_deterministic
+        self.snapshots: list[str] = []
+        self._loaded: dict[str, PPOAgent] = {}
+        for path in snapshots:
+            self.add_snapshot(path)
+
+    def add_snapshot(self, path: str) -> None:
+        """Add a learner snapshot (policy file); the oldest leaves once there are more than max_snapshots."""
+        self.snapshots = (self.snapshots + [str(path)])[-self.max_snapshots:]
+        self._loaded = {p: bot for p, bot in self._loaded.items() if p in self.snapshots}
+
+    def sample_kind(self, rng: np.random.Generator) -> str:
+        return self.kinds[int(rng.choice(len(self.kinds), p=self.probs))]
+
+    def sample(self, rng: np.random.Generator) -> Agent:
+        """A seeded opponent for one seat of one episode."""
+        kind = self.sample_kind(rng)
+        seed = int(rng.integers(2**63))
+        if kind != SNAPSHOT:
+            return make_bot(kind, seed=seed)
+        if not self.snapshots:
+            raise RuntimeError("the opponent pool drew 'snapshot' but holds no learner snapshot yet")
+        path = self.snapshots[int(rng.integers(len(self.snapshots)))]
+        bot = self._loaded.get(path)
+        if bot is None:
+            bot = self._loaded[path] = PPOAgent(path, deterministic=self.snapshot_deterministic)
+        bot.reset(seed)
+        return bot
+
+    def state(self) -> dict:
+        """What a checkpoint needs to rebuild this pool (`OpponentPool(**state)`)."""
+        return {"weights": dict(zip(self.kinds, self.probs.tolist())), "snapshots": list(self.snapshots),
+                "max_snapshots": self.max_snapshots, "snapshot_deterministic": self.snapshot_deterministic}

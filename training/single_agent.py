@@ -1,0 +1,92 @@
+"""The single-agent view of a Nefertiti table that SB3 trains on.
+
+Each episode the learner takes a seat drawn at random; the other seats are played
+inside the environment by opponents from an `OpponentPool`. `step(action)` applies
+the learner's decision, then lets the opponents decide until the learner must
+decide again (`game.current_player == seat`: during a market resolution that can
+happen on another seat's turn, since each servant's owner chooses) or the game
+ends. So every transition is the learner's own, and the learner's terminal reward
+arrives on its own last transition even when an opponent made the game's last
+move (unlike PettingZoo's SB3 tutorial, which hands the mover's reward to the next
+player's observation). Rewards before the end are 0.
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
+from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observe
+from nefertiti_env.env.aec import final_rewards
+
+from .opponents import OpponentPool
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
+
+    Observation: the encoder's float32 vector from the learner's seat. Action: the
+    flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the legal ones.
+    reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
+    Other keywords are game options for NefertitiGame. `reset(options={"game": g,
+    "seat": s})` starts from a given position instead of a new game.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
+                 opponents: OpponentPool | None = None, **options):
+        self.reward = reward
+        self.opponents = opponents if opponents is not None else OpponentPool({"random": 1.0})
+        self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
+        self.num_players = num_players
+        self.observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game: NefertitiGame | None = None
+        self.seat = -1
+        self.bots: dict = {}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        options = options or {}
+        if "game" in options:
+            self.game = options["game"]
+            self.seat = int(options["seat"])
+        else:
+            self.game = NefertitiGame(seed=int(rng.integers(2**63)), **self._game_args)
+            self.seat = int(rng.integers(self.num_players))
+        self.bots = {s: self.opponents.sample(rng) for s in range(self.game.num_players) if s != self.seat}
+        self._play_opponents()
+        return observe(self.game, self.seat), {"seat": self.seat,
+                                               "opponents": {s: bot.name for s, bot in self.bots.items()}}
+
+    def step(self, action):
+        game = self.game
+        if game is None or game.current_player != self.seat:
+            raise RuntimeError("step() called after the episode ended (or before reset()): call reset()")
+        try:
+            game.apply(int(action))
+        except IllegalActionError as err:
+            raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None
+        self._play_opponents()
+        if not game.is_over():
+            return observe(game, self.seat), 0.0, False, False, {}
+        reward = float(final_rewards(game, self.reward)[self.seat])
+        info = {"win": self.seat in game.winners(), "score": int(game.scores()[self.seat])}
+        return observe(game, self.seat), reward, True, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO asks for this)."""
+        return self.game.legal_action_mask().astype(bool)
+
+    def add_snapshot(self, path: str) -> None:
+        """Add a learner snapshot to this environment's opponent pool (called in every worker)."""
+        self.opponents.add_snapshot(path)
+
+    def _play_opponents(self) -> None:
+        game = self.game
+        while not game.is_over() and game.current_player != self.seat:
+            seat = game.current_player
+            game.apply(self.bots[seat].act(game, seat))
