@@ -1,0 +1,78 @@
+"""A trained MaskablePPO policy as a bot, so trained agents enter tournaments like any other.
+
+`PPOAgent(path)` loads a saved model (`.zip`: a checkpoint or a run's
+`final_model.zip`), a run folder (its final model) or a bare policy file (`.pt`,
+what the opponent pool's snapshots are). It observes its seat with the same encoder
+as training and chooses among the legal actions only. Sampled actions
+(`deterministic=False`) come from the bot's own seeded generator, so the same
+seed gives the same decisions. torch and sb3-contrib load on first use.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from nefertiti_env.encoding import observe
+
+from .base import Agent
+
+
+def load_policy(path: str | Path):
+    """The MaskableActorCriticPolicy stored at `path` (checkpoint zip, run folder or policy file), on CPU."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "final_model.zip"
+    if not path.is_file():
+        raise FileNotFoundError(f"no PPO model at {path}")
+    if path.suffix == ".zip":
+        policy = MaskablePPO.load(path, device="cpu").policy
+    else:
+        policy = MaskableActorCriticPolicy.load(str(path), device="cpu")
+    policy.set_training_mode(False)
+    return policy
+
+
+class PPOAgent(Agent):
+    """Plays a trained policy: the most likely legal action, or one sampled from its probabilities.
+
+    path: a saved model `.zip`, a run folder or a policy `.pt` file.
+    deterministic: 1 (default) plays the most likely action, 0 samples.
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None):
+        super().__init__(seed)
+        self.path = str(path)
+        self.deterministic = bool(deterministic)
+        self.policy = load_policy(path)
+
+    def probabilities(self, game, seat: int) -> np.ndarray:
+        """The policy's probability of each action (zero for illegal ones) for `seat` now."""
+        logits = self.logits(game, seat)
+        legal = game.legal_action_mask().astype(bool)
+        p = np.zeros_like(logits)
+        p[legal] = np.exp(logits[legal] - logits[legal].max())
+        return p / p.sum()
+
+    def logits(self, game, seat: int) -> np.ndarray:
+        """The actor's raw scores of every action (legal or not); the actor network alone, no
+        torch distribution objects, which cost more than the network at batch size 1."""
+        import torch
+
+        policy = self.policy
+        with torch.no_grad():
+            features = policy.pi_features_extractor(torch.as_tensor(observe(game, seat))[None])
+            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
+
+    def act(self, game, seat: int) -> int:
+        if self.deterministic:
+            logits = self.logits(game, seat)
+            legal = game.legal_actions()
+            return legal[int(np.argmax(logits[legal]))]
+        probs = self.probabilities(game, seat)
+        return int(self.rng.choice(len(probs), p=probs))
