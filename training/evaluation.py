@@ -1,0 +1,125 @@
+"""Evaluation: the learner against n-1 copies of one baseline bot, seats rotated.
+
+Game i puts the learner at seat i % n with game seed `seed + i`, so every
+evaluation round (and every baseline) plays the same deals: curves compare like
+with like. A win is being among the winners (the game's tie-break first, shared
+wins count). The interval is Wilson's 95% score interval; the parity line of an
+n-player table is 1/n.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from tqdm import tqdm
+
+from agents import make_bot
+from agents.ppo import PPOAgent
+from nefertiti_env import NefertitiGame
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (95% for z=1.96); (0, 1) without games."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchResult:
+    """The learner's record against one baseline."""
+
+    baseline: str
+    games: int
+    wins: int
+    score_sum: float
+    num_players: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def parity(self) -> float:
+        return 1.0 / self.num_players
+
+    def row(self, timesteps: int) -> dict:
+        low, high = self.ci
+        return {"timesteps": timesteps, "baseline": self.baseline, "games": self.games, "wins": self.wins,
+                "win_rate": round(self.win_rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
+                "mean_score": round(self.mean_score, 2), "parity": round(self.parity, 4)}
+
+
+def play_games(learner, baseline: str, indices, game_args: dict, seed: int) -> list[tuple[bool, int]]:
+    """(learner won, learner's score) for each game index; the learner is an Agent."""
+    n = game_args["num_players"]
+    out = []
+    for i in indices:
+        seat = i % n
+        game = NefertitiGame(seed=seed + i, **game_args)
+        learner.reset(seed + i)
+        bots = [learner if s == seat else make_bot(baseline, seed=(seed + i) * 8 + s) for s in range(n)]
+        while not game.is_over():
+            p = game.current_player
+            game.apply(bots[p].act(game, p))
+        out.append((seat in game.winners(), int(game.scores()[seat])))
+    return out
+
+
+_WORKER_LEARNER = None
+
+
+def _init_worker(policy_path: str, deterministic: bool) -> None:
+    import torch
+    torch.set_num_threads(1)
+    global _WORKER_LEARNER
+    _WORKER_LEARNER = PPOAgent(policy_path, deterministic=deterministic)
+
+
+def _worker_games(baseline, indices, game_args, seed):
+    return baseline, play_games(_WORKER_LEARNER, baseline, indices, game_args, seed)
+
+
+def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict, seed: int,
+             deterministic: bool = True, workers: int = 1, progress: bool = True) -> list[MatchResult]:
+    """The learner stored at `policy_path` against each baseline, `games` games each, over `workers` processes."""
+    n = game_args["num_players"]
+    results = {b: MatchResult(b, 0, 0, 0.0, n) for b in baselines}
+    chunk = max(1, min(10, games // (2 * workers)))
+    tasks = [(b, range(start, min(start + chunk, games))) for b in baselines for start in range(0, games, chunk)]
+    bar = tqdm(total=games * len(baselines), desc="evaluation", unit="game", leave=False, disable=not progress)
+
+    def record(baseline, outcomes):
+        r = results[baseline]
+        r.games += len(outcomes)
+        r.wins += sum(win for win, _ in outcomes)
+        r.score_sum += sum(score for _, score in outcomes)
+        bar.update(len(outcomes))
+
+    if workers <= 1:
+        learner = PPOAgent(policy_path, deterministic=deterministic)
+        for baseline, indices in tasks:
+            record(baseline, play_games(learner, baseline, indices, game_args, seed))
+    else:
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                 initargs=(policy_path, deterministic)) as pool:
+            futures = [pool.submit(_worker_games, b, list(idx), game_args, seed) for b, idx in tasks]
+            for future in as_completed(futures):
+                baseline, outcomes = future.result()
+                record(baseline, outcomes)
+    bar.close()
+    return [results[b] for b in baselines]

@@ -1,0 +1,95 @@
+"""The end-of-run outputs: the result table (printed, CSV, Markdown) and the learning curve (PNG)."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .evaluation import MatchResult
+
+COLUMNS = ("baseline", "games", "win rate", "95% CI", "mean score", "parity 1/n", "verdict")
+
+
+def verdict(result: MatchResult) -> str:
+    low, high = result.ci
+    if low > result.parity:
+        return "above parity"
+    if high < result.parity:
+        return "below parity"
+    return "not separated"
+
+
+def table_rows(results: list[MatchResult]) -> list[tuple[str, ...]]:
+    rows = []
+    for r in results:
+        low, high = r.ci
+        rows.append((r.baseline, str(r.games), f"{r.win_rate:.1%}", f"{low:.1%} - {high:.1%}", f"{r.mean_score:.1f}",
+                     f"{r.parity:.1%}", verdict(r)))
+    return rows
+
+
+def markdown_table(results: list[MatchResult]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in table_rows(results)]
+    return "\n".join(lines) + "\n"
+
+
+def print_table(results: list[MatchResult], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in COLUMNS:
+        table.add_column(column, justify="left" if column in ("baseline", "verdict") else "right")
+    for row in table_rows(results):
+        table.add_row(*row)
+    Console().print(table)
+
+
+def save_results(results: list[MatchResult], timesteps: int, csv_path: Path, md_path: Path, title: str) -> None:
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(results[0].row(timesteps)))
+        writer.writeheader()
+        writer.writerows(r.row(timesteps) for r in results)
+    md_path.write_text(f"# {title}\n\n" + markdown_table(results))
+
+
+def read_evaluations(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final_step: int, png_path: Path,
+                        title: str) -> None:
+    """Periodic evaluation win rates per baseline with 95% bands, final results as error bars, the 1/n line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    baselines = list(dict.fromkeys([row["baseline"] for row in evaluations] + [r.baseline for r in final]))
+    for i, baseline in enumerate(baselines):
+        colour = f"C{i}"
+        rows = [row for row in evaluations if row["baseline"] == baseline]
+        if rows:
+            t = [int(row["timesteps"]) for row in rows]
+            ax.plot(t, [float(row["win_rate"]) for row in rows], marker="o", ms=3, color=colour, label=baseline)
+            ax.fill_between(t, [float(row["ci_low"]) for row in rows], [float(row["ci_high"]) for row in rows],
+                            color=colour, alpha=0.15)
+        for r in final:
+            if r.baseline == baseline:
+                low, high = r.ci
+                ax.errorbar([final_step], [r.win_rate], yerr=[[max(0.0, r.win_rate - low)], [max(0.0, high - r.win_rate)]], fmt="s",
+                            color=colour, capsize=4, label=f"{baseline} final ({r.games} games)")
+    parity = float(evaluations[0]["parity"]) if evaluations else final[0].parity
+    ax.axhline(parity, color="grey", linestyle="--", label=f"parity 1/n = {parity:.2f}")
+    ax.set_xlabel("training timesteps (learner decisions)")
+    ax.set_ylabel("learner win rate vs n-1 copies of the baseline")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)

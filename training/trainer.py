@@ -1,0 +1,333 @@
+"""Self-play MaskablePPO training: environments, schedules, checkpoints, resume, final report.
+
+A run folder holds everything a run needs to continue or be reported:
+
+    config.yaml                  the resolved configuration (a resumed run reads this one)
+    checkpoints/step_N/          model.zip (policy, optimiser, step counter) + state.json
+    checkpoints/latest           name of the newest complete checkpoint (written last)
+    snapshots/step_N.pt          frozen learner policies for the opponent pool
+    logs/progress.csv, logs/events.*   SB3 logger output (CSV and TensorBoard), appended on resume
+    evaluations.csv              periodic evaluation rows (learning curve)
+    final_model.zip, results.csv, results.md, learning_curve.png, summary.json   written at the end
+
+Schedules (snapshot, evaluation, checkpoint) are checked when a rollout starts, i.e.
+after the policy has learnt from every step counted so far, so a checkpoint never
+holds a step that was not trained on; `--resume` restarts from the newest one
+with the step counter, the opponent pool and the schedules as they were, and
+drops log rows written after it (they are replayed).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+from tqdm import tqdm
+
+from .config import Config, ConfigError, config_from_dict
+from .evaluation import MatchResult, evaluate
+from .opponents import OpponentPool
+from .report import plot_learning_curve, print_table, read_evaluations, save_results
+from .single_agent import SingleAgentEnv
+from .vec_env import WorkerVecEnv
+
+EVAL_FIELDS = ("timesteps", "baseline", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_score", "parity")
+
+
+class RunPaths:
+    """File layout of one run folder."""
+
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.config = self.out / "config.yaml"
+        self.checkpoints = self.out / "checkpoints"
+        self.latest = self.checkpoints / "latest"
+        self.snapshots = self.out / "snapshots"
+        self.logs = self.out / "logs"
+        self.progress = self.logs / "progress.csv"
+        self.evaluations = self.out / "evaluations.csv"
+        self.eval_policy = self.out / "eval_policy.pt"
+        self.final_model = self.out / "final_model.zip"
+        self.results_csv = self.out / "results.csv"
+        self.results_md = self.out / "results.md"
+        self.curve = self.out / "learning_curve.png"
+        self.summary = self.out / "summary.json"
+
+    def checkpoint(self, step: int) -> Path:
+        return self.checkpoints / f"step_{step:010d}"
+
+    def latest_checkpoint(self) -> Path | None:
+        if not self.latest.is_file():
+            return None
+        return self.checkpoints / self.latest.read_text().strip()
+
+
+def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Config:
+    """The saved configuration of the run in `out` (for --resume), optionally with a new step total."""
+    paths = RunPaths(out)
+    if not paths.config.is_file():
+        raise ConfigError(f"{out}: no run to resume here (missing {paths.config})")
+    data = yaml.safe_load(paths.config.read_text())
+    if total_timesteps is not None:
+        data["total_timesteps"] = total_timesteps
+    return config_from_dict(data, source=str(paths.config))
+
+
+def game_args(config: Config) -> dict:
+    env = config.env
+    return {"num_players": env.num_players, "ruleset": env.ruleset, "setup": env.setup}
+
+
+def _env_factory(config: Config, pool_state: dict, subprocess: bool):
+    def make():
+        if subprocess:
+            torch.set_num_threads(1)            # one core per worker: no oversubscription
+        return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state), **game_args(config))
+    return make
+
+
+class Trainer:
+    """One training run in `config.out`; `run()` trains (or resumes) and reports."""
+
+    def __init__(self, config: Config, resume: bool = False, progress: bool = True):
+        self.config = config
+        self.paths = RunPaths(config.out)
+        self.progress = progress
+        self.resume = resume
+        latest = self.paths.latest_checkpoint()
+        if resume and latest is None:
+            raise ConfigError(f"{self.paths.out}: no checkpoint to resume (run without --resume to start)")
+        if not resume and latest is not None:
+            raise ConfigError(f"{self.paths.out} already holds a run: pass --resume to continue it, "
+                              f"or --out NEW_FOLDER for a new one")
+        self.checkpoint_dir = latest
+        self.state = json.loads((latest / "state.json").read_text()) if resume else {
+            "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
+            "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
+            "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
+                                 snapshot_deterministic=config.opponents.snapshot_deterministic).state()}
+        self.pool = OpponentPool(**{**self.state["pool"], "snapshots": [str(self.paths.out / p) for p in
+                                                                         self.state["pool"]["snapshots"]]})
+        self.model = None
+        self.venv = None
+
+    # ------------------------------------------------------------ set up
+    def _setup(self):
+        cfg, paths = self.config, self.paths
+        for folder in (paths.checkpoints, paths.snapshots, paths.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        if not self.resume:                     # a folder without checkpoint has nothing to keep
+            paths.evaluations.unlink(missing_ok=True)
+            shutil.rmtree(paths.logs)
+            paths.logs.mkdir()
+            paths.config.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        else:
+            step = self.state["num_timesteps"]
+            _truncate_csv(paths.progress, "time/total_timesteps", step)
+            _truncate_csv(paths.evaluations, "timesteps", step)
+
+        torch.set_num_threads(cfg.torch_threads)
+        subprocess = cfg.env.workers > 1
+        factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
+        self.venv = VecMonitor(WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories))
+        session_seed = cfg.seed + self.state["num_timesteps"]
+        self.state["session_seeds"].append(session_seed)
+        if self.resume:
+            self.model = MaskablePPO.load(self.checkpoint_dir / "model.zip", env=self.venv, device="cpu")
+            self.model.set_random_seed(session_seed)
+        else:
+            p = cfg.ppo
+            self.model = MaskablePPO(
+                "MlpPolicy", self.venv, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+                learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+                ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
+                policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
+        self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress),
+                                                       TensorBoardOutputFormat(str(paths.logs))]))
+
+    # ------------------------------------------------------------ schedule actions
+    def snapshot(self, step: int) -> None:
+        """Freeze the current policy into the opponent pool of every environment."""
+        path = self.paths.snapshots / f"step_{step:010d}.pt"
+        self.model.policy.save(str(path))
+        self.pool.add_snapshot(str(path))
+        self.venv.env_method("add_snapshot", str(path))
+        for old in self.paths.snapshots.glob("*.pt"):
+            if str(old) not in self.pool.snapshots:
+                old.unlink()
+        self.state["last_snapshot"] = step
+
+    def evaluate(self, step: int, games: int) -> list[MatchResult]:
+        cfg = self.config.evaluation
+        start = time.perf_counter()
+        self.model.policy.save(str(self.paths.eval_policy))
+        results = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config),
+                           seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
+                           workers=cfg.workers, progress=self.progress)
+        self.state["eval_seconds"] += time.perf_counter() - start
+        return results
+
+    def periodic_evaluation(self, step: int) -> None:
+        results = self.evaluate(step, self.config.evaluation.games)
+        new = not self.paths.evaluations.exists()
+        with open(self.paths.evaluations, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+            if new:
+                writer.writeheader()
+            writer.writerows(r.row(step) for r in results)
+        for r in results:
+            self.model.logger.record(f"eval/{r.baseline}/win_rate", r.win_rate)
+            self.model.logger.record(f"eval/{r.baseline}/ci_low", r.ci[0])
+            self.model.logger.record(f"eval/{r.baseline}/mean_score", r.mean_score)
+        self._say(f"step {step:,}: " + ", ".join(
+            f"{r.baseline} {r.win_rate:.0%} [{r.ci[0]:.0%}-{r.ci[1]:.0%}]" for r in results))
+        self.state["last_eval"] = step
+
+    def checkpoint(self, step: int) -> None:
+        """model.zip + state.json in a new folder, then `latest` points at it; older ones beyond two go."""
+        folder = self.paths.checkpoint(step)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.model.save(folder / "model.zip")
+        self.state["num_timesteps"] = step
+        self.state["last_checkpoint"] = step
+        pool = self.pool.state()
+        pool["snapshots"] = [str(Path(p).relative_to(self.paths.out)) for p in pool["snapshots"]]
+        self.state["pool"] = pool
+        (folder / "state.json").write_text(json.dumps(self.state, indent=1))
+        tmp = self.paths.latest.with_suffix(".tmp")
+        tmp.write_text(folder.name)
+        tmp.replace(self.paths.latest)
+        for old in sorted(self.paths.checkpoints.glob("step_*"))[:-2]:
+            shutil.rmtree(old)
+
+    def on_rollout_start(self, step: int) -> None:
+        """Between two PPO iterations (the policy has learnt from every step counted so far)."""
+        cfg = self.config
+        self.state["train_seconds"] += time.perf_counter() - self._clock
+        if step - (self.state["last_snapshot"] or 0) >= cfg.opponents.snapshot_every:
+            self.snapshot(step)
+        if step - (self.state["last_eval"] or 0) >= cfg.evaluation.every_steps:
+            self.periodic_evaluation(step)
+        if step - self.state["last_checkpoint"] >= cfg.checkpoint_every:
+            self.checkpoint(step)
+        self._clock = time.perf_counter()
+
+    # ------------------------------------------------------------ run
+    def run(self) -> list[MatchResult]:
+        """Train to `total_timesteps` (continuing a resumed run), then evaluate, report and return the results."""
+        cfg = self.config
+        self._setup()
+        try:
+            if self.state["last_snapshot"] is None:
+                self.snapshot(0)
+            if self.state["last_eval"] is None:
+                self.periodic_evaluation(0)
+            remaining = cfg.total_timesteps - self.model.num_timesteps
+            if remaining > 0:
+                self._clock = time.perf_counter()
+                self.model.learn(remaining, callback=TrainingCallback(self), reset_num_timesteps=not self.resume)
+                self.state["train_seconds"] += time.perf_counter() - self._clock
+            step = self.model.num_timesteps
+            if self.state["last_checkpoint"] != step:
+                self.checkpoint(step)
+            self.model.save(self.paths.final_model)
+            results = self.evaluate(step, cfg.evaluation.final_games)
+        finally:
+            self.venv.close()
+        self.report(results, step)
+        return results
+
+    def report(self, results: list[MatchResult], step: int) -> None:
+        cfg, paths = self.config, self.paths
+        title = (f"{Path(cfg.out).name}: learner vs {cfg.env.num_players - 1} copies of each baseline "
+                 f"({step:,} steps, {cfg.env.num_players} players)")
+        save_results(results, step, paths.results_csv, paths.results_md, title)
+        plot_learning_curve(read_evaluations(paths.evaluations), results, step, paths.curve, title)
+        train_s = self.state["train_seconds"]
+        summary = {"timesteps": step, "train_seconds": round(train_s, 1),
+                   "eval_seconds": round(self.state["eval_seconds"], 1),
+                   "steps_per_second": round(step / train_s, 1) if train_s else None,
+                   "results": [r.row(step) for r in results]}
+        paths.summary.write_text(json.dumps(summary, indent=1))
+        if self.progress:
+            print_table(results, title)
+            print(f"training {train_s:.0f} s ({summary['steps_per_second']} env steps/s), evaluation "
+                  f"{self.state['eval_seconds']:.0f} s; results in {paths.results_md}, curve in {paths.curve}")
+
+    def _say(self, text: str) -> None:
+        if self.progress:
+            tqdm.write(text)
+
+
+class TrainingCallback(BaseCallback):
+    """Progress bar, training win rate, and the trainer's schedules between PPO iterations."""
+
+    def __init__(self, trainer: Trainer):
+        super().__init__()
+        self.trainer = trainer
+        self.wins = deque(maxlen=200)
+
+    def _on_training_start(self):
+        self.bar = tqdm(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
+                        desc="training", unit="step", disable=not self.trainer.progress, smoothing=0.05)
+
+    def _on_step(self):
+        self.bar.update(self.training_env.num_envs)
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done:
+                self.wins.append(info["win"])
+        return True
+
+    def _on_rollout_start(self):
+        self.trainer.on_rollout_start(self.model.num_timesteps)
+
+    def _on_rollout_end(self):
+        if self.wins:
+            self.logger.record("rollout/win_rate", float(np.mean(self.wins)))
+            self.bar.set_postfix(train_win=f"{np.mean(self.wins):.0%}")
+
+    def _on_training_end(self):
+        self.bar.close()
+
+
+class AppendingCSV(CSVOutputFormat):
+    """SB3's CSV log format, continuing an existing file (resume) instead of overwriting it."""
+
+    def __init__(self, filename: Path):
+        exists = filename.is_file() and filename.stat().st_size > 0
+        self.file = open(filename, "r+" if exists else "w+")
+        header = self.file.readline().rstrip("\n") if exists else ""
+        self.keys = header.split(",") if header else []
+        self.file.seek(0, 2)
+        self.separator = ","
+        self.quotechar = '"'
+
+
+def _truncate_csv(path: Path, column: str, max_value: int) -> None:
+    """Drop the rows of a CSV log whose `column` is beyond `max_value` (written after the checkpoint)."""
+    if not path.is_file():
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or column not in rows[0]:
+        return
+    at = rows[0].index(column)
+    kept = [rows[0]] + [r for r in rows[1:] if r[at] == "" or float(r[at]) <= max_value]
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(kept)
+
+
+def train(config: Config, resume: bool = False, progress: bool = True) -> list[MatchResult]:
+    """Run (or resume) the training described by `config`; returns the final evaluation results."""
+    return Trainer(config, resume=resume, progress=progress).run()
+
