@@ -1,0 +1,63 @@
+"""`nefertiti train`: self-play MaskablePPO training from a YAML config (see docs/training.md)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+DESCRIPTION = """\
+Train an agent by self-play with MaskablePPO. The learner takes a random seat each
+game; the other seats are played by opponents drawn from a pool (random and heuristic
+bots, frozen snapshots of the learner). During training: a progress bar, TensorBoard
+and CSV logs, periodic evaluation against each baseline bot (win rate with a 95%%
+confidence interval, seats rotated), checkpoints. At the end: a result table (printed,
+results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.
+
+examples:
+  nefertiti train --config configs/quickstart.yaml
+  nefertiti train --config configs/selfplay_4p.yaml --out runs/long
+  nefertiti train --config configs/selfplay_4p.yaml --out runs/long --resume
+  tensorboard --logdir runs/long/logs
+"""
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "train", help="train an agent by self-play (MaskablePPO) and evaluate it against the bots",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", metavar="FILE",
+                        help="YAML training config (configs/quickstart.yaml, configs/selfplay_4p.yaml); "
+                             "with --resume it may be omitted if --out names the run folder")
+    parser.add_argument("--out", metavar="DIR", help="run folder (overrides the config's `out`)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in the run folder from its latest checkpoint, with its saved config "
+                             "(steps, opponent pool and logs continue)")
+    parser.add_argument("--total-timesteps", type=int, metavar="N",
+                        help="train to N environment steps in all (overrides the config; with --resume, extends "
+                             "or shortens the run)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars or table on the terminal")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from training.config import ConfigError, config_from_dict, load_config
+
+    try:
+        if args.config is None and not (args.resume and args.out):
+            raise ConfigError("give --config FILE (or --resume --out RUN_FOLDER)")
+        if args.total_timesteps is not None and args.total_timesteps < 1:
+            raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
+        config = load_config(args.config) if args.config else None
+        out = args.out or config.out
+        from training.trainer import load_run_config, train
+        if args.resume:
+            config = load_run_config(out, args.total_timesteps)
+        else:
+            overrides = {"out": out}
+            if args.total_timesteps is not None:
+                overrides["total_timesteps"] = args.total_timesteps
+            config = config_from_dict({**config.to_dict(), **overrides}, source=args.config)
+        train(config, resume=args.resume, progress=not args.quiet)
+    except ConfigError as err:
+        print(f"nefertiti train: {err}", file=sys.stderr)
+        return 2
+    return 0
