@@ -133,7 +133,6 @@ def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = 
 # --- expansion helpers: tutors, the Port of Memphis, the deck order -------------------------------
 
 MEMPHIS = 4                      # market index of the Port of Memphis (core.limits.MEMPHIS)
-ALL_MARKET_NAMES = MARKET_NAMES + ("Memphis",)
 
 
 def put_tutor(g: NefertitiGame, market: int, value: int, seat: int) -> None:
