@@ -150,6 +150,7 @@ class NefertitiGame:
         self.roam_slot = -1                # the card place it was bought from
         self.oracle_seat = -1              # who saw the bottom of the deck (Oracle)
         self.oracle_from = 0               # deck position from which that seat knows the order
+        self.oracle_given: list[int] = []  # gifts swapped into those bottom places (public)
         self._begin_turn(seat_first)
 
     # -------------------------------------------------------------- accessors
@@ -190,23 +191,38 @@ class NefertitiGame:
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Reshuffle, in place, the undrawn cards `seat` has not seen (a determinisation for
-        search): gifts anywhere among the unseen places, the Akhenaton card among the unseen
-        places of the last `akhenaton_among_last`. Use on a clone."""
+        search), consistent with what it saw: the Akhenaton card stays among the last
+        `akhenaton_among_last` places, and gifts an Oracle player swapped into the bottom
+        places (and not seen drawn since) stay among those places. Use on a clone."""
         known = self.known_cards(seat)
         unseen = [pos for pos in range(self.deck_pos, len(self.deck)) if pos not in known]
-        cards = self.deck[unseen]
-        bottom = len(self.deck) - self.rules.setup["akhenaton_among_last"]
-        if self.kind_akhenaton in cards:
-            spots = [pos for pos in unseen if pos >= bottom]
-            akh = spots[int(rng.integers(len(spots)))]
-            gifts = cards[cards != self.kind_akhenaton]
-            rng.shuffle(gifts)
-            rest = [pos for pos in unseen if pos != akh]
-            self.deck[rest] = gifts
-            self.deck[akh] = self.kind_akhenaton
-        else:
-            rng.shuffle(cards)
-            self.deck[unseen] = cards
+        pool = self.deck[unseen].tolist()
+        placed: dict[int, int] = {}
+
+        def place_among(spots: list[int], kind: int):
+            placed[spots[int(rng.integers(len(spots)))]] = kind
+            pool.remove(kind)
+
+        if self.kind_akhenaton in pool:
+            bottom = len(self.deck) - self.rules.setup["akhenaton_among_last"]
+            place_among([pos for pos in unseen if pos >= bottom], self.kind_akhenaton)
+        for kind in self._oracle_pending():
+            spots = [pos for pos in unseen if pos >= self.oracle_from and pos not in placed]
+            if spots and kind in pool:
+                place_among(spots, kind)
+        rng.shuffle(pool)
+        rest = [pos for pos in unseen if pos not in placed]
+        self.deck[rest] = pool
+        for pos, kind in placed.items():
+            self.deck[pos] = kind
+
+    def _oracle_pending(self) -> list[int]:
+        """Gifts publicly swapped into the bottom places by the Oracle, less those seen drawn since."""
+        pending = list(self.oracle_given)
+        for kind in self.deck[self.oracle_from:self.deck_pos].tolist() if self.oracle_given else []:
+            if kind in pending:
+                pending.remove(kind)
+        return pending
 
     # ----------------------------------------------------------- legal moves
     def legal_actions(self) -> list[int]:

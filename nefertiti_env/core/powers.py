@@ -316,6 +316,7 @@ class Oracle(Power):
             g.owned[p, give] -= 1
             g.owned[p, int(g.deck[pos])] += 1
             g.deck[pos] = give
+            g.oracle_given.append(give)        # everyone sees which gift went to the bottom
             g.char_step, g.char_sel = self.SWAP, []
         else:
             g.char_sel.append(action - A.CARD)
