@@ -59,6 +59,7 @@ class OpponentsConfig:
     snapshot_every: int = 50_000
     max_snapshots: int = 20
     snapshot_deterministic: bool = False
+    per_table: bool = False             # one draw for all opponent seats of an episode (n-1 copies of one kind)
 
     def problems(self) -> list[str]:
         out = [f"weights: {p} (a key is a bot spec or {SNAPSHOT!r})" for p in _spec_problems(k for k in self.weights if k != SNAPSHOT)]

@@ -23,15 +23,18 @@ class OpponentPool:
     weights: kind -> weight (normalised here).
     snapshots: policy files of past learners; only the newest `max_snapshots` are kept.
     snapshot_deterministic: snapshots play their most likely action instead of sampling.
+    per_table: one draw per episode for all opponent seats (n-1 copies of one kind, as in
+        evaluation) instead of one draw per seat.
     """
 
     def __init__(self, weights: dict[str, float], snapshots=(), max_snapshots: int = 20,
-                 snapshot_deterministic: bool = False):
+                 snapshot_deterministic: bool = False, per_table: bool = False):
         self.kinds = list(weights)
         total = float(sum(weights.values()))
         self.probs = np.array([weights[k] / total for k in self.kinds])
         self.max_snapshots = max_snapshots
         self.snapshot_deterministic = snapshot_deterministic
+        self.per_table = per_table
         self.snapshots: list[str] = []
         self._loaded: dict[str, PPOAgent] = {}
         for path in snapshots:
@@ -45,15 +48,24 @@ class OpponentPool:
     def sample_kind(self, rng: np.random.Generator) -> str:
         return self.kinds[int(rng.choice(len(self.kinds), p=self.probs))]
 
-    def sample(self, rng: np.random.Generator) -> Agent:
-        """A seeded opponent for one seat of one episode."""
+    def table(self, rng: np.random.Generator, seats) -> dict[int, Agent]:
+        """Seeded opponents for the given seats of one episode."""
+        if not self.per_table:
+            return {seat: self._make(self.sample_kind(rng), rng) for seat in seats}
         kind = self.sample_kind(rng)
+        snapshot = self._pick_snapshot(rng) if kind == SNAPSHOT else None
+        return {seat: self._make(kind, rng, snapshot) for seat in seats}
+
+    def _pick_snapshot(self, rng: np.random.Generator) -> str:
+        if not self.snapshots:
+            raise RuntimeError("the opponent pool drew 'snapshot' but holds no learner snapshot yet")
+        return self.snapshots[int(rng.integers(len(self.snapshots)))]
+
+    def _make(self, kind: str, rng: np.random.Generator, snapshot: str | None = None) -> Agent:
         seed = int(rng.integers(2**63))
         if kind != SNAPSHOT:
             return make_bot(kind, seed=seed)
-        if not self.snapshots:
-            raise RuntimeError("the opponent pool drew 'snapshot' but holds no learner snapshot yet")
-        path = self.snapshots[int(rng.integers(len(self.snapshots)))]
+        path = snapshot or self._pick_snapshot(rng)
         bot = self._loaded.get(path)
         if bot is None:
             bot = self._loaded[path] = PPOAgent(path, deterministic=self.snapshot_deterministic)
@@ -63,4 +75,5 @@ class OpponentPool:
     def state(self) -> dict:
         """What a checkpoint needs to rebuild this pool (`OpponentPool(**state)`)."""
         return {"weights": dict(zip(self.kinds, self.probs.tolist())), "snapshots": list(self.snapshots),
-                "max_snapshots": self.max_snapshots, "snapshot_deterministic": self.snapshot_deterministic}
+                "max_snapshots": self.max_snapshots, "snapshot_deterministic": self.snapshot_deterministic,
+                "per_table": self.per_table}

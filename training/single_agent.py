@@ -57,7 +57,7 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             self.game = NefertitiGame(seed=int(rng.integers(2**63)), **self._game_args)
             self.seat = int(rng.integers(self.num_players))
-        self.bots = {s: self.opponents.sample(rng) for s in range(self.game.num_players) if s != self.seat}
+        self.bots = self.opponents.table(rng, [s for s in range(self.game.num_players) if s != self.seat])
         self._play_opponents()
         return observe(self.game, self.seat), {"seat": self.seat,
                                                "opponents": {s: bot.name for s, bot in self.bots.items()}}

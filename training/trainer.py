@@ -115,7 +115,8 @@ class Trainer:
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
             "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
             "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
-                                 snapshot_deterministic=config.opponents.snapshot_deterministic).state()}
+                                 snapshot_deterministic=config.opponents.snapshot_deterministic,
+                                 per_table=config.opponents.per_table).state()}
         self.pool = OpponentPool(**{**self.state["pool"], "snapshots": [str(self.paths.out / p) for p in
                                                                          self.state["pool"]["snapshots"]]})
         self.model = None
