@@ -9,6 +9,7 @@ seed gives the same decisions. torch and sb3-contrib load on first use.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -19,19 +20,26 @@ from .base import Agent
 
 
 def load_policy(path: str | Path):
-    """The MaskableActorCriticPolicy stored at `path` (checkpoint zip, run folder or policy file), on CPU."""
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    """The MaskableActorCriticPolicy stored at `path` (model zip, run folder or policy file), on CPU.
 
+    Loaded once per process and file version (bots are made per game; the policy is only read)."""
     path = Path(path)
     if path.is_dir():
         path = path / "final_model.zip"
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path}")
-    if path.suffix == ".zip":
+    return _load(str(path.resolve()), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _load(path: str, mtime_ns: int):
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    if path.endswith(".zip"):
         policy = MaskablePPO.load(path, device="cpu").policy
     else:
-        policy = MaskableActorCriticPolicy.load(str(path), device="cpu")
+        policy = MaskableActorCriticPolicy.load(path, device="cpu")
     policy.set_training_mode(False)
     return policy
 

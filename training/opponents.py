@@ -36,14 +36,12 @@ class OpponentPool:
         self.snapshot_deterministic = snapshot_deterministic
         self.per_table = per_table
         self.snapshots: list[str] = []
-        self._loaded: dict[str, PPOAgent] = {}
         for path in snapshots:
             self.add_snapshot(path)
 
     def add_snapshot(self, path: str) -> None:
         """Add a learner snapshot (policy file); the oldest leaves once there are more than max_snapshots."""
         self.snapshots = (self.snapshots + [str(path)])[-self.max_snapshots:]
-        self._loaded = {p: bot for p, bot in self._loaded.items() if p in self.snapshots}
 
     def sample_kind(self, rng: np.random.Generator) -> str:
         return self.kinds[int(rng.choice(len(self.kinds), p=self.probs))]
@@ -65,12 +63,7 @@ class OpponentPool:
         seed = int(rng.integers(2**63))
         if kind != SNAPSHOT:
             return make_bot(kind, seed=seed)
-        path = snapshot or self._pick_snapshot(rng)
-        bot = self._loaded.get(path)
-        if bot is None:
-            bot = self._loaded[path] = PPOAgent(path, deterministic=self.snapshot_deterministic)
-        bot.reset(seed)
-        return bot
+        return PPOAgent(snapshot or self._pick_snapshot(rng), self.snapshot_deterministic, seed=seed)
 
     def state(self) -> dict:
         """What a checkpoint needs to rebuild this pool (`OpponentPool(**state)`)."""
