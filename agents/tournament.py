@@ -11,7 +11,7 @@ Output folder:
     records.jsonl   one game record per line (`NefertitiGame.replay` reproduces the game)
     summary.csv     per bot: seat-games, wins, win rate + Wilson 95% CI, mean rank + t 95% CI,
                     openskill Plackett-Luce mu, sigma, ordinal
-    speed.csv       per bot: decisions, seconds, decisions per second (timing varies by run)
+    speed.csv       per bot: decisions, CPU seconds of thinking, decisions per CPU second (varies by run)
     winrates.png    win rates with their 95% intervals
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Job:
     rotation: int
     bots: tuple[str, ...]     # bot spec per seat
     bot_seeds: tuple[int, ...]
-    options: tuple            # (ruleset, setup)
+    options: tuple            # NefertitiGame options: ((name, value), ...)
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Result:
     money: list[int]
     ranks: list[int]
     decisions: list[int]      # per seat
-    seconds: list[float]      # per seat, thinking time
+    seconds: list[float]      # per seat, CPU seconds of thinking
     record: dict
 
 
@@ -59,22 +59,22 @@ def derive_seed(*keys: int) -> int:
     return int(np.random.SeedSequence(list(keys)).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def schedule(lineup: list[str], games: int, seed: int, ruleset: str = "default",
-             setup: str = "beginner") -> list[Job]:
-    """The games of a tournament: deal i // n with the line-up rotated by i % n seats."""
+def schedule(lineup: list[str], games: int, seed: int, **options) -> list[Job]:
+    """The games of a tournament: deal i // n with the line-up rotated by i % n seats.
+
+    `options` go to every NefertitiGame (ruleset, setup, memphis, characters)."""
     n = len(lineup)
     jobs = []
     for i in range(games):
         rotation = i % n
         bots = tuple(lineup[(seat + rotation) % n] for seat in range(n))
         jobs.append(Job(i, derive_seed(seed, i // n), rotation, bots,
-                        tuple(derive_seed(seed, i, seat, 1) for seat in range(n)), (ruleset, setup)))
+                        tuple(derive_seed(seed, i, seat, 1) for seat in range(n)), tuple(sorted(options.items()))))
     return jobs
 
 
 def play_job(job: Job) -> Result:
-    ruleset, setup = job.options
-    game = NefertitiGame(len(job.bots), ruleset=ruleset, seed=job.seed, setup=setup)
+    game = NefertitiGame(len(job.bots), seed=job.seed, **dict(job.options))
     bots = [make_bot(spec, seed) for spec, seed in zip(job.bots, job.bot_seeds)]
     decisions = [0] * len(bots)
     seconds = [0.0] * len(bots)
@@ -90,26 +90,28 @@ def play_job(job: Job) -> Result:
                   game.record())
 
 
-def check_lineup(lineup: list[str], players: int) -> None:
-    """Raise ValueError naming the problem with a line-up (bot names, count, player count)."""
+def check_lineup(lineup: list[str], players: int, **options) -> None:
+    """Raise ValueError naming the problem with a line-up (bot names, count, players, game options)."""
     for spec in lineup:
         parse_spec(spec)
     if len(lineup) != players:
         raise ValueError(f"{len(lineup)} bots for {players} players: give exactly one bot per seat")
     try:
-        NefertitiGame(players, seed=0)
+        NefertitiGame(players, seed=0, **options)
     except (ValueError, NotImplementedError) as err:
         raise ValueError(f"cannot play with {players} players: {err}") from None
     for spec in dict.fromkeys(lineup):
         make_bot(spec, 0)
 
 
-def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, ruleset: str = "default",
-        setup: str = "beginner", progress: bool = True) -> list[Result]:
-    """Play the tournament's games (in `workers` processes) and return them in game order."""
+def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, progress: bool = True,
+        **options) -> list[Result]:
+    """Play the tournament's games (in `workers` processes) and return them in game order.
+
+    `options` go to every NefertitiGame (ruleset, setup, memphis, characters)."""
     from tqdm import tqdm
 
-    jobs = schedule(lineup, games, seed, ruleset, setup)
+    jobs = schedule(lineup, games, seed, **options)
     bar = tqdm(total=len(jobs), desc="games", unit="game", disable=not progress)
     results = {}
     if workers <= 1:
@@ -180,15 +182,16 @@ def speed_rows(results: list[Result]) -> list[dict]:
         for bot, d, s in zip(r.job.bots, r.decisions, r.seconds):
             decisions[bot] += d
             seconds[bot] += s
-    return [{"bot": b, "decisions": decisions[b], "seconds": round(seconds[b], 3),
+    return [{"bot": b, "decisions": decisions[b], "cpu_seconds": round(seconds[b], 3),
              "decisions_per_second": round(decisions[b] / max(seconds[b], 1e-9), 1)} for b in decisions]
 
 
 def format_table(rows: list[dict]) -> str:
-    lines = [f"{'bot':<28} {'games':>6} {'win rate [95% CI]':>22} {'mean rank [95% CI]':>22} "
+    w = max(len("bot"), *(len(r["bot"]) for r in rows))
+    lines = [f"{'bot':<{w}} {'games':>6} {'win rate [95% CI]':>22} {'mean rank [95% CI]':>22} "
              f"{'mu':>6} {'sigma':>6} {'ordinal':>8}"]
     for r in rows:
-        lines.append(f"{r['bot']:<28} {r['seat_games']:>6} "
+        lines.append(f"{r['bot']:<{w}} {r['seat_games']:>6} "
                      f"{r['win_rate']:>7.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}] "
                      f"{r['mean_rank']:>7.2f} [{r['rank_low']:.2f}, {r['rank_high']:.2f}] "
                      f"{r['mu']:>6.2f} {r['sigma']:>6.2f} {r['ordinal']:>8.2f}")

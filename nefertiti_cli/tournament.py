@@ -28,6 +28,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", default="results/tourney", help="output folder (default results/tourney)")
     p.add_argument("--ruleset", default="default", help="ruleset name or TOML file (default: default)")
     p.add_argument("--setup", default="beginner", choices=["beginner", "advanced"], help="visible stalls")
+    p.add_argument("--memphis", action="store_true", help="use the Port of Memphis (expansion; always with 5)")
+    p.add_argument("--characters", default="base", help="base, expansion or a scenario name (default: base)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -45,16 +47,16 @@ def run(args) -> int:
         return fail(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         return fail(f"--workers must be at least 1, got {args.workers}")
+    options = dict(ruleset=args.ruleset, setup=args.setup, memphis=args.memphis or None, characters=args.characters)
     try:
-        check_lineup(lineup, args.players)
-        results = play(lineup, args.games, args.seed, args.workers, ruleset=args.ruleset, setup=args.setup,
-                       progress=not args.quiet)
+        check_lineup(lineup, args.players, **options)
+        results = play(lineup, args.games, args.seed, args.workers, progress=not args.quiet, **options)
     except ValueError as err:
         return fail(str(err))
     summary = write_results(args.out, results)
     print(format_table(summary))
-    print("\ndecisions per second (thinking time only):")
+    print("\ndecisions per CPU second of thinking:")
     for row in speed_rows(results):
-        print(f"  {row['bot']:<28} {row['decisions_per_second']:>10.1f}  ({row['decisions']} decisions)")
+        print(f"  {row['bot']:<32} {row['decisions_per_second']:>10.1f}  ({row['decisions']} decisions)")
     print(f"\nresults in {args.out}/ (games.csv, records.jsonl, summary.csv, speed.csv, winrates.png)")
     return 0

@@ -102,7 +102,7 @@ def test_cli_tournament_prints_the_table(capsys, tmp_path):
     assert main(["tournament", "--players", "3", "--bots", "random,random,random", "--games", "3",
                  "--out", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "win rate [95% CI]" in out and "decisions per second" in out
+    assert "win rate [95% CI]" in out and "decisions per CPU second" in out
     assert (tmp_path / "winrates.png").stat().st_size > 1000
 
 
