@@ -58,7 +58,7 @@ def test_learner_that_loses_gets_minus_one_on_its_own_last_step(seed):
     assert game.is_over() and learner not in game.winners()
     assert rewards[-1] == -1.0
     assert rewards[:-1] == [0.0] * (len(rewards) - 1) and len(rewards) > 5
-    assert infos[-1]["win"] is False
+    assert infos[-1]["win"] is False and infos[-1]["opponents"] == "random"
 
 
 def test_reward_reaches_learner_when_an_opponent_ends_the_game():
@@ -121,7 +121,8 @@ def test_opponent_pool_sampling_follows_the_weights_and_the_seed():
     assert kinds[0] == draws[0]
     rng = np.random.default_rng(7)
     assert [pool.sample_kind(rng) for _ in range(50)] == kinds[:50]
-    tables = [OpponentPool({"random": 1.0, "greedy": 1.0}, per_table=per_table).table(np.random.default_rng(s), [0, 2, 3])
+    tables = [OpponentPool({"random": 1.0, "greedy": 1.0}, per_table=per_table).table(np.random.default_rng(s),
+                                                                                      [0, 2, 3])
               for per_table in (False, True) for s in range(20)]
     mixed = [len({bot.name for bot in t.values()}) for t in tables]
     assert max(mixed[:20]) == 2 and max(mixed[20:]) == 1      # per seat mixes kinds; per table never does

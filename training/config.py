@@ -62,7 +62,8 @@ class OpponentsConfig:
     per_table: bool = False             # one draw for all opponent seats of an episode (n-1 copies of one kind)
 
     def problems(self) -> list[str]:
-        out = [f"weights: {p} (a key is a bot spec or {SNAPSHOT!r})" for p in _spec_problems(k for k in self.weights if k != SNAPSHOT)]
+        bots = [k for k in self.weights if k != SNAPSHOT]
+        out = [f"weights: {p} (a key is a bot spec or {SNAPSHOT!r})" for p in _spec_problems(bots)]
         out += [f"weights.{k} must be >= 0, got {w}" for k, w in self.weights.items() if w < 0]
         if sum(self.weights.values()) <= 0:
             out.append("weights must have a positive total")

@@ -63,7 +63,9 @@ class OpponentPool:
         seed = int(rng.integers(2**63))
         if kind != SNAPSHOT:
             return make_bot(kind, seed=seed)
-        return PPOAgent(snapshot or self._pick_snapshot(rng), self.snapshot_deterministic, seed=seed)
+        bot = PPOAgent(snapshot or self._pick_snapshot(rng), self.snapshot_deterministic, seed=seed)
+        bot.name = SNAPSHOT
+        return bot
 
     def state(self) -> dict:
         """What a checkpoint needs to rebuild this pool (`OpponentPool(**state)`)."""

@@ -79,9 +79,10 @@ def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final
                             color=colour, alpha=0.15)
         for r in final:
             if r.baseline == baseline:
-                low, high = r.ci
-                ax.errorbar([final_step], [r.win_rate], yerr=[[max(0.0, r.win_rate - low)], [max(0.0, high - r.win_rate)]], fmt="s",
-                            color=colour, capsize=4, label=f"{baseline} final ({r.games} games)")
+                low, high = r.ci               # max(0, ...): Wilson bounds can miss 0 or 1 by a rounding error
+                err = [[max(0.0, r.win_rate - low)], [max(0.0, high - r.win_rate)]]
+                ax.errorbar([final_step], [r.win_rate], yerr=err, fmt="s", color=colour, capsize=4,
+                            label=f"{baseline} final ({r.games} games)")
     parity = float(evaluations[0]["parity"]) if evaluations else final[0].parity
     ax.axhline(parity, color="grey", linestyle="--", label=f"parity 1/n = {parity:.2f}")
     ax.set_xlabel("training timesteps (learner decisions)")

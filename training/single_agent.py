@@ -74,7 +74,9 @@ class SingleAgentEnv(gymnasium.Env):
         if not game.is_over():
             return observe(game, self.seat), 0.0, False, False, {}
         reward = float(final_rewards(game, self.reward)[self.seat])
-        info = {"win": self.seat in game.winners(), "score": int(game.scores()[self.seat])}
+        names = {bot.name for bot in self.bots.values()}
+        info = {"win": self.seat in game.winners(), "score": int(game.scores()[self.seat]),
+                "opponents": names.pop() if len(names) == 1 else "mixed"}
         return observe(game, self.seat), reward, True, False, info
 
     def action_masks(self) -> np.ndarray:

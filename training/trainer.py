@@ -22,7 +22,7 @@ import csv
 import json
 import shutil
 import time
-from collections import deque
+from collections import defaultdict, deque
 from pathlib import Path
 
 import numpy as np
@@ -277,6 +277,7 @@ class TrainingCallback(BaseCallback):
         super().__init__()
         self.trainer = trainer
         self.wins = deque(maxlen=200)
+        self.wins_against = defaultdict(lambda: deque(maxlen=200))     # by opponent kind
 
     def _on_training_start(self):
         self.bar = tqdm(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
@@ -287,12 +288,15 @@ class TrainingCallback(BaseCallback):
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done:
                 self.wins.append(info["win"])
+                self.wins_against[info["opponents"]].append(info["win"])
         return True
 
     def _on_rollout_start(self):
         self.trainer.on_rollout_start(self.model.num_timesteps)
 
     def _on_rollout_end(self):
+        for kind, wins in self.wins_against.items():
+            self.logger.record(f"rollout/win_rate_vs/{kind}", float(np.mean(wins)))
         if self.wins:
             self.logger.record("rollout/win_rate", float(np.mean(self.wins)))
             self.bar.set_postfix(train_win=f"{np.mean(self.wins):.0%}")
