@@ -5,9 +5,10 @@ re-sampled: `hidden.determinize`), the market resolution it may trigger is playe
 out with `evaluation.quick_action`, and the resulting position is scored by
 `evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
-the position after its choices (made greedily) plus the gain of the best placement,
-since a character is always followed by a placement. The archetypes differ only in
-their weights, i.e. in what they think a position is worth, which makes their plans differ.
+the position after its choices (each looking `power_depth` choices ahead) plus the
+gain of the best placement, since a character is always followed by a placement.
+The archetypes differ only in their weights, i.e. in what they think a position is
+worth, which makes their plans differ.
 """
 from __future__ import annotations
 
@@ -24,14 +25,15 @@ class HeuristicBot(Agent):
 
     weights: the evaluation weights (see `evaluation.Weights`).
     samples: determinisations averaged for an action that draws cards or rolls dice.
+    power_depth: choices of a character's power searched ahead before valuing.
     """
 
     name = "heuristic"
     weights = Weights()
 
-    def __init__(self, seed: int | None = None, samples: int = 2, **weights):
+    def __init__(self, seed: int | None = None, samples: int = 2, power_depth: int = 3, **weights):
         super().__init__(seed)
-        self.samples = samples
+        self.samples, self.power_depth = samples, power_depth
         if weights:
             self.weights = Weights(**{**self.weights.__dict__, **weights})
 
@@ -72,26 +74,32 @@ class HeuristicBot(Agent):
             value += seat_value(g, seat, self.weights)
         return value / self.samples
 
-    def _static(self, base, action: int, seat: int) -> float:
-        g = base.clone()
-        g.apply(action)
-        return seat_value(g, seat, self.weights)
-
-    def _character_choices(self, base, legal: list[int], seat: int) -> dict[int, float]:
-        """Values of a power's choices; `done` wins ties, so repeatable choices (Oracle swaps,
-        Trader exchanges) are made only while they strictly improve the position."""
-        values = {a: self._static(base, a, seat) for a in legal}
-        if A.DONE in values:
-            values[A.DONE] += 1e-6
+    def _character_choices(self, base, legal: list[int], seat: int, depth: int | None = None) -> dict[int, float]:
+        """Values of a power's next choices, each the best outcome of the power's next few
+        choices (`power_depth`; a Merchant's give, target and take are three). `done` wins
+        ties, so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer
+        strictly help."""
+        depth = self.power_depth if depth is None else depth
+        values = {}
+        for a in legal:
+            g = base.clone()
+            g.apply(a)
+            values[a] = self._power_value(g, seat, depth - 1) + 1e-6 * (a == A.DONE)
         return values
 
+    def _power_value(self, g, seat: int, depth: int) -> float:
+        if depth > 0 and g.phase == PH_CHARACTER and g.current_player == seat:
+            return max(self._character_choices(g, g.legal_actions(), seat, depth).values())
+        return seat_value(g, seat, self.weights)
+
     def _character_value(self, base, action: int, seat: int) -> float:
-        """Value after playing the character with its choices made greedily (before placing)."""
+        """Value after playing the character with its choices made as in `_character_choices`."""
         g = base.clone()
         g.apply(action)
-        while g.phase == PH_CHARACTER:
+        while g.phase == PH_CHARACTER and g.current_player == seat:
             values = self._character_choices(g, g.legal_actions(), seat)
             g.apply(max(values, key=values.get))
+        settle(g, self.rng)
         return seat_value(g, seat, self.weights)
 
 
