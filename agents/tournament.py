@@ -99,7 +99,7 @@ def check_lineup(lineup: list[str], players: int, **options) -> None:
     try:
         NefertitiGame(players, seed=0, **options)
     except (ValueError, NotImplementedError) as err:
-        raise ValueError(f"cannot play with {players} players: {err}") from None
+        raise ValueError(f"cannot set up a {players}-player game: {err}") from None
     for spec in dict.fromkeys(lineup):
         make_bot(spec, 0)
 

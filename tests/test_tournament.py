@@ -86,11 +86,18 @@ def test_same_seed_same_results_whatever_the_workers(small_tournament):
     assert summarize([(list(r.job.bots), r.ranks) for r in again]) == summary
 
 
+@pytest.mark.parametrize("lineup", [["random", "greedy:samples=1"], ["random"] * 5])
+def test_two_and_five_player_tournaments(lineup):
+    results = run(lineup, games=len(lineup), seed=1, progress=False)
+    assert [r.job.rotation for r in results] == list(range(len(lineup)))
+    assert all(sorted(r.ranks)[0] == 1 and len(r.scores) == len(lineup) for r in results)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--bots", "random,alphazero,random"], "unknown bot 'alphazero' (known: random, greedy"),
     (["--bots", "random,random"], "2 bots for 3 players"),
     (["--bots", "random,random,random", "--games", "0"], "--games must be at least 1"),
-    (["--players", "6", "--bots", "random,random,random,random,random,random"], "cannot play with 6 players"),
+    (["--players", "6", "--bots", "random,random,random,random,random,random"], "cannot set up a 6-player game"),
 ])
 def test_cli_errors_exit_2_without_traceback(argv, message, capsys, tmp_path):
     code = main(["tournament", "--players", "3", "--out", str(tmp_path), "--quiet", *argv])
