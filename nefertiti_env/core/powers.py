@@ -93,14 +93,18 @@ class Power:
         raise AssertionError(f"{char.power} has no choice to make")
 
 
-class Scribe(Power):
-    """Score every item of one owned gift type at its current value + bonus; discard them."""
+class OwnGiftChoice(Power):
+    """A power whose choices are among the player's own gifts: playable when they own one."""
 
     def playable(self, g, p, char):
         return np.count_nonzero(g.owned[p]) > 0
 
     def start(self, g, char):
         pass
+
+
+class Scribe(OwnGiftChoice):
+    """Score every item of one owned gift type at its current value + bonus; discard them."""
 
     def legal(self, g, char):
         items = g.owned[g.actor] @ g.rules.kind_type_items
@@ -117,14 +121,8 @@ class Scribe(Power):
         g.character_done()
 
 
-class DiscardForPoints(Power):
+class DiscardForPoints(OwnGiftChoice):
     """Choose own cards one by one (then `done`); each scores and leaves play."""
-
-    def playable(self, g, p, char):
-        return np.count_nonzero(g.owned[p]) > 0
-
-    def start(self, g, char):
-        pass
 
     def legal(self, g, char):
         return [A.KIND + k for k in g.owned[g.actor].nonzero()[0].tolist()] + [A.DONE]
