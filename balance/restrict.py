@@ -2,9 +2,11 @@
 
 The wrapped bot decides on a view of the game whose legal actions leave out the
 forbidden ones; everything else (state arrays, `clone`, lookahead) is the real
-game, so any bot works unchanged. When only forbidden actions are legal (say the
-forbidden market is the only one with an empty square) the restriction cannot be
-kept and the bot chooses among all of them; `forced` counts those decisions.
+game, so any bot works unchanged. When the restriction cannot be kept, the bot
+chooses among all legal actions and `forced` counts the decision: when only
+forbidden actions are legal, or when only (optional) characters are left, since
+the placement that must follow would be forbidden anyway (say the forbidden
+market holds the only empty squares near the end of the game).
 """
 from __future__ import annotations
 
@@ -83,7 +85,7 @@ class RestrictedBot:
         allowed = [a for a in legal if a not in forbidden]
         if len(allowed) == len(legal):
             return self.bot.act(game, seat)
-        if not allowed:
+        if all(A.CHARACTER <= a < A.MARKET for a in allowed):
             self.forced += 1
             return self.bot.act(game, seat)
         return self.bot.act(_Masked(game, allowed), seat)

@@ -97,7 +97,13 @@ def play_job(job: Job) -> dict[str, list[tuple]]:
 
 
 def _play_chunk(chunk: list[tuple[int, Job]]) -> list[tuple[int, dict]]:
-    return [(i, play_job(job)) for i, job in chunk]
+    out = []
+    for i, job in chunk:
+        try:
+            out.append((i, play_job(job)))
+        except Exception as err:              # name the game, so it can be replayed alone
+            raise RuntimeError(f"game failed: {job}: {type(err).__name__}: {err}") from err
+    return out
 
 
 def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True) -> dict:

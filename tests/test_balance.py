@@ -180,6 +180,37 @@ def test_restricted_bot_never_uses_the_forbidden_option_when_it_has_a_choice(res
     assert forbidden
 
 
+class _TurnChecker:
+    """A random bot that fails if a turn decision offers nothing but characters (a real game never does:
+    a character is always followed by a placement)."""
+
+    def __init__(self, seed):
+        self.bot = make_bot("random", seed=seed)
+
+    def reset(self, seed=None):
+        self.bot.reset(seed)
+
+    def act(self, game, seat):
+        legal = game.legal_actions()
+        if game.phase == PH_TURN:
+            assert not all(A.CHARACTER <= a < A.MARKET for a in legal), "only characters offered"
+        return self.bot.act(game, seat)
+
+
+def test_market_restriction_is_dropped_when_only_characters_would_be_left():
+    """Near the end the forbidden market may hold the only empty squares (seeds 4, 8, 16 reach that
+    with random play): then the restricted bot chooses among all actions and counts a forced decision."""
+    forced = 0
+    for seed in (4, 8, 16):
+        game = NefertitiGame(4, seed=seed)
+        bots = [RestrictedBot(_TurnChecker(seed * 10 + s), Restriction("market", "Louqsor")) for s in range(4)]
+        while not game.is_over():
+            seat = game.current_player
+            game.apply(bots[seat].act(game, seat))
+        forced += sum(b.forced for b in bots)
+    assert forced > 0
+
+
 def test_restriction_names_are_checked_against_the_ruleset():
     rules = NefertitiGame(4, seed=0).rules
     assert Restriction("market", "Gizeh").problem(rules) is None
