@@ -272,7 +272,10 @@ class NefertitiGame:
 
     def refresh_market(self, m: int):
         """Recompute market m's empty squares after it closed, flipped or reopened."""
-        self.free[m] = self.square_exists[m, self.side[m]] & (self.occ[m] < 0) & self.is_open[m]
+        if self.is_open[m]:
+            np.logical_and(self.square_exists[m, self.side[m]], self.occ[m] < 0, out=self.free[m])
+        else:
+            self.free[m] = False
 
     def board_changed(self):
         """Recompute the derived board caches (`free`: empty squares of open markets'

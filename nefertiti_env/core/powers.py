@@ -252,8 +252,7 @@ class Thief(Power):
     """Take one face-up lower-row gift from any classic market, open or closed, for free."""
 
     def playable(self, g, p, char):
-        lower = g.slots[:MEMPHIS, 1:]
-        return np.count_nonzero((lower >= 0) & (lower != g.kind_roaming) & ~g.face_down[:MEMPHIS, 1:]) > 0
+        return any(lower_cards(g, m) for m in range(MEMPHIS))
 
     def start(self, g, char):
         pass
@@ -409,8 +408,11 @@ class Trader(Power):
         return [k for k in gifts(g, m) if g.rules.kind_max_value[g.slots[m, k]] <= cap]
 
     def playable(self, g, p, char):
-        return any(self._affordable(g, p, k, m) for k in g.owned[p].nonzero()[0].tolist()
-                   for m in range(MEMPHIS))
+        owned = g.owned[p].nonzero()[0].tolist()
+        if not owned:
+            return False
+        best = max(owned, key=g.rules.kind_max_value.__getitem__)   # affords the most
+        return any(self._affordable(g, p, best, m) for m in range(MEMPHIS))
 
     def start(self, g, char):
         g.char_sel = [0]                   # exchanges made

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .limits import MEMPHIS, NUM_MARKETS
+from .limits import MEMPHIS, NUM_BIDS, NUM_MARKETS
 
 from . import phases
 
@@ -30,7 +30,8 @@ def next_step(g) -> None:
                 return
             m = g.pending.pop(0)
             g.res_market = m
-            g.res_order = tuple((g.occ[m] >= 0).nonzero()[0][::-1].tolist())
+            bits = g.occ_bits[m]
+            g.res_order = tuple(v for v in range(NUM_BIDS - 1, -1, -1) if bits >> v & 1)
             g.res_pos = 0
         if g.res_pos >= len(g.res_order):
             _finish(g)
@@ -74,15 +75,15 @@ def _remove(g) -> None:
     g.res_pos += 1
 
 
-def cards(g, m: int) -> list[int]:
-    """Places of the face-up cards above market m."""
+def cards(g, m: int, skip: int = -1) -> list[int]:
+    """Places of the face-up cards above market m, less those holding card code `skip`."""
     face_down = g.face_down[m].tolist()
-    return [k for k, c in enumerate(g.slots[m].tolist()) if c >= 0 and not face_down[k]]
+    return [k for k, c in enumerate(g.slots[m].tolist()) if c >= 0 and c != skip and not face_down[k]]
 
 
 def gifts(g, m: int) -> list[int]:
     """Places of the face-up gifts above market m (the Roaming Thief card is no gift)."""
-    return [k for k in cards(g, m) if g.slots[m, k] != g.kind_roaming]
+    return cards(g, m, skip=g.kind_roaming)
 
 
 def _high_options(g) -> list[int]:
