@@ -12,6 +12,25 @@ import sys
 SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance"]
 
 
+def fail(command: str, message: str) -> int:
+    """Report a bad input of `nefertiti <command>` on stderr; returns argparse's exit status 2."""
+    print(f"nefertiti {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """The options that shape every game a subcommand plays (NefertitiGame's keywords)."""
+    p.add_argument("--ruleset", default="default", help="ruleset name or TOML file (default: default)")
+    p.add_argument("--setup", default="beginner", choices=["beginner", "advanced"], help="visible stalls")
+    p.add_argument("--memphis", action="store_true", help="use the Port of Memphis (expansion; always with 5)")
+    p.add_argument("--characters", default="base", help="base, expansion or a scenario name (default: base)")
+
+
+def game_options(args) -> dict:
+    """NefertitiGame keywords from the options of `add_game_options`."""
+    return dict(ruleset=args.ruleset, setup=args.setup, memphis=args.memphis or None, characters=args.characters)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nefertiti",

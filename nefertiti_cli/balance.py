@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from . import fail
 
 EXAMPLE = """examples:
   nefertiti balance --config configs/balance.yaml --workers 2
@@ -16,7 +17,7 @@ def add_parser(subparsers) -> None:
         description="Play the games a study config describes (bots per player count, rulesets to compare, "
                     "restricted-play arms) in worker processes and write to the output folder: raw tables "
                     "(games.csv, seats.csv, gifts.csv, closings.csv, characters.csv), report.md with PNG "
-                    "figures (seat fairness with 95%% intervals, balance score and chi-squared test, points "
+                    "figures (seat fairness with 95% intervals, balance score and chi-squared test, points "
                     "by gift type, Deben per point, monopolies, character use and restricted play, market "
                     "closings, game length, margins, lead changes, ruleset comparison), study.yaml (the "
                     "effective config) and run.json (timings). The same config and seed give the same "
@@ -36,10 +37,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def fail(message: str) -> int:
-    print(f"nefertiti balance: error: {message}", file=sys.stderr)
-    return 2
-
 
 def run(args) -> int:
     from balance import config, report, runner
@@ -48,7 +45,7 @@ def run(args) -> int:
         try:
             path = report.write(args.report_only)
         except FileNotFoundError as err:
-            return fail(f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
+            return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
         print(f"report: {path}")
         return 0
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
@@ -60,9 +57,9 @@ def run(args) -> int:
             raw = {**raw, **overrides}
         cfg = config.parse(raw, args.config)
     except FileNotFoundError:
-        return fail(f"config file {args.config} not found")
+        return fail("balance", f"config file {args.config} not found")
     except config.ConfigError as err:
-        return fail(str(err))
+        return fail("balance", str(err))
     figures = runner.run(cfg, progress=not args.quiet)
     path = report.write(cfg.out)
     print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s with "

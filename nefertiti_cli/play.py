@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from agents import BOTS
+
+from . import add_game_options, fail, game_options
 
 
 def add_parser(subparsers) -> None:
@@ -22,17 +23,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bots", required=True, help="comma-separated bots for the seats not played by you")
     p.add_argument("--seat", type=int, default=None, help="your seat (0 = first listed seat); omit to watch bots")
     p.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
-    p.add_argument("--ruleset", default="default", help="ruleset name or TOML file (default: default)")
-    p.add_argument("--setup", default="beginner", choices=["beginner", "advanced"], help="visible stalls")
-    p.add_argument("--memphis", action="store_true", help="use the Port of Memphis (expansion)")
-    p.add_argument("--characters", default="base", help="base, expansion or a scenario name (default: base)")
+    add_game_options(p)
     p.add_argument("--verbose", action="store_true", help="print every decision of a bot game")
     p.set_defaults(func=run)
 
-
-def fail(message: str) -> int:
-    print(f"nefertiti play: error: {message}", file=sys.stderr)
-    return 2
 
 
 def run(args) -> int:
@@ -43,16 +37,15 @@ def run(args) -> int:
     specs = [b.strip() for b in args.bots.split(",") if b.strip()]
     players = len(specs) + (args.seat is not None)
     if args.seat is not None and not 0 <= args.seat < players:
-        return fail(f"--seat must be 0..{players - 1} for {players} players, got {args.seat}")
+        return fail("play", f"--seat must be 0..{players - 1} for {players} players, got {args.seat}")
     if args.seat is not None:
         specs.insert(args.seat, "human")
     try:
-        game = NefertitiGame(players, ruleset=args.ruleset, seed=args.seed, setup=args.setup,
-                             memphis=args.memphis or None, characters=args.characters)
+        game = NefertitiGame(players, seed=args.seed, **game_options(args))
         bots = [HumanBot() if s == "human" else make_bot(s, seed=game.seed * 10 + seat)
                 for seat, s in enumerate(specs)]
     except (ValueError, NotImplementedError) as err:
-        return fail(str(err))
+        return fail("play", str(err))
 
     print(f"Nefertiti, {players} players, seed {game.seed}; first player P{game.first_player}")
     print("seats: " + ", ".join(f"P{seat} {s}" for seat, s in enumerate(specs)))

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from agents import BOTS
+
+from . import add_game_options, fail, game_options
 
 EXAMPLE = "nefertiti tournament --players 4 --bots mcts,collector,greedy,random --games 1000 --workers 2"
 
@@ -14,7 +15,7 @@ def add_parser(subparsers) -> None:
         "tournament", help="bot tournament with seat rotation, ratings and confidence intervals",
         description="Play a line-up of bots against each other. Game i replays deal i // players with "
                     "the line-up rotated i % players seats, so every bot plays every seat. Writes games.csv, "
-                    "records.jsonl, summary.csv (win rate with Wilson 95%% CI, mean rank with t 95%% CI, "
+                    "records.jsonl, summary.csv (win rate with Wilson 95% CI, mean rank with t 95% CI, "
                     "openskill Plackett-Luce mu/sigma/ordinal), speed.csv and winrates.png to --out. "
                     "The same command reproduces the same results, whatever --workers.",
         epilog=f"example: {EXAMPLE}\nbots: {', '.join(BOTS)}; parameters as name:key=value, "
@@ -26,17 +27,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--out", default="results/tourney", help="output folder (default results/tourney)")
-    p.add_argument("--ruleset", default="default", help="ruleset name or TOML file (default: default)")
-    p.add_argument("--setup", default="beginner", choices=["beginner", "advanced"], help="visible stalls")
-    p.add_argument("--memphis", action="store_true", help="use the Port of Memphis (expansion; always with 5)")
-    p.add_argument("--characters", default="base", help="base, expansion or a scenario name (default: base)")
+    add_game_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
-
-def fail(message: str) -> int:
-    print(f"nefertiti tournament: error: {message}", file=sys.stderr)
-    return 2
 
 
 def run(args) -> int:
@@ -44,15 +38,15 @@ def run(args) -> int:
 
     lineup = [b.strip() for b in args.bots.split(",") if b.strip()]
     if args.games < 1:
-        return fail(f"--games must be at least 1, got {args.games}")
+        return fail("tournament", f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
-        return fail(f"--workers must be at least 1, got {args.workers}")
-    options = dict(ruleset=args.ruleset, setup=args.setup, memphis=args.memphis or None, characters=args.characters)
+        return fail("tournament", f"--workers must be at least 1, got {args.workers}")
+    options = game_options(args)
     try:
         check_lineup(lineup, args.players, **options)
         results = play(lineup, args.games, args.seed, args.workers, progress=not args.quiet, **options)
     except ValueError as err:
-        return fail(str(err))
+        return fail("tournament", str(err))
     summary = write_results(args.out, results)
     print(format_table(summary))
     print("\ndecisions per CPU second of thinking:")

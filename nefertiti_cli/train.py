@@ -8,7 +8,7 @@ DESCRIPTION = """\
 Train an agent by self-play with MaskablePPO. The learner takes a random seat each
 game; the other seats are played by opponents drawn from a pool (random and heuristic
 bots, frozen snapshots of the learner). During training: a progress bar, TensorBoard
-and CSV logs, periodic evaluation against each baseline bot (win rate with a 95%%
+and CSV logs, periodic evaluation against each baseline bot (win rate with a 95%
 confidence interval, seats rotated), checkpoints. At the end: a result table (printed,
 results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.
 
