@@ -28,7 +28,7 @@ from nefertiti_env.core.phases import PH_CHARACTER
 
 from .base import Agent
 from .evaluation import TURN_PHASES, Weights, quick_action, seat_values
-from .heuristic import HeuristicBot
+from .heuristic import BankerBot, HeuristicBot
 from .hidden import determinize
 
 
@@ -53,11 +53,11 @@ class MCTSBot(Agent):
     prior_visits: virtual visits giving each root action its heuristic value.
     rollout_turns: random turn decisions played after the tree before evaluating.
     temperature: value points that move a reward from 0.5 to 0.73.
-    Other keywords are `evaluation.Weights` for the evaluation (default: money 0.8).
+    Other keywords are `evaluation.Weights` for the evaluation (default: the banker's).
     """
 
     name = "mcts"
-    weights = Weights(money=0.8)
+    weights = BankerBot.weights
 
     def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
