@@ -280,20 +280,21 @@ def refill(g, m: int) -> int:
     """
     rs = g.rules
     cards = [c for c in g.slots[m].tolist() if c >= 0]
+    full, memphis = rs.setup["cards_per_market"], g.options["memphis"]
     foreign = 0
-    while len(cards) < rs.setup["cards_per_market"] and g.deck_pos < len(g.deck):
-        card = int(g.deck[g.deck_pos])
+    for card in g.deck[g.deck_pos:].tolist():
+        if len(cards) >= full:
+            break
         g.deck_pos += 1
         if card == g.kind_akhenaton:
             g.akhenaton_drawn = True
             break
-        if rs.kind_bonus[card] > 0 and g.options["memphis"]:
+        if memphis and rs.kind_bonus[card] > 0:
             g.slots[MEMPHIS, g.slots[MEMPHIS].tolist().index(-1)] = card
             foreign += 1
             continue
         cards.append(card)
-    g.slots[m] = -1
-    g.slots[m, :len(cards)] = cards
+    g.slots[m] = cards + [-1] * (g.slots.shape[1] - len(cards))
     if not g.akhenaton_drawn and cards and not g.seal_on[m] and g.seal_supply > 0:
         g.seal_on[m] = True
         g.seal_supply -= 1
