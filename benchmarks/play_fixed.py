@@ -1,0 +1,73 @@
+"""Play a fixed number of random games and print the decisions made: a workload for
+instruction counting, which (unlike CPU time) does not depend on the machine's load.
+
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 3
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 23
+
+Instructions per decision = (Ir of the second run - Ir of the first) / (decisions difference),
+so the interpreter's start-up and imports cancel out. Targets: core, env (the AEC env via
+pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
+which isolates the encoder's cost), connect_four (classic/connect_four-v3).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+
+import numpy as np
+
+
+def play_core(games: int) -> int:
+    from nefertiti_env import NefertitiGame
+
+    rnd, decisions = random.Random(0), 0
+    for seed in range(games):
+        game = NefertitiGame(4, seed=seed)
+        while not game.is_over():
+            legal = game.legal_actions()
+            game.apply(legal[rnd.randrange(len(legal))])
+            decisions += 1
+    return decisions
+
+
+def play_env(games: int, env_id: str, **kwargs) -> int:
+    import pettingzoo
+
+    import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
+
+    env = pettingzoo.make("aec", env_id, **kwargs)
+    rnd, decisions = random.Random(0), 0
+    for seed in range(games):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            action = None
+            if not (terminated or truncated):
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rnd.randrange(len(legal))])
+                decisions += 1
+            env.step(action)
+    return decisions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("target", choices=["core", "env", "env-no-obs", "connect_four"])
+    parser.add_argument("games", type=int, help="games to play (seeds 0..games-1)")
+    args = parser.parse_args()
+    if args.target == "core":
+        decisions = play_core(args.games)
+    elif args.target == "connect_four":
+        decisions = play_env(args.games, "classic/connect_four-v3")
+    else:
+        if args.target == "env-no-obs":
+            aec = importlib.import_module("nefertiti_env.env.aec")
+            constant = np.zeros(aec.OBS_SIZE, dtype=np.float32)
+            aec.observe = lambda game, seat: constant
+        decisions = play_env(args.games, "nefertiti/Nefertiti-v0", num_players=4)
+    print(decisions)
+
+
+if __name__ == "__main__":
+    main()
