@@ -17,38 +17,17 @@ import random
 
 import numpy as np
 
+from nefertiti_cli.bench import make_env, play_core_game, play_env_game
+
 
 def play_core(games: int) -> int:
-    from nefertiti_env import NefertitiGame
-
-    rnd, decisions = random.Random(0), 0
-    for seed in range(games):
-        game = NefertitiGame(4, seed=seed)
-        while not game.is_over():
-            legal = game.legal_actions()
-            game.apply(legal[rnd.randrange(len(legal))])
-            decisions += 1
-    return decisions
+    rnd = random.Random(0)
+    return sum(play_core_game(4, seed, rnd) for seed in range(games))
 
 
 def play_env(games: int, env_id: str, **kwargs) -> int:
-    import pettingzoo
-
-    import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
-
-    env = pettingzoo.make("aec", env_id, **kwargs)
-    rnd, decisions = random.Random(0), 0
-    for seed in range(games):
-        env.reset(seed=seed)
-        for _agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            action = None
-            if not (terminated or truncated):
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rnd.randrange(len(legal))])
-                decisions += 1
-            env.step(action)
-    return decisions
+    env, rnd = make_env(env_id, **kwargs), random.Random(0)
+    return sum(play_env_game(env, seed, rnd) for seed in range(games))
 
 
 def main() -> None:

@@ -15,42 +15,60 @@ import time
 import numpy as np
 
 
-def core_rate(num_players: int, seconds: float, seed: int) -> tuple[float, int]:
-    """Random play on NefertitiGame: legal_actions + apply, including game setup."""
+def play_core_game(num_players: int, seed: int, rnd: random.Random) -> int:
+    """One random game on NefertitiGame (legal_actions + apply, setup included); its decisions."""
     from nefertiti_env import NefertitiGame
 
+    game, decisions = NefertitiGame(num_players, seed=seed), 0
+    while not game.is_over():
+        legal = game.legal_actions()
+        game.apply(legal[rnd.randrange(len(legal))])
+        decisions += 1
+    return decisions
+
+
+def make_env(env_id: str, **kwargs):
+    """`pettingzoo.make("aec", env_id)`, with nefertiti/Nefertiti-v0 registered."""
+    import pettingzoo
+
+    import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
+
+    return pettingzoo.make("aec", env_id, **kwargs)
+
+
+def play_env_game(env, seed: int, rnd: random.Random) -> int:
+    """One random legal game through an AEC env (last() + step()); its decisions."""
+    env.reset(seed=seed)
+    decisions = 0
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rnd.randrange(len(legal))])
+            decisions += 1
+        env.step(action)
+    return decisions
+
+
+def core_rate(num_players: int, seconds: float, seed: int) -> tuple[float, int]:
+    """Decisions per CPU second of random play on the core, and the games played."""
     rnd = random.Random(seed)
     decisions, games, start = 0, 0, time.process_time()
     while time.process_time() - start < seconds:
-        game = NefertitiGame(num_players, seed=seed + games)
-        while not game.is_over():
-            legal = game.legal_actions()
-            game.apply(legal[rnd.randrange(len(legal))])
-            decisions += 1
+        decisions += play_core_game(num_players, seed + games, rnd)
         games += 1
     return decisions / (time.process_time() - start), games
 
 
 def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, int]:
-    """Random legal play through `pettingzoo.make("aec", env_id)`: last() + step()."""
-    import pettingzoo
-
-    import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
-
-    env = pettingzoo.make("aec", env_id, **kwargs)
+    """Decisions per CPU second of random legal play through `pettingzoo.make`, and the games played."""
+    env = make_env(env_id, **kwargs)
     rnd = random.Random(seed)
     decisions, games, start = 0, 0, time.process_time()
     while time.process_time() - start < seconds:
-        env.reset(seed=seed + games)
-        for _agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rnd.randrange(len(legal))])
-                decisions += 1
-            env.step(action)
+        decisions += play_env_game(env, seed + games, rnd)
         games += 1
     env.close()
     return decisions / (time.process_time() - start), games
