@@ -37,7 +37,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-
 def run(args) -> int:
     from balance import config, report, runner
 

@@ -28,7 +28,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-
 def run(args) -> int:
     from agents import make_bot, play_game
     from agents.human import HumanBot, QuitGame

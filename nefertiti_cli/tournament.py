@@ -32,7 +32,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-
 def run(args) -> int:
     from agents.tournament import check_lineup, run as play, speed_rows, write_results, format_table
 
