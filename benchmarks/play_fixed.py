@@ -5,7 +5,8 @@ instruction counting, which (unlike CPU time) does not depend on the machine's l
     valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 23
 
 Instructions per decision = (Ir of the second run - Ir of the first) / (decisions difference),
-so the interpreter's start-up and imports cancel out. Targets: core, env (the AEC env via
+so the interpreter's start-up and imports cancel out. Decisions per CPU second of the
+games (imports excluded) go to stderr. Targets: core, env (the AEC env via
 pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
 which isolates the encoder's cost), connect_four (classic/connect_four-v3).
 """
@@ -14,8 +15,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import random
+import sys
+import time
 
 import numpy as np
+import pettingzoo  # noqa: F401  (imported before the clock starts)
+
+import nefertiti_env  # noqa: F401
 
 from nefertiti_cli.bench import make_env, play_core_game, play_env_game
 
@@ -35,6 +41,7 @@ def main() -> None:
     parser.add_argument("target", choices=["core", "env", "env-no-obs", "connect_four"])
     parser.add_argument("games", type=int, help="games to play (seeds 0..games-1)")
     args = parser.parse_args()
+    start = time.process_time()
     if args.target == "core":
         decisions = play_core(args.games)
     elif args.target == "connect_four":
@@ -45,7 +52,9 @@ def main() -> None:
             constant = np.zeros(aec.OBS_SIZE, dtype=np.float32)
             aec.observe = lambda game, seat: constant
         decisions = play_env(args.games, "nefertiti/Nefertiti-v0", num_players=4)
+    seconds = time.process_time() - start
     print(decisions)
+    print(f"{decisions / seconds:,.0f} decisions per CPU second (start-up excluded)", file=sys.stderr)
 
 
 if __name__ == "__main__":
