@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
+import torch
 import yaml
+from sb3_contrib import MaskablePPO
 
 from agents import Agent, RandomBot
 from nefertiti_env import IllegalActionError, NefertitiGame
@@ -170,6 +173,9 @@ def test_shipped_configs_are_valid():
     for name in ("quickstart", "selfplay_4p"):
         config = load_config(f"configs/{name}.yaml")
         assert config.env.num_players == 4
+    stage2 = yaml.safe_load(open("configs/selfplay_4p_banker.yaml"))       # its init_from is stage 1's output
+    assert stage2["init_from"] == load_config("configs/selfplay_4p.yaml").out
+    assert config_from_dict({**stage2, "init_from": ""}).env.num_players == 4
 
 
 def test_config_errors_name_every_problem_and_the_file(tmp_path):
@@ -251,3 +257,33 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     again = PPOAgent(out, deterministic=False, seed=1)                           # a run folder loads its final model
     assert [bot.act(game, game.current_player) for _ in range(5)] == [again.act(game, game.current_player)
                                                                        for _ in range(5)]
+
+
+def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path):
+    """Fine-tuning (`init_from`): the new run's first policy is the given model's, a network of
+    another shape is refused by name, and a missing model is a config problem."""
+    from training.trainer import Trainer, load_run_config, train
+
+    first = tmp_path / "first"
+    train(tiny_config(first, 256), progress=False)
+    trained = MaskablePPO.load(first / "final_model.zip", device="cpu").policy.state_dict()
+
+    def setup(net_arch):
+        data = {**tiny_config(tmp_path / "second", 256).to_dict(), "init_from": str(first)}
+        data["ppo"]["net_arch"] = net_arch
+        trainer = Trainer(config_from_dict(data))
+        trainer._setup()
+        return trainer
+
+    trainer = setup([16])
+    loaded = trainer.model.policy.state_dict()
+    trainer.venv.close()
+    assert loaded.keys() == trained.keys() and all(torch.equal(loaded[k], trained[k]) for k in trained)
+    with pytest.raises(ConfigError, match=r"init_from: .*final_model.zip does not fit .*net_arch \[32\]"):
+        setup([32])
+    with pytest.raises(ConfigError, match="init_from: no model at"):
+        config_from_dict({"init_from": str(tmp_path / "nowhere")})
+
+    moved = tmp_path / "moved"                    # a copied run folder resumes in the copy
+    shutil.copytree(first, moved)
+    assert load_run_config(moved).out == str(moved)

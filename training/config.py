@@ -131,6 +131,7 @@ class Config:
     out: str = "runs/quickstart"
     checkpoint_every: int = 50_000
     torch_threads: int = 1              # of the training process; more than 1 collapses under CPU contention
+    init_from: str = ""                 # start from this model's weights: a model .zip or a run folder (fine-tuning)
     env: EnvConfig = field(default_factory=EnvConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -141,10 +142,20 @@ class Config:
                                                                       "torch_threads") if getattr(self, k) < 1]
         for name in ("env", "opponents", "ppo", "evaluation"):
             out += [f"{name}.{p}" for p in getattr(self, name).problems()]
+        if self.init_from and init_model(self.init_from) is None:
+            out.append(f"init_from: no model at {self.init_from!r} (give a model .zip, or a run folder "
+                       f"with final_model.zip)")
         return out
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def init_model(path: str) -> Path | None:
+    """The model file `init_from` names: the file itself, or a run folder's final_model.zip."""
+    path = Path(path)
+    model = path / "final_model.zip" if path.is_dir() else path
+    return model if model.is_file() else None
 
 
 def _spec_problems(specs) -> list[str]:

@@ -34,7 +34,7 @@ from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoard
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
-from .config import Config, ConfigError, config_from_dict
+from .config import Config, ConfigError, config_from_dict, init_model
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
@@ -73,11 +73,14 @@ class RunPaths:
 
 
 def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Config:
-    """The saved configuration of the run in `out` (for --resume), optionally with a new step total."""
+    """The saved configuration of the run in `out` (for --resume), optionally with a new step total.
+
+    The run continues in `out` itself, whatever folder the saved config names (a run folder
+    may have been moved or copied)."""
     paths = RunPaths(out)
     if not paths.config.is_file():
         raise ConfigError(f"{out}: no run to resume here (missing {paths.config})")
-    data = yaml.safe_load(paths.config.read_text())
+    data = {**yaml.safe_load(paths.config.read_text()), "out": str(out)}
     if total_timesteps is not None:
         data["total_timesteps"] = total_timesteps
     return config_from_dict(data, source=str(paths.config))
@@ -153,8 +156,20 @@ class Trainer:
                 learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
                 ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
                 policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
+            if cfg.init_from:
+                self._load_initial_weights(init_model(cfg.init_from))
         self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress),
                                                        TensorBoardOutputFormat(str(paths.logs))]))
+
+    def _load_initial_weights(self, model: Path) -> None:
+        """Fine-tuning: the new run starts from another model's policy and optimiser state."""
+        try:
+            self.model.set_parameters(str(model), exact_match=True, device="cpu")
+        except (RuntimeError, ValueError, KeyError) as err:
+            self.venv.close()
+            raise ConfigError(f"init_from: {model} does not fit this run's network "
+                              f"(ppo.net_arch {self.config.ppo.net_arch}, {self.config.env.num_players} "
+                              f"players): {str(err).splitlines()[0]}") from None
 
     # ------------------------------------------------------------ schedule actions
     def snapshot(self, step: int) -> None:
