@@ -11,7 +11,8 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observation_dict, observe
 from nefertiti_env.core.limits import MAX_KINDS
-from nefertiti_env.encoding.observation import SHAPES, SLICES, card_name, layout_markdown
+from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, SHAPES, SLICES, _plan, _state, card_name, \
+    layout_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 
@@ -226,11 +227,14 @@ EXPANSION_ROSTER = ["oracle", "roaming_thief", "trader", "beggar", "merchant", "
 @pytest.mark.parametrize("players, options", [(2, {}), (5, {}), (4, {"memphis": True}),
                                               (3, {"characters": EXPANSION_ROSTER})])
 def test_every_table_and_option_set_fits_the_same_vector(players, options):
-    """RULES.md sections 7-8 and the expansion characters: same length, in bounds, one phase."""
+    """RULES.md sections 7-8 and the expansion characters: same length, in bounds, one phase.
+    Every number an indicator block looks at lies in the range of the encoder's lookup table."""
     g = NefertitiGame(num_players=players, seed=1, **options)
     rng = np.random.default_rng(1)
     while not g.is_over():
         for seat in range(players):
+            numbers = _state(g, seat).take(_plan(g, seat).ind_src)
+            assert ((numbers >= _LOWEST) & (numbers < _LOWEST + _WIDTH)).all()
             obs = observe(g, seat)
             assert obs.shape == (OBS_SIZE,) and (obs >= 0).all() and (obs <= OBS_HIGH).all()
             assert block(obs, "phase").sum() == 1
