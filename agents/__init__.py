@@ -9,6 +9,7 @@ from __future__ import annotations
 from .base import Agent, act_in_env, agent_for_env, play_game
 from .heuristic import BankerBot, CollectorBot, GreedyBot, HeuristicBot
 from .mcts import MCTSBot
+from .ppo import PPOAgent
 from .random_bot import RandomBot
 
 BOTS: dict[str, type[Agent]] = {
@@ -17,6 +18,7 @@ BOTS: dict[str, type[Agent]] = {
     "collector": CollectorBot,
     "banker": BankerBot,
     "mcts": MCTSBot,
+    "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .zip / policy .pt)
 }
 
 
@@ -50,9 +52,11 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
         bot = BOTS[name](seed=seed, **params)
     except TypeError as err:
         raise ValueError(f"bad parameters for bot {name!r} in {spec!r}: {err}") from None
+    except FileNotFoundError as err:
+        raise ValueError(f"bot {spec!r}: {err}") from None
     bot.name = spec.strip()
     return bot
 
 
-__all__ = ["Agent", "BOTS", "BankerBot", "CollectorBot", "GreedyBot", "HeuristicBot", "MCTSBot", "RandomBot",
-           "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]
+__all__ = ["Agent", "BOTS", "BankerBot", "CollectorBot", "GreedyBot", "HeuristicBot", "MCTSBot", "PPOAgent",
+           "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]

@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
                     "openskill Plackett-Luce mu/sigma/ordinal), speed.csv and winrates.png to --out. "
                     "The same command reproduces the same results, whatever --workers.",
         epilog=f"example: {EXAMPLE}\nbots: {', '.join(BOTS)}; parameters as name:key=value, "
-               "e.g. mcts:iterations=400 (see docs/bots.md)",
+               "e.g. mcts:iterations=400; a trained agent: ppo:path=runs/quickstart (see docs/bots.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--players", type=int, default=4, help="players per game (default 4)")
     p.add_argument("--bots", required=True, help="comma-separated line-up, one bot per seat")

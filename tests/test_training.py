@@ -259,13 +259,22 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
                                                                        for _ in range(5)]
 
 
-def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path):
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory):
+    """A run folder with a final model (256 steps of a tiny run)."""
+    from training.trainer import train
+
+    out = tmp_path_factory.mktemp("trained") / "run"
+    train(tiny_config(out, 256), progress=False)
+    return out
+
+
+def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_run):
     """Fine-tuning (`init_from`): the new run's first policy is the given model's, a network of
     another shape is refused by name, and a missing model is a config problem."""
-    from training.trainer import Trainer, load_run_config, train
+    from training.trainer import Trainer, load_run_config
 
-    first = tmp_path / "first"
-    train(tiny_config(first, 256), progress=False)
+    first = trained_run
     trained = MaskablePPO.load(first / "final_model.zip", device="cpu").policy.state_dict()
 
     def setup(net_arch):
@@ -287,3 +296,20 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path):
     moved = tmp_path / "moved"                    # a copied run folder resumes in the copy
     shutil.copytree(first, moved)
     assert load_run_config(moved).out == str(moved)
+
+
+def test_a_trained_agent_enters_the_tournament_harness(tmp_path, trained_run):
+    """`ppo:path=RUN` is a bot spec like any other: tournaments, seat rotation, clear errors."""
+    from agents import make_bot
+    from agents.tournament import run as tournament
+
+    spec = f"ppo:path={trained_run}"
+    results = tournament([spec, "random", "random"], games=3, seed=0, progress=False)
+    seats = [r.job.bots.index(spec) for r in results]
+    assert sorted(seats) == [0, 1, 2] and all(r.decisions[seat] > 0 for r, seat in zip(results, seats))
+    bot, game = make_bot(spec, seed=0), NefertitiGame(num_players=3, seed=5)
+    assert bot.act(game, game.current_player) in game.legal_actions()
+    with pytest.raises(ValueError, match="no PPO model at"):
+        make_bot(f"ppo:path={tmp_path / 'missing'}")
+    with pytest.raises(ValueError, match="bad parameters for bot 'ppo'"):
+        make_bot("ppo")
