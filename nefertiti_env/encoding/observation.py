@@ -160,8 +160,9 @@ def _choices(g, seat: int) -> list:
 def _state(g, seat: int) -> np.ndarray:
     """The state vector of `g` as `seat` may see it: _ARRAYS, unseen counts, SCALARS."""
     actor, ph = g.current_player, g.phase
-    slots, unseen = g.slots, unseen_counts(g, seat)
-    if np.count_nonzero(g.face_down):
+    face_down = np.count_nonzero(g.face_down) > 0
+    slots, unseen = g.slots, _unseen(g, seat, face_down)
+    if face_down:
         slots = np.where(g.face_down & (slots >= 0), _FACE_DOWN, slots)
     resolving = g.res_market >= 0 and g.res_pos < len(g.res_order)
     turn = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
@@ -300,10 +301,14 @@ def _plan(g, seat: int) -> _Plan:
 
 def unseen_counts(game, seat: int) -> np.ndarray:
     """[kinds] gifts `seat` has not seen: undrawn (but for those it knows from the Oracle) or face down."""
-    g, nk = game, game.rules.num_kinds
+    return _unseen(game, seat, np.count_nonzero(game.face_down) > 0)
+
+
+def _unseen(g, seat: int, face_down: bool) -> np.ndarray:
+    nk = g.rules.num_kinds
     end = max(g.deck_pos, g.oracle_from) if seat == g.oracle_seat else len(g.deck)
     counts = np.bincount(g.deck[g.deck_pos:end], minlength=nk + 2)      # + the Akhenaton and Roaming Thief codes
-    if np.count_nonzero(g.face_down):
+    if face_down:
         counts += np.bincount(g.slots[g.face_down & (g.slots >= 0)], minlength=nk + 2)
     return counts[:nk]
 
