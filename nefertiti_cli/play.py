@@ -68,10 +68,11 @@ def print_result(game, specs: list[str], seconds: float) -> None:
     from nefertiti_env.core.scoring import gift_points
 
     scores, gifts, winners = game.scores(), gift_points(game), game.winners()
-    print(f"\n{'seat':<5}{'player':<22}{'points':>7}{'gifts':>7}{'Deben':>7}{'seals':>7}{'in play':>8}")
+    width = max(22, max(map(len, specs)) + 2)
+    print(f"\n{'seat':<5}{'player':<{width}}{'points':>7}{'gifts':>7}{'Deben':>7}{'seals':>7}{'in play':>8}")
     for p, spec in enumerate(specs):
         mark = "  winner" if p in winners else ""
-        print(f"P{p:<4}{spec:<22}{scores[p]:>7}{gifts[p]:>7}{game.money[p]:>7}{game.seals[p]:>7}"
+        print(f"P{p:<4}{spec:<{width}}{scores[p]:>7}{gifts[p]:>7}{game.money[p]:>7}{game.seals[p]:>7}"
               f"{game.points[p]:>8}{mark}")
     names = ", ".join(f"P{p} ({specs[p]})" for p in winners)
     print(f"winner{'s' if len(winners) > 1 else ''}: {names}; {len(game.history)} decisions in {seconds:.2f} s")
