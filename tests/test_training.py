@@ -295,7 +295,9 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_
 
     moved = tmp_path / "moved"                    # a copied run folder resumes in the copy
     shutil.copytree(first, moved)
-    assert load_run_config(moved).out == str(moved)
+    saved = yaml.safe_load((moved / "config.yaml").read_text())
+    (moved / "config.yaml").write_text(yaml.safe_dump({**saved, "init_from": str(tmp_path / "gone")}))
+    assert load_run_config(moved).out == str(moved)   # and a fine-tuned run resumes without its init model
 
 
 def test_a_trained_agent_enters_the_tournament_harness(tmp_path, trained_run):

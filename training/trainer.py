@@ -76,11 +76,12 @@ def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Conf
     """The saved configuration of the run in `out` (for --resume), optionally with a new step total.
 
     The run continues in `out` itself, whatever folder the saved config names (a run folder
-    may have been moved or copied)."""
+    may have been moved or copied). `init_from` is dropped: the weights come from the checkpoint,
+    and the model it named need not exist any more."""
     paths = RunPaths(out)
     if not paths.config.is_file():
         raise ConfigError(f"{out}: no run to resume here (missing {paths.config})")
-    data = {**yaml.safe_load(paths.config.read_text()), "out": str(out)}
+    data = {**yaml.safe_load(paths.config.read_text()), "out": str(out), "init_from": ""}
     if total_timesteps is not None:
         data["total_timesteps"] = total_timesteps
     return config_from_dict(data, source=str(paths.config))
