@@ -113,6 +113,8 @@ def add_parser(subparsers) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6), help="player count (default 4)")
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement (default 5)")
-    parser.add_argument("--repeats", type=int, default=3, help="measurements per figure; the best counts, and the median of the paired ratios (default 3)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="measurements per figure; the best counts, and the median of the paired ratios "
+                             "(default 3)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
     parser.set_defaults(func=run)
