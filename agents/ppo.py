@@ -19,13 +19,17 @@ from nefertiti_env.encoding import observe
 from .base import Agent
 
 
+def model_file(path: str | Path) -> Path:
+    """The model file a path names: the file itself, or a run folder's final_model.zip."""
+    path = Path(path)
+    return path / "final_model.zip" if path.is_dir() else path
+
+
 def load_policy(path: str | Path):
     """The MaskableActorCriticPolicy stored at `path` (model zip, run folder or policy file), on CPU.
 
     Loaded once per process and file version (bots are made per game; the policy is only read)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "final_model.zip"
+    path = model_file(path)
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path}")
     return _load(str(path.resolve()), path.stat().st_mtime_ns)

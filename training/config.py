@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from agents import parse_spec
+from agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.env.aec import REWARDS
 
@@ -142,20 +143,13 @@ class Config:
                                                                       "torch_threads") if getattr(self, k) < 1]
         for name in ("env", "opponents", "ppo", "evaluation"):
             out += [f"{name}.{p}" for p in getattr(self, name).problems()]
-        if self.init_from and init_model(self.init_from) is None:
+        if self.init_from and not model_file(self.init_from).is_file():
             out.append(f"init_from: no model at {self.init_from!r} (give a model .zip, or a run folder "
                        f"with final_model.zip)")
         return out
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
-
-
-def init_model(path: str) -> Path | None:
-    """The model file `init_from` names: the file itself, or a run folder's final_model.zip."""
-    path = Path(path)
-    model = path / "final_model.zip" if path.is_dir() else path
-    return model if model.is_file() else None
 
 
 def _spec_problems(specs) -> list[str]:

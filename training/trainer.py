@@ -34,7 +34,9 @@ from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoard
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
-from .config import Config, ConfigError, config_from_dict, init_model
+from agents.ppo import model_file
+
+from .config import Config, ConfigError, config_from_dict
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
@@ -158,7 +160,7 @@ class Trainer:
                 ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
                 policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
             if cfg.init_from:
-                self._load_initial_weights(init_model(cfg.init_from))
+                self._load_initial_weights(model_file(cfg.init_from))
         self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress),
                                                        TensorBoardOutputFormat(str(paths.logs))]))
 
@@ -167,7 +169,6 @@ class Trainer:
         try:
             self.model.set_parameters(str(model), exact_match=True, device="cpu")
         except (RuntimeError, ValueError, KeyError) as err:
-            self.venv.close()
             raise ConfigError(f"init_from: {model} does not fit this run's network "
                               f"(ppo.net_arch {self.config.ppo.net_arch}, {self.config.env.num_players} "
                               f"players): {str(err).splitlines()[0]}") from None
@@ -243,8 +244,8 @@ class Trainer:
     def run(self) -> list[MatchResult]:
         """Train to `total_timesteps` (continuing a resumed run), then evaluate, report and return the results."""
         cfg = self.config
-        self._setup()
         try:
+            self._setup()
             if self.state["last_snapshot"] is None:
                 self.snapshot(0)
             if self.state["last_eval"] is None:
@@ -260,7 +261,8 @@ class Trainer:
             self.model.save(self.paths.final_model)
             results = self.evaluate(step, cfg.evaluation.final_games)
         finally:
-            self.venv.close()
+            if self.venv is not None:          # _setup may fail after starting the workers, or before
+                self.venv.close()
         self.report(results, step)
         return results
 
