@@ -270,21 +270,30 @@ def test_oracle_player_sees_the_bottom_cards_and_nobody_else_does():
     assert observation_dict(g, oracle)["deck"]["known_from_bottom"] == [card_name(g, c) for c in known]
 
 
-def test_a_face_down_card_hides_its_kind():
-    """Beggar (expansion): a gift turned face down shows as face down, its kind among the unseen cards."""
+def test_a_face_down_card_shows_its_kind_and_the_face_down_flag():
+    """Beggar (expansion, RULES.md 6): every seat saw the gift face up before it was turned face down, so it
+    keeps its kind, gains the face-down flag and is not among the unseen cards; its identity matters (a
+    different kind face down gives another observation)."""
     g = play_until(lambda g: (g.face_down & (g.slots >= 0)).any() and g.oracle_seat < 0, players=4,
                    seeds=range(300), options={"characters": EXPANSION_ROSTER})
     m, k = map(int, np.argwhere(g.face_down & (g.slots >= 0))[0])
-    hidden = int(g.slots[m, k])
+    kind = int(g.slots[m, k])
     obs = observe(g, 0)
-    assert block(obs, "market_cards")[m, k].tolist() == [0] * MAX_KINDS + [1, 0]
-    j = next((i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (hidden, g.kind_akhenaton)), None)
-    if j is not None:                                     # the face-down card and an undrawn one swap kinds
-        def swap(s):
-            s["slots"][m][k], s["deck"][j] = s["deck"][j], hidden
-        other = with_state(g, swap)
-        for seat in range(4):
-            assert np.array_equal(observe(g, seat), observe(other, seat))
+    expected = [0] * (MAX_KINDS + 2)
+    expected[kind] = expected[MAX_KINDS] = 1
+    assert block(obs, "market_cards")[m, k].tolist() == expected
+    undrawn = np.bincount(g.deck[g.deck_pos:], minlength=g.rules.num_kinds + 1)[:g.rules.num_kinds]
+    assert np.allclose(block(obs, "unseen")[:g.rules.num_kinds] * 5, undrawn)
+    card = observation_dict(g, 0)["markets"][m]["cards"]
+    assert {"place": "upper" if k == 0 else k, "card": card_name(g, kind), "face_down": True} in card
+    j = next((i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (kind, g.kind_akhenaton)), None)
+    assert j is not None
+
+    def swap(s):                                          # the face-down card and an undrawn one swap kinds
+        s["slots"][m][k], s["deck"][j] = s["deck"][j], kind
+    other = with_state(g, swap)
+    for seat in range(4):
+        assert not np.array_equal(observe(g, seat), observe(other, seat))
 
 
 def test_the_roaming_thief_card_on_the_board_has_its_own_column():
