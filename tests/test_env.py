@@ -12,6 +12,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import nefertiti_env
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.core import phases
+from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.encoding import OBS_SIZE, observe
 from nefertiti_env.env import REWARDS, final_rewards, raw_env
 
@@ -216,3 +217,13 @@ def test_ansi_render_shows_the_board():
         assert name in text
     assert f"resolving {game.names.markets[game.res_market]}, bid {game.res_order[game.res_pos]}" in text
     assert f"deciding: P{game.current_player}" in text
+
+
+def test_ansi_render_names_a_face_down_gift_and_marks_it():
+    """Beggar (expansion, RULES.md 6): the board shows a face-down gift by name (every seat saw it) and marks it."""
+    env = raw_env(render_mode="ansi", characters="expansion")
+    env.reset(seed=0)
+    game = env.game
+    m, k = 0, int(np.flatnonzero(game.slots[0] >= 0)[-1])
+    game.face_down[m, k] = True
+    assert f"{k}: {card_name(game, game.slots[m, k])} (face down)" in env.render()

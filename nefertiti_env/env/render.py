@@ -27,7 +27,7 @@ def _market_lines(game, m: int) -> list[str]:
     head = f"{g.names.markets[m]:<12} {state:<6} {SIDES[g.side[m]]} stall   Reserve {g.reserve[m]}"
     cards = []
     for k in np.flatnonzero(g.slots[m] >= 0):
-        name = "face down" if g.face_down[m, k] else card_name(g, g.slots[m, k])
+        name = card_name(g, g.slots[m, k]) + (" (face down)" if g.face_down[m, k] else "")
         seal = "*" if k == 0 and m != MEMPHIS and g.seal_on[m] else ""
         cards.append(f"{'upper' if k == 0 and m != MEMPHIS else k}: {name}{seal}")
     squares = []
