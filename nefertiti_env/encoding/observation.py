@@ -121,7 +121,7 @@ for _name, _shape, _scale, _ in BLOCKS:
 
 # The state vector: these game arrays, then the unseen counts (Akhenaton last), then the scalars below.
 _ARRAYS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "is_open", "dead", "side",
-           "reserve", "seal_on", "char_avail", "discarded", "slots", "face_down", "occ")
+           "reserve", "seal_on", "char_avail", "discarded", "slots", "occ")
 # Three groups, each often constant: the turn, the markets waiting for resolution, the choices of a
 # character in progress and the cards an Oracle player knows.
 _TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
@@ -171,7 +171,7 @@ def _state(g, seat: int) -> np.ndarray:
         else _NO_CHOICES_ARRAY
     return np.concatenate((g.money, g.seals, g.points, g.servants, g.tutors, g.owned.ravel(), g.char_played.ravel(),
                            g.is_open, g.dead, g.side, g.reserve, g.seal_on, g.char_avail, g.discarded,
-                           g.slots.ravel(), g.face_down.ravel(), g.occ.ravel(), unseen_counts(g, seat),
+                           g.slots.ravel(), g.occ.ravel(), unseen_counts(g, seat),
                            np.array(turn, dtype=np.int64), pending, choices),
                           dtype=np.int64)
 
@@ -198,8 +198,8 @@ def _build_plan(g, seat: int) -> _Plan:
     sizes = dict(money=NUM_OWNERS, seals=NUM_OWNERS, points=NUM_OWNERS, servants=NUM_OWNERS, tutors=NUM_OWNERS,
                  owned=NUM_OWNERS * nk, char_played=NUM_OWNERS * MAX_CHARACTERS, is_open=NUM_MARKETS,
                  dead=NUM_MARKETS, side=NUM_MARKETS, reserve=NUM_MARKETS, seal_on=NUM_MARKETS,
-                 char_avail=MAX_CHARACTERS, discarded=nk, slots=NUM_MARKETS * MAX_SLOTS,
-                 face_down=NUM_MARKETS * MAX_SLOTS, occ=NUM_MARKETS * NUM_BIDS, unseen=nk)
+                 char_avail=MAX_CHARACTERS, discarded=nk, slots=NUM_MARKETS * MAX_SLOTS, occ=NUM_MARKETS * NUM_BIDS,
+                 unseen=nk)
     first = dict(zip(sizes, np.cumsum([0] + list(sizes.values())).tolist()))
     scalar = {name: first["unseen"] + nk + i for i, name in enumerate(SCALARS)}
     src = np.full(LINEAR, scalar["zero"])
@@ -247,7 +247,6 @@ def _build_plan(g, seat: int) -> _Plan:
         for k in range(MAX_SLOTS):
             for c, code in enumerate(list(range(nk)) + [_NONE] * (MAX_KINDS - nk) + [_NONE, g.kind_roaming]):
                 indicator("market_cards", (m, k, c), first["slots"] + m * MAX_SLOTS + k, code)
-            indicator("market_cards", (m, k, MAX_KINDS), first["face_down"] + m * MAX_SLOTS + k, 1)
         indicator("market_resolving", (m,), scalar["resolving"], m)
         indicator("character_market", (m,), scalar["chosen market"], m)
         indicator("character_excluded_market", (m,), scalar["chosen excluded market"], m)
@@ -285,6 +284,9 @@ def _build_plan(g, seat: int) -> _Plan:
     offset = np.arange(len(sources)) * _WIDTH - _LOWEST
     return _Plan(src, a, b, np.array(sources), offset, lit.ravel(), relative)
 
+
+# The face-down column of every card place; a face-down gift also lights its kind (every seat saw it turned).
+_FACE_DOWN_ENTRIES = SLICES["market_cards"].start + MAX_KINDS + np.arange(NUM_MARKETS * MAX_SLOTS) * SHAPES["market_cards"][2]
 
 _PLANS: dict[tuple[int, int, int], tuple] = {}
 
@@ -346,6 +348,8 @@ def observe(game, seat: int) -> np.ndarray:
     numbers = state.take(plan.ind_src)
     numbers += plan.ind_offset
     out[plan.lit.take(numbers)] = 1
+    if np.count_nonzero(game.face_down):                  # Beggar (expansion): rare, so not an indicator number
+        out[_FACE_DOWN_ENTRIES[game.face_down.ravel()]] = 1
     return out[:OBS_SIZE]
 
 
