@@ -109,10 +109,10 @@ def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, progress
     """Play the tournament's games (in `workers` processes) and return them in game order.
 
     `options` go to every NefertitiGame (ruleset, setup, memphis, characters)."""
-    from tqdm import tqdm
+    from .progress import progress_bar
 
     jobs = schedule(lineup, games, seed, **options)
-    bar = tqdm(total=len(jobs), desc="games", unit="game", disable=not progress)
+    bar = progress_bar(total=len(jobs), desc="games", unit="game", disable=not progress)
     results = {}
     if workers <= 1:
         for job in jobs:

@@ -109,14 +109,14 @@ def _play_chunk(chunk: list[tuple[int, Job]]) -> list[tuple[int, dict]]:
 def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True) -> dict:
     """Play every game of the study and write the tables into `cfg.out`; returns run figures
     (games, decisions, seconds) that vary with the machine, so they stay out of the report."""
-    from tqdm import tqdm
+    from agents.progress import progress_bar
 
     workers = workers or cfg.workers
     jobs = schedule(cfg)
     chunks = [list(enumerate(jobs))[i:i + 16] for i in range(0, len(jobs), 16)]
     results: list[dict | None] = [None] * len(jobs)
     start = time.perf_counter()
-    with tqdm(total=len(jobs), desc="balance games", unit="game", disable=not progress) as bar:
+    with progress_bar(total=len(jobs), desc="balance games", unit="game", disable=not progress) as bar:
         if workers <= 1:
             outputs = map(_play_chunk, chunks)
         else:

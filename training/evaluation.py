@@ -13,10 +13,10 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
-from tqdm import tqdm
 
 from agents import make_bot
 from agents.ppo import PPOAgent
+from agents.progress import progress_bar
 from nefertiti_env import NefertitiGame
 
 
@@ -100,7 +100,7 @@ def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict
     results = {b: MatchResult(b, 0, 0, 0.0, n) for b in baselines}
     chunk = max(1, min(10, games // (2 * workers)))
     tasks = [(b, range(start, min(start + chunk, games))) for b in baselines for start in range(0, games, chunk)]
-    bar = tqdm(total=games * len(baselines), desc="evaluation", unit="game", leave=False, disable=not progress)
+    bar = progress_bar(total=games * len(baselines), desc="evaluation", unit="game", leave=False, disable=not progress)
 
     def record(baseline, outcomes):
         r = results[baseline]

@@ -35,6 +35,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
 from agents.ppo import model_file
+from agents.progress import progress_bar
 
 from .config import Config, ConfigError, config_from_dict
 from .evaluation import MatchResult, evaluate
@@ -298,7 +299,7 @@ class TrainingCallback(BaseCallback):
         self.wins_against = defaultdict(lambda: deque(maxlen=200))     # by opponent kind
 
     def _on_training_start(self):
-        self.bar = tqdm(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
+        self.bar = progress_bar(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
                         desc="training", unit="step", disable=not self.trainer.progress, smoothing=0.05)
 
     def _on_step(self):
