@@ -9,7 +9,8 @@ so the interpreter's start-up and imports cancel out (a fixed hash seed keeps
 the counts from varying by a percent or two between runs). Decisions per CPU second of the
 games (imports excluded) go to stderr. Targets: core, env (the AEC env via
 pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
-which isolates the encoder's cost), connect_four (classic/connect_four-v3).
+which isolates the encoder's cost), connect_four (classic/connect_four-v3), floor (an AEC env
+that does nothing, under the same wrappers: what every env pays PettingZoo and this loop).
 """
 from __future__ import annotations
 
@@ -39,14 +40,14 @@ def play_env(games: int, env_id: str, **kwargs) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("target", choices=["core", "env", "env-no-obs", "connect_four"])
+    parser.add_argument("target", choices=["core", "env", "env-no-obs", "connect_four", "floor"])
     parser.add_argument("games", type=int, help="games to play (seeds 0..games-1)")
     args = parser.parse_args()
     start = time.process_time()
     if args.target == "core":
         decisions = play_core(args.games)
-    elif args.target == "connect_four":
-        decisions = play_env(args.games, "classic/connect_four-v3")
+    elif args.target in ("connect_four", "floor"):
+        decisions = play_env(args.games, "classic/connect_four-v3" if args.target == "connect_four" else "floor")
     else:
         if args.target == "env-no-obs":
             aec = importlib.import_module("nefertiti_env.env.aec")

@@ -2,7 +2,11 @@
 
 One run measures (a) the raw rules core, (b) the Nefertiti AEC env through
 `pettingzoo.make`, (c) PettingZoo's `classic/connect_four-v3` through
-`pettingzoo.make`, and prints the ratio (b)/(c). Each figure is decisions
+`pettingzoo.make`, and prints the ratio (b)/(c). It also measures (d) the
+floor both share: an AEC env that does nothing (fixed 150-decision games)
+under the same three wrappers the classic environments use, played by the same
+loop, so the time (b) and (c) spend in their own code is their time per
+decision minus the floor's. Each figure is decisions
 (agent actions, not game resets) per second of process CPU time on one core,
 the best of `--repeats` runs, so a busy machine disturbs it less. The ratio is
 given twice: of the best figures, and the median over the repeats of the ratio
@@ -33,12 +37,71 @@ def play_core_game(num_players: int, seed: int, rnd: random.Random) -> int:
 
 
 def make_env(env_id: str, **kwargs):
-    """`pettingzoo.make("aec", env_id)`, with nefertiti/Nefertiti-v0 registered."""
+    """`pettingzoo.make("aec", env_id)`, with nefertiti/Nefertiti-v0 registered; "floor" is `floor_env()`."""
+    if env_id == "floor":
+        return floor_env()
     import pettingzoo
 
     import nefertiti_env  # noqa: F401  (registers nefertiti/Nefertiti-v0)
 
     return pettingzoo.make("aec", env_id, **kwargs)
+
+
+def floor_env(decisions: int = 150):
+    """A 4-agent AEC env whose step and observe do nothing (every one of our NUM_ACTIONS actions legal, a
+    game is `decisions` steps), wrapped like the classic environments: what any env pays for PettingZoo's
+    plumbing and the benchmark loop."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    from nefertiti_env.core import NUM_ACTIONS
+
+    class Floor(AECEnv):
+        metadata = {"render_modes": [], "name": "floor_v0"}
+
+        def __init__(self):
+            super().__init__()
+            self.possible_agents = [f"player_{i}" for i in range(4)]
+            self.obs = {"observation": np.zeros(1, np.float32), "action_mask": np.ones(NUM_ACTIONS, np.int8)}
+            self.space = spaces.Discrete(NUM_ACTIONS)
+            self.obs_space = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (1,), np.float32),
+                                          "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
+
+        def action_space(self, agent):
+            return self.space
+
+        def observation_space(self, agent):
+            return self.obs_space
+
+        def reset(self, seed=None, options=None):
+            self.agents, self.steps = self.possible_agents[:], 0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+
+        def observe(self, agent):
+            return self.obs
+
+        def step(self, action):
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self.steps += 1
+            self._cumulative_rewards[agent] = 0.0
+            if self.steps == decisions:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self.terminations = dict.fromkeys(self.agents, True)
+                self._accumulate_rewards()
+            else:
+                self.agent_selection = self.agents[self.steps % 4]
+
+    env = wrappers.TerminateIllegalWrapper(Floor(), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
 
 
 def play_env_game(env, seed: int, rnd: random.Random) -> int:
@@ -82,7 +145,7 @@ def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, i
 def run(args) -> int:
     if args.seconds <= 0 or args.repeats < 1:
         return fail("bench", f"--seconds must be > 0 and --repeats >= 1, got {args.seconds:g} and {args.repeats}")
-    rates = {"core": [], "env": [], "connect_four": []}
+    rates = {"core": [], "env": [], "connect_four": [], "floor": []}
     for _ in range(args.repeats):
         rates["core"].append(core_rate(args.players, args.seconds, args.seed)[0])
         rates["env"].append(aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed,
@@ -91,10 +154,12 @@ def run(args) -> int:
             rates["connect_four"].append(aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0])
         except Exception as err:    # pettingzoo's classic extra (pygame) missing
             print(f"connect_four-v3 unavailable: {err}")
+        rates["floor"].append(aec_rate("floor", args.seconds, args.seed)[0])
     best = {k: max(v, default=0.0) for k, v in rates.items()}
     rows = [("(a) raw core, NefertitiGame", best["core"]),
             ("(b) AEC env via pettingzoo.make", best["env"]),
-            ("(c) classic/connect_four-v3 via pettingzoo.make", best["connect_four"])]
+            ("(c) classic/connect_four-v3 via pettingzoo.make", best["connect_four"]),
+            ("(d) floor: a no-op AEC env, same wrappers and loop", best["floor"])]
     print(f"random-play decisions per second, {args.players} players, best of {args.repeats} x {args.seconds:g} s "
           "CPU time")
     for name, rate in rows:
@@ -104,6 +169,10 @@ def run(args) -> int:
         # (b) and (c) of one repeat run back to back, so a drift of the machine's speed cancels out
         paired = np.median(np.array(rates["env"]) / np.array(rates["connect_four"]))
         print(f"  {'ratio (b)/(c), median over the repeats':50s} {paired:>10.2f}")
+    print("microseconds per decision beyond the floor (d): the env's own code")
+    for name, key in (("this env: 1/(b) - 1/(d)", "env"), ("connect four: 1/(c) - 1/(d)", "connect_four")):
+        if best[key]:
+            print(f"  {name:50s} {1e6 / best[key] - 1e6 / best['floor']:>10.1f}")
     return 0
 
 
