@@ -38,16 +38,19 @@ def play_env(games: int, env_id: str, **kwargs) -> int:
     return sum(play_env_game(env, seed, rnd) for seed in range(games))
 
 
+OTHER_ENVS = {"connect_four": "classic/connect_four-v3", "floor": "floor"}     # target: make_env id
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("target", choices=["core", "env", "env-no-obs", "connect_four", "floor"])
+    parser.add_argument("target", choices=["core", "env", "env-no-obs", *OTHER_ENVS])
     parser.add_argument("games", type=int, help="games to play (seeds 0..games-1)")
     args = parser.parse_args()
     start = time.process_time()
     if args.target == "core":
         decisions = play_core(args.games)
-    elif args.target in ("connect_four", "floor"):
-        decisions = play_env(args.games, "classic/connect_four-v3" if args.target == "connect_four" else "floor")
+    elif args.target in OTHER_ENVS:
+        decisions = play_env(args.games, OTHER_ENVS[args.target])
     else:
         if args.target == "env-no-obs":
             aec = importlib.import_module("nefertiti_env.env.aec")

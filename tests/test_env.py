@@ -12,8 +12,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 import nefertiti_env
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.core import phases
-from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.encoding import OBS_SIZE, observe
+from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.env import REWARDS, final_rewards, raw_env
 
 ENV_ID = "nefertiti/Nefertiti-v0"

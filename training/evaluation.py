@@ -13,7 +13,6 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
-
 from agents import make_bot
 from agents.ppo import PPOAgent
 from agents.progress import progress_bar
@@ -100,7 +99,8 @@ def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict
     results = {b: MatchResult(b, 0, 0, 0.0, n) for b in baselines}
     chunk = max(1, min(10, games // (2 * workers)))
     tasks = [(b, range(start, min(start + chunk, games))) for b in baselines for start in range(0, games, chunk)]
-    bar = progress_bar(total=games * len(baselines), desc="evaluation", unit="game", leave=False, disable=not progress)
+    bar = progress_bar(total=games * len(baselines), desc="evaluation", unit="game", leave=False,
+                       disable=not progress)
 
     def record(baseline, outcomes):
         r = results[baseline]

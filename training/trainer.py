@@ -300,7 +300,7 @@ class TrainingCallback(BaseCallback):
 
     def _on_training_start(self):
         self.bar = progress_bar(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
-                        desc="training", unit="step", disable=not self.trainer.progress, smoothing=0.05)
+                                desc="training", unit="step", disable=not self.trainer.progress, smoothing=0.05)
 
     def _on_step(self):
         self.bar.update(self.training_env.num_envs)
