@@ -20,9 +20,10 @@ from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_
                      TUTOR)
 from .powers import POWERS
 from .roster import character_roster, check_roster
-from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
+from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SYMBOLS
 from .ruleset import DEFAULT_RULESET, Ruleset, deck_counts, load_ruleset
 
+COIN = SYMBOLS["c"]
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 
 
@@ -227,7 +228,10 @@ class NefertitiGame:
     # ----------------------------------------------------------- legal moves
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over)."""
-        return list(self._legal_list())
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return list(legal)
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
@@ -250,7 +254,7 @@ class NefertitiGame:
             if self.servants[p] > 0:
                 legal = self.free.reshape(-1).nonzero()[0].tolist()
             else:
-                legal = [A.CLOSE + m for m in self._closable(p).nonzero()[0].tolist()]
+                legal = [A.CLOSE + m for m in self._closable(p)]
             if ph == PH_TURN and self.seals[p] > 0:
                 chars = self.rules.characters
                 legal += [A.CHARACTER + c for c in self.char_avail.nonzero()[0].tolist()
@@ -286,10 +290,10 @@ class NefertitiGame:
         self.occ_bits = [int(b) for b in ((self.occ >= 0) << np.arange(NUM_BIDS)).sum(axis=1)]
         self._forget_legal()
 
-    def _closable(self, p: int) -> np.ndarray:
-        closable = (self.occ == p).any(axis=1) & self.is_open
-        closable[MEMPHIS] = False
-        return closable
+    def _closable(self, p: int) -> list[int]:
+        """Open markets seat p may close: it has a servant there (never the Port of Memphis)."""
+        is_open = self.is_open
+        return [m for m, row in enumerate(self.occ[:MEMPHIS].tolist()) if p in row and is_open[m]]
 
     def _tutor_squares(self) -> list[tuple[int, int]]:
         """(market, value) a tutor may take: empty, below a servant's bid, not used this turn (2p)."""
@@ -305,20 +309,23 @@ class NefertitiGame:
     def _can_act(self, p: int) -> bool:
         if self.servants[p] > 0:
             return np.count_nonzero(self.free) > 0
-        return np.count_nonzero(self._closable(p)) > 0
+        return bool(self._closable(p))
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
         """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
         action = int(action)
-        if action not in self._legal_list():
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
             legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self._legal_list())
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
             raise IllegalActionError(
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
                 f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
         self.history.append(action)
-        self._forget_legal()
+        self._legal = self._mask = None
         self._apply(action)
 
     def _apply(self, action: int) -> None:
@@ -369,21 +376,24 @@ class NefertitiGame:
         row = self.occ[m]
         bits = self.occ_bits[m]
         row[v] = TUTOR + p if tutor else p
-        bonus = int(bits == 0) + int(self.square_symbol[m, self.side[m], v] == 1)
-        take = min(bonus, int(self.reserve[m]))
-        self.reserve[m] -= take
+        stall = self.stalls[m][self.side[m]]
+        bonus = (bits == 0) + (stall.symbols[v] == COIN)     # first piece in the market, a coin square
+        take = min(bonus, int(self.reserve[m])) if bonus else 0
+        if take:
+            self.reserve[m] -= take
         if tutor:          # [R] a tutor's bonus goes to the neutral player: it leaves the game
             self.tutors[p] -= 1
             self.deben_out += take
         else:
             self.servants[p] -= 1
-            self.money[p] += take
+            if take:
+                self.money[p] += take
             self.tutor_ready = bool(self.tutors[p] > 0)
         self.placed.append((m, v))
         self.free[m, v] = False
         bits |= 1 << v
         self.occ_bits[m] = bits
-        closing = self.stall(m).closing
+        closing = stall.closing
         full = bits == closing.all_squares and self.rules.setup["close_when_full"]
         if m != MEMPHIS and (closing.closes(bits, v, row, self.rng if closing.rolls_dice else None) or full):
             self._close_market(m)
