@@ -237,7 +237,7 @@ class NefertitiGame:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
         if self._mask is None:
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            mask[self._legal_list()] = 1
+            mask.put(self._legal_list(), 1)
             mask.flags.writeable = False
             self._mask = mask
         return self._mask

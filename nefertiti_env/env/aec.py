@@ -121,7 +121,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat[agent]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if seat == self.game.current_player:
-            mask[self.game.legal_actions()] = 1     # not the game's cached mask: that one is read-only
+            mask.put(self.game.legal_actions(), 1)     # not the game's cached mask: that one is read-only
         return {"observation": observe(self.game, seat), "action_mask": mask}
 
     def step(self, action) -> None:
