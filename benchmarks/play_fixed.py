@@ -1,12 +1,14 @@
 """Play a fixed number of random games and print the decisions made: a workload for
 instruction counting, which (unlike CPU time) does not depend on the machine's load.
 
-    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 3
-    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 23
+    export PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 3
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/play_fixed.py core 23
 
 Instructions per decision = (Ir of the second run - Ir of the first) / (decisions difference),
 so the interpreter's start-up and imports cancel out (a fixed hash seed keeps
-the counts from varying by a percent or two between runs). Decisions per CPU second of the
+the counts from varying by a percent or two between runs; one OpenBLAS thread keeps its idle
+worker threads, which callgrind also counts, from adding up to 20% at random). Decisions per CPU second of the
 games (imports excluded) go to stderr. Targets: core, env (the AEC env via
 pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
 which isolates the encoder's cost), connect_four (classic/connect_four-v3), floor (an AEC env
