@@ -8,8 +8,8 @@ instruction counting, which (unlike CPU time) does not depend on the machine's l
 Instructions per decision = (Ir of the second run - Ir of the first) / (decisions difference),
 so the interpreter's start-up and imports cancel out (a fixed hash seed keeps
 the counts from varying by a percent or two between runs; one OpenBLAS thread keeps its idle
-worker threads, which callgrind also counts, from adding up to 20% at random). Decisions per CPU second of the
-games (imports excluded) go to stderr. Targets: core, env (the AEC env via
+worker threads, which callgrind also counts, from adding up to 20% at random). Decisions per
+CPU second of the games (imports excluded) go to stderr. Targets: core, env (the AEC env via
 pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
 which isolates the encoder's cost), connect_four (classic/connect_four-v3), floor (an AEC env
 that does nothing, under the same wrappers: what every env pays PettingZoo and this loop).

@@ -228,10 +228,7 @@ class NefertitiGame:
     # ----------------------------------------------------------- legal moves
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return list(legal)
+        return list(self._legal_list())
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
@@ -315,10 +312,7 @@ class NefertitiGame:
     def apply(self, action: int) -> None:
         """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
         action = int(action)
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        if action not in legal:
+        if action not in self._legal_list():
             legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self._legal_list())
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
             raise IllegalActionError(
@@ -376,7 +370,7 @@ class NefertitiGame:
         row = self.occ[m]
         bits = self.occ_bits[m]
         row[v] = TUTOR + p if tutor else p
-        stall = self.stalls[m][self.side[m]]
+        stall = self.stall(m)
         bonus = (bits == 0) + (stall.symbols[v] == COIN)     # first piece in the market, a coin square
         take = min(bonus, int(self.reserve[m])) if bonus else 0
         if take:
