@@ -60,9 +60,7 @@ class _Masked:
         return list(self._legal)
 
     def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
+        return A.action_mask(self._legal)
 
 
 class RestrictedBot:

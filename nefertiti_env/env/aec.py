@@ -29,6 +29,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
+from ..core.actions import action_mask
 from ..encoding import OBS_HIGH, OBS_SIZE, observe
 from .render import board_text
 
@@ -119,10 +120,9 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self._seat[agent]
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if seat == self.game.current_player:
-            mask.put(self.game.legal_actions(), 1)     # not the game's cached mask: that one is read-only
-        return {"observation": observe(self.game, seat), "action_mask": mask}
+        # a new mask, not the game's cached one: that one is read-only
+        legal = self.game.legal_actions() if seat == self.game.current_player else []
+        return {"observation": observe(self.game, seat), "action_mask": action_mask(legal)}
 
     def step(self, action) -> None:
         """Apply the selected agent's action; an illegal one raises IllegalActionError naming it and the legal ones."""
