@@ -148,3 +148,23 @@ def test_same_seed_and_actions_give_the_same_game(players):
     play_both(a, b, np.random.default_rng(7))
     other = NefertitiGame(num_players=players, seed=124, setup="advanced")
     assert not np.array_equal(other.deck, NefertitiGame(num_players=players, seed=123, setup="advanced").deck)
+
+
+def test_integer_arrays_are_views_of_the_state_buffer_in_every_copy():
+    """The arrays of state_layout stay views of their own game's `state` after setup, clone and from_json,
+    so an observation (which reads `state`) sees every change made through them."""
+    from nefertiti_env.core.game import state_layout
+    from nefertiti_env.encoding import observe
+    g = NefertitiGame(num_players=4, seed=12)
+    play_random(g, np.random.default_rng(3), steps=30)
+    copies = [g, g.clone(), NefertitiGame.from_json(g.to_json())]
+    for game in copies:
+        for name, shape in state_layout(g.rules.num_kinds):
+            view = getattr(game, name)
+            assert view.shape == shape and view.base is game.state, name
+        assert all(other.state is not game.state for other in copies if other is not game)
+    clone = copies[1]
+    before = observe(g, 0)
+    clone.money[0] += 7
+    assert g.money[0] + 7 == clone.money[0] and np.array_equal(observe(g, 0), before)
+    assert not np.array_equal(observe(clone, 0), before)

@@ -1,7 +1,8 @@
 """NefertitiGame: state, legal actions, apply, turn flow (RULES.md sections 1-2).
 
-State lives in small numpy arrays plus a few ints, so `clone()` is a handful of
-array copies and the observation encoder reads slices. Every chance event (shuffles,
+State lives in small numpy arrays plus a few ints. The integer arrays are views
+of one buffer, `state` (layout in `state_layout`), so the observation encoder
+gathers them with one copy and `clone()` copies one array for them. Every chance event (shuffles,
 first player, dice) comes from the game's own seeded Generator, so the same seed
 and actions give the same game, bit for bit.
 
@@ -10,6 +11,7 @@ closing kinds in `closing.py`, scoring in `scoring.py`.
 """
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -24,6 +26,33 @@ from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, N
 from .ruleset import DEFAULT_RULESET, Ruleset, deck_counts, load_ruleset
 
 COIN = SYMBOLS["c"]
+
+
+def state_layout(num_kinds: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """(name, shape) of the integer arrays, in their order in `NefertitiGame.state`.
+
+    They are views of that one buffer, so an observation gathers them from one array;
+    edit them in place (`game.money[:] = ...`), never rebind them."""
+    return (("money", (NUM_OWNERS,)), ("seals", (NUM_OWNERS,)),
+            ("points", (NUM_OWNERS,)),              # scored during play (characters)
+            ("servants", (NUM_OWNERS,)),            # in supply
+            ("tutors", (NUM_OWNERS,)), ("owned", (NUM_OWNERS, num_kinds)),
+            ("char_played", (NUM_OWNERS, MAX_CHARACTERS)),
+            ("side", (NUM_MARKETS,)),               # visible stall: 0 left, 1 right
+            ("reserve", (NUM_MARKETS,)), ("char_avail", (MAX_CHARACTERS,)),
+            ("discarded", (num_kinds,)),            # removed from the game
+            ("slots", (NUM_MARKETS, MAX_SLOTS)),    # card code per place, -1 empty
+            ("occ", (NUM_MARKETS, NUM_BIDS)))       # piece per bid square, -1 empty
+
+
+@functools.cache
+def state_slices(num_kinds: int) -> tuple[tuple[str, slice, tuple[int, ...]], ...]:
+    """(name, slice of `NefertitiGame.state`, shape) of each array of `state_layout`."""
+    ends = np.cumsum([int(np.prod(shape)) for _, shape in state_layout(num_kinds)]).tolist()
+    return tuple((name, slice(end - int(np.prod(shape)), end), shape)
+                 for (name, shape), end in zip(state_layout(num_kinds), ends))
+
+
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 
 
@@ -77,23 +106,14 @@ class NefertitiGame:
     def _setup(self, pset):
         rs, rng, n = self.rules, self.rng, self.num_players
         expansion_components = pset.expansion or self.options["memphis"]
-        self.money = np.zeros(NUM_OWNERS, dtype=np.int64)
-        self.seals = np.zeros(NUM_OWNERS, dtype=np.int64)
-        self.points = np.zeros(NUM_OWNERS, dtype=np.int64)       # scored during play (characters)
-        self.servants = np.zeros(NUM_OWNERS, dtype=np.int64)     # in supply
-        self.tutors = np.zeros(NUM_OWNERS, dtype=np.int64)
-        self.owned = np.zeros((NUM_OWNERS, rs.num_kinds), dtype=np.int64)
-        self.discarded = np.zeros(rs.num_kinds, dtype=np.int64)  # removed from the game
-        self.reserve = np.zeros(NUM_MARKETS, dtype=np.int64)
-        self.side = np.zeros(NUM_MARKETS, dtype=np.int64)        # visible stall: 0 left, 1 right
+        self.state = np.zeros(state_slices(rs.num_kinds)[-1][1].stop, dtype=np.int64)
+        self._bind_state()
+        self.occ[:] = -1
+        self.slots[:] = -1
         self.is_open = np.zeros(NUM_MARKETS, dtype=bool)
         self.dead = np.zeros(NUM_MARKETS, dtype=bool)            # closed for good (Akhenaton)
-        self.occ = np.full((NUM_MARKETS, NUM_BIDS), -1, dtype=np.int64)
-        self.slots = np.full((NUM_MARKETS, MAX_SLOTS), -1, dtype=np.int64)
         self.face_down = np.zeros((NUM_MARKETS, MAX_SLOTS), dtype=bool)
         self.seal_on = np.zeros(NUM_MARKETS, dtype=bool)         # a seal lies on the upper card
-        self.char_avail = np.zeros(MAX_CHARACTERS, dtype=np.int64)
-        self.char_played = np.zeros((NUM_OWNERS, MAX_CHARACTERS), dtype=np.int64)
         self.deben_out = 0                                       # given to the neutral player
         self.char_avail[:len(rs.characters)] = character_roster(rs, pset, self.options["characters"], rng)
 
@@ -153,6 +173,12 @@ class NefertitiGame:
         self.oracle_from = 0               # deck position from which that seat knows the order
         self.oracle_given: list[int] = []  # gifts swapped into those bottom places (public)
         self._begin_turn(seat_first)
+
+    def _bind_state(self):
+        """Make the arrays of `state_layout` views of `self.state` (after it was created or copied)."""
+        state, d = self.state, self.__dict__
+        for name, part, shape in state_slices(self.rules.num_kinds):
+            d[name] = state[part] if len(shape) == 1 else state[part].reshape(shape)
 
     # -------------------------------------------------------------- accessors
     @property
@@ -464,11 +490,12 @@ class NefertitiGame:
         d = new.__dict__
         for k, v in self.__dict__.items():
             if isinstance(v, np.ndarray) and v.flags.writeable:
-                d[k] = v.copy()
+                d[k] = None if v.base is self.state else v.copy()    # views: bound to the copy below
             elif isinstance(v, list):
                 d[k] = list(v)
             else:
                 d[k] = v
+        new._bind_state()
         new._rng = None
         new._rng_state = self._rng_state if self._rng is None else self._rng.bit_generator.state
         return new
@@ -496,7 +523,8 @@ class NefertitiGame:
         """The complete state (including the generator) as JSON."""
         state = {}
         for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "_rng", "_rng_state", "_mask", "_legal"):
+            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "state", "_rng", "_rng_state",
+                     "_mask", "_legal"):
                 continue
             state[k] = v.tolist() if isinstance(v, np.ndarray) else v
         state["rng"] = self.rng.bit_generator.state
@@ -518,8 +546,8 @@ class NefertitiGame:
             if k == "rng":
                 game.rng.bit_generator.state = v
             elif isinstance(getattr(game, k, None), np.ndarray):
-                current = getattr(game, k)
-                setattr(game, k, np.array(v, dtype=current.dtype).reshape(current.shape))
+                current = getattr(game, k)       # filled in place: it may be a view of game.state
+                current[...] = np.array(v, dtype=current.dtype).reshape(current.shape)
             elif k == "res_order":
                 game.res_order = tuple(v)
             elif k == "placed":
