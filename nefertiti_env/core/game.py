@@ -47,10 +47,13 @@ def state_layout(num_kinds: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
 
 @functools.cache
 def state_slices(num_kinds: int) -> tuple[tuple[str, slice, tuple[int, ...]], ...]:
-    """(name, slice of `NefertitiGame.state`, shape) of each array of `state_layout`."""
-    ends = np.cumsum([int(np.prod(shape)) for _, shape in state_layout(num_kinds)]).tolist()
-    return tuple((name, slice(end - int(np.prod(shape)), end), shape)
-                 for (name, shape), end in zip(state_layout(num_kinds), ends))
+    """(name, slice of `NefertitiGame.state`, shape) of each array of `state_layout`, in order."""
+    slices, start = [], 0
+    for name, shape in state_layout(num_kinds):
+        size = int(np.prod(shape))
+        slices.append((name, slice(start, start + size), shape))
+        start += size
+    return tuple(slices)
 
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
@@ -106,7 +109,8 @@ class NefertitiGame:
     def _setup(self, pset):
         rs, rng, n = self.rules, self.rng, self.num_players
         expansion_components = pset.expansion or self.options["memphis"]
-        self.state = np.zeros(state_slices(rs.num_kinds)[-1][1].stop, dtype=np.int64)
+        last = state_slices(rs.num_kinds)[-1][1]
+        self.state = np.zeros(last.stop, dtype=np.int64)
         self._bind_state()
         self.occ[:] = -1
         self.slots[:] = -1
