@@ -2,9 +2,9 @@
 
 State lives in small numpy arrays plus a few ints. The integer arrays are views
 of one buffer, `state` (layout in `state_layout`), so the observation encoder
-gathers them with one copy and `clone()` copies one array for them. Every chance event (shuffles,
-first player, dice) comes from the game's own seeded Generator, so the same seed
-and actions give the same game, bit for bit.
+gathers them with one copy; `clone()` copies the buffer and rebinds the views.
+Every chance event (shuffles, first player, dice) comes from the game's own seeded
+Generator, so the same seed and actions give the same game, bit for bit.
 
 Market resolution lives in `resolution.py`, character powers in `powers.py`,
 closing kinds in `closing.py`, scoring in `scoring.py`.
