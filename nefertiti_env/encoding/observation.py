@@ -123,7 +123,7 @@ for _name, _shape, _scale, _ in BLOCKS:
     OBS_HIGH[SLICES[_name]] = np.broadcast_to([1.0 if s is None else np.inf for s in _cols], _shape).ravel()
 
 # The state vector: the game's integer arrays (`game.state`), its flags, the unseen counts, the scalars below.
-_FLAGS = ("is_open", "dead", "seal_on")
+_FLAGS = ("is_open", "dead", "seal_on")          # the bool arrays, in the order `_state` lists them
 # Three groups, each often constant: the turn, the markets waiting for resolution, the choices of a
 # character in progress and the cards an Oracle player knows.
 _TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
@@ -171,7 +171,7 @@ def _state(g, seat: int) -> np.ndarray:
     pending = np.array([m in g.pending for m in range(NUM_MARKETS)], dtype=np.int64) if g.pending else _NO_PENDING
     choices = np.array(_choices(g, seat), dtype=np.int64) if g.char_index >= 0 or seat == g.oracle_seat \
         else _NO_CHOICES_ARRAY
-    return np.concatenate((g.state, g.is_open, g.dead, g.seal_on, unseen_counts(g, seat),
+    return np.concatenate((g.state, g.is_open, g.dead, g.seal_on, unseen_counts(g, seat),     # flags as in _FLAGS
                            np.array(turn, dtype=np.int64), pending, choices), dtype=np.int64)
 
 
