@@ -16,7 +16,7 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.phases import PH_CHARACTER
 
 from .base import Agent
-from .evaluation import TURN_PHASES, Weights, seat_value, settle
+from .evaluation import Weights, seat_value, settle
 from .hidden import determinize, rolls_dice
 
 
