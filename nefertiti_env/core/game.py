@@ -109,8 +109,7 @@ class NefertitiGame:
     def _setup(self, pset):
         rs, rng, n = self.rules, self.rng, self.num_players
         expansion_components = pset.expansion or self.options["memphis"]
-        last = state_slices(rs.num_kinds)[-1][1]
-        self.state = np.zeros(last.stop, dtype=np.int64)
+        self.state = np.zeros(state_slices(rs.num_kinds)[-1][1].stop, dtype=np.int64)
         self._bind_state()
         self.occ[:] = -1
         self.slots[:] = -1
