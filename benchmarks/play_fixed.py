@@ -13,6 +13,11 @@ CPU second of the games (imports excluded) go to stderr. Targets: core, env (the
 pettingzoo.make), env-no-obs (the same with the observation encoder replaced by a constant,
 which isolates the encoder's cost), connect_four (classic/connect_four-v3), floor (an AEC env
 that does nothing, under the same wrappers: what every env pays PettingZoo and this loop).
+
+Run an env target once under valgrind before counting: numba compiles the observation encoder on
+its first call and caches it for the CPU it sees, and valgrind's CPU differs from the machine's, so
+without that the first of the two counted runs would compile and the second load, and the
+difference would not cancel out.
 """
 from __future__ import annotations
 
