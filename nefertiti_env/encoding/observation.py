@@ -206,6 +206,11 @@ def _state(g, seat: int) -> np.ndarray:
     return _state_vector(*_state_args(g, seat))
 
 
+def _unseen_start(g) -> int:
+    """Where the unseen counts start in the state vector: after `game.state` and the flags."""
+    return len(g.state) + len(_FLAGS) * NUM_MARKETS
+
+
 class _Plan(NamedTuple):
     src: np.ndarray           # [LINEAR] position of each linear entry's number in the state vector
     a: np.ndarray             # [LINEAR] linear entries: a + b * number
@@ -227,7 +232,7 @@ def _build_plan(g, seat: int) -> _Plan:
     n, nk = g.num_players, g.rules.num_kinds
     first = {name: part.start for name, part, _ in state_slices(nk)}
     first.update({flag: len(g.state) + i * NUM_MARKETS for i, flag in enumerate(_FLAGS)})
-    first["unseen"] = len(g.state) + len(_FLAGS) * NUM_MARKETS
+    first["unseen"] = _unseen_start(g)
     scalar = {name: first["unseen"] + nk + i for i, name in enumerate(SCALARS)}
     src = np.full(LINEAR, scalar["zero"])
     a, b = np.zeros(LINEAR, np.float32), np.zeros(LINEAR, np.float32)
@@ -331,7 +336,7 @@ def unseen_counts(g, seat: int) -> np.ndarray:
     """[kinds] gifts `seat` has not seen: the undrawn ones, but for those it knows from the Oracle.
 
     Face-down gifts are not among them: every seat saw them face up before the Beggar turned them."""
-    start = len(g.state) + len(_FLAGS) * NUM_MARKETS              # the unseen block of the state vector
+    start = _unseen_start(g)
     return _state(g, seat)[start:start + g.rules.num_kinds]
 
 
