@@ -249,6 +249,10 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     for f in (paths.results_csv, paths.results_md, paths.curve, paths.final_model):
         assert f.is_file()
     assert "| random | 3 |" in paths.results_md.read_text()
+    summary = json.loads(paths.summary.read_text())
+    assert summary["timesteps"] == 1024
+    assert (summary["torch"], summary["torch_cpu_capability"]) == (torch.__version__,
+                                                                   torch.backends.cpu.get_cpu_capability())
 
     bot = PPOAgent(paths.final_model, deterministic=False, seed=1)
     game = NefertitiGame(num_players=3, seed=2)

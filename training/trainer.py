@@ -277,6 +277,8 @@ class Trainer:
         summary = {"timesteps": step, "train_seconds": round(train_s, 1),
                    "eval_seconds": round(self.state["eval_seconds"], 1),
                    "steps_per_second": round(step / train_s, 1) if train_s else None,
+                   # a run replays bit for bit only on the same torch and CPU kernel (AVX2, AVX512, ...)
+                   "torch": torch.__version__, "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
                    "results": [r.row(step) for r in results]}
         paths.summary.write_text(json.dumps(summary, indent=1))
         if self.progress:
