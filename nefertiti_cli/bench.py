@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from agents.progress import progress_bar
+
 from . import fail
 
 
@@ -149,15 +151,22 @@ def run(args) -> int:
     if args.seconds <= 0 or args.repeats < 1:
         return fail("bench", f"--seconds must be > 0 and --repeats >= 1, got {args.seconds:g} and {args.repeats}")
     rates = {"core": [], "env": [], "connect_four": [], "floor": []}
+    # updated only between measurements, so the bar costs the timed loops nothing
+    bar = progress_bar(total=args.repeats * len(rates), desc="bench", unit="measurement", leave=False)
     for _ in range(args.repeats):
         rates["core"].append(core_rate(args.players, args.seconds, args.seed)[0])
+        bar.update()
         rates["env"].append(aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed,
                                      num_players=args.players)[0])
+        bar.update()
         try:
             rates["connect_four"].append(aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0])
         except Exception as err:    # pettingzoo's classic extra (pygame) missing
-            print(f"connect_four-v3 unavailable: {err}")
+            bar.write(f"connect_four-v3 unavailable: {err}")
+        bar.update()
         rates["floor"].append(aec_rate("floor", args.seconds, args.seed)[0])
+        bar.update()
+    bar.close()
     best = {k: max(v, default=0.0) for k, v in rates.items()}
     rows = [("(a) raw core, NefertitiGame", best["core"]),
             ("(b) AEC env via pettingzoo.make", best["env"]),

@@ -8,7 +8,8 @@ from nefertiti_cli import main
 
 def test_bench_reports_core_env_connect_four_and_both_ratios(capsys):
     assert main(["bench", "--seconds", "0.05", "--repeats", "2"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "bench:" in err and "/8 " in err              # a progress bar over the 2 x 4 measurements
     figures = dict(line.strip().rsplit(None, 1) for line in out.splitlines() if line.startswith("  "))
     figures = {name[:3] if name.startswith("(") else name: float(value.replace(",", ""))
                for name, value in figures.items()}
