@@ -1,0 +1,74 @@
+"""Run folders: a user's files are never touched, problems show at start (issue #19)."""
+import os
+import signal
+
+import pytest
+
+from agents.run_folder import MARKER, RunFolderError, prepare, run_kind, stop_on_sigterm
+
+
+def test_new_folder_gets_marker(tmp_path):
+    out = prepare(tmp_path / "a" / "b", "tournament")
+    assert out.is_dir() and run_kind(out) == "tournament"
+    assert [p.name for p in out.iterdir()] == [MARKER]
+
+
+def test_user_folder_refused_and_untouched(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "mine.txt").write_text("keep")
+    (tmp_path / "evaluations.csv").write_text("keep")
+    for force in (False, True):
+        with pytest.raises(RunFolderError, match="not empty"):
+            prepare(tmp_path, "train", force=force)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evaluations.csv", "logs"]
+    assert (tmp_path / "logs" / "mine.txt").read_text() == "keep"
+
+
+def test_same_kind_needs_resume_or_force(tmp_path):
+    prepare(tmp_path, "balance")
+    (tmp_path / "games.csv").write_text("x")
+    with pytest.raises(RunFolderError, match="--resume"):
+        prepare(tmp_path, "balance")
+    assert prepare(tmp_path, "balance", resume=True) == tmp_path
+    assert prepare(tmp_path, "balance", force=True) == tmp_path
+    with pytest.raises(RunFolderError, match="holds a nefertiti balance run"):
+        prepare(tmp_path, "tournament", resume=True)
+
+
+def test_resume_needs_a_run(tmp_path):
+    with pytest.raises(RunFolderError, match="no tournament run to resume"):
+        prepare(tmp_path / "new", "tournament", resume=True)
+
+
+def test_file_in_the_way(tmp_path):
+    path = tmp_path / "file"
+    path.write_text("x")
+    with pytest.raises(RunFolderError, match="not a folder"):
+        prepare(path, "tournament")
+    with pytest.raises(RunFolderError, match="cannot create"):
+        prepare(path / "sub", "tournament")
+
+
+@pytest.mark.parametrize("errno, text", [(28, "No space left on device"), (30, "Read-only file system")])
+def test_unwritable_folder_is_one_line(tmp_path, monkeypatch, errno, text):
+    """A full or read-only file system fails the probe at start, with the folder's name."""
+    real_open = open
+
+    def failing(path, mode="r", *a, **k):
+        if "nefertiti-probe" in str(path):
+            raise OSError(errno, text)
+        return real_open(path, mode, *a, **k)
+
+    monkeypatch.setattr("builtins.open", failing)
+    with pytest.raises(RunFolderError, match=f"cannot write into .*x: {text}"):
+        prepare(tmp_path / "x", "tournament")
+    assert not (tmp_path / "x" / MARKER).exists()
+
+
+def test_sigterm_becomes_keyboard_interrupt():
+    with pytest.raises(KeyboardInterrupt):
+        with stop_on_sigterm():
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(10_000_000):     # the handler runs at the next bytecode boundary
+                pass
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
