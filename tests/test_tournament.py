@@ -31,6 +31,23 @@ def test_wilson_interval_hand_computed():
     assert wilson(0, 10) == pytest.approx((0.0, 0.277533), abs=1e-6)
 
 
+def test_wilson_bounds_are_exactly_0_and_1_at_no_and_all_wins():
+    # rounding once gave 3.5e-18 and 0.9999999999999999: error bars of negative length
+    for n in range(1, 2000):
+        assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
+        for wins in (0, n // 3, n):
+            low, high = wilson(wins, n)
+            assert low <= wins / n <= high
+
+
+def test_wilson_matches_scipy_binomtest():
+    from scipy.stats import binomtest
+
+    for wins, n in ((0, 7), (3, 7), (7, 7), (55, 200), (97, 200)):
+        ci = binomtest(wins, n).proportion_ci(method="wilson")
+        assert wilson(wins, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
 def test_t_quantiles_match_the_table():
     for df, table in ((1, 12.7062), (2, 4.3027), (4, 2.7764), (10, 2.2281), (30, 2.0423), (120, 1.9799)):
         assert t_quantile(0.95, df) == pytest.approx(table, abs=1e-4)
