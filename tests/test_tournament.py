@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
-from agents.tournament import ratings_from_csv, run, schedule, summarize, write_results
+from agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
 from nefertiti_cli import main
 
 
@@ -75,8 +75,8 @@ def test_duplicate_bots_share_one_rating():
 @pytest.fixture(scope="module")
 def small_tournament(tmp_path_factory):
     out = tmp_path_factory.mktemp("tourney")
-    results = run(["random", "greedy:samples=1", "random"], games=6, seed=3, workers=1, progress=False)
-    summary = write_results(out, results)
+    summary, results = run_in_folder(out, ["random", "greedy:samples=1", "random"], games=6, seed=3, workers=1,
+                                     progress=False)
     return out, results, summary
 
 
