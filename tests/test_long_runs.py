@@ -155,3 +155,53 @@ def test_a_full_disk_during_the_run_keeps_the_finished_games(tmp_path, uninterru
     monkeypatch.setattr(tournament, "game_rows", real)
     assert main([*TOURNAMENT, "--out", str(out), "--resume"]) == 0
     same_files(out, uninterrupted)
+
+
+# ------------------------------------------------------------- balance studies
+def study_config(tmp_path: Path, **changes) -> str:
+    import yaml
+
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({"seed": 1, "games": 5, "player_counts": [3], "lineups": {3: ["random"] * 3},
+                                    "rulesets": {"default": "default"}, "workers": 1, **changes}))
+    return str(path)
+
+
+def test_a_tiny_study_with_a_winless_position_reaches_report_md(tmp_path, capsys):
+    # seed 1, 5 games: position 3 never wins; the old Wilson low of 0 wins in 5 was 5e-18 (a negative error bar)
+    out = tmp_path / "out"
+    assert main(["balance", "--config", study_config(tmp_path), "--out", str(out), "--quiet"]) == 0
+    report = (out / "report.md").read_text()
+    assert "| 3 | 10 | 0.0% [0.0, 43.4] |" in report          # position 3, 10 starting Deben and (out / "seats.png").stat().st_size > 1000
+
+
+BALANCE_FILES = ["games.csv", "seats.csv", "gifts.csv", "closings.csv", "characters.csv", "rows.jsonl",
+                 "report.md", "seats.png"]
+
+
+def test_a_killed_study_resumes_to_the_same_tables_and_report(tmp_path, capsys):
+    import yaml
+
+    config = study_config(tmp_path, games=16, lineups={3: ["greedy", "greedy", "random"]})
+    whole, out = tmp_path / "whole", tmp_path / "run"
+    assert main(["balance", "--config", config, "--out", str(whole), "--quiet"]) == 0
+    proc = start(["balance", "--config", config, "--out", str(out), "--quiet"])
+    wait_for_games(proc, out / "rows.jsonl", 4)             # 3 lines: the counter takes one off for a header
+    proc.kill()
+    proc.communicate()
+    assert 3 <= rows(out / "rows.jsonl") + 1 < 16
+    with open(out / "rows.jsonl", "a") as f:
+        f.write('{"games":[["main","def')
+    assert main(["balance", "--config", config, "--out", str(out), "--quiet", "--resume", "--seed", "2"]) == 2
+    assert "holds a study with another seed" in capsys.readouterr().err
+    assert main(["balance", "--config", config, "--out", str(out), "--quiet", "--resume", "--workers", "2"]) == 0
+    same_files(out, whole, BALANCE_FILES)
+    assert yaml.safe_load((out / "study.yaml").read_text())["games"] == 16
+
+
+def test_a_study_refuses_a_folder_that_is_not_its_own(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main(["balance", "--config", study_config(tmp_path), "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is not empty and holds no nefertiti balance run" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "study.yaml"]
