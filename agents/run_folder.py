@@ -8,6 +8,9 @@ only its own files). Before the first game the folder is created and a probe fil
 and removed, so a file in the way, a read-only or a full file system is one clear line at
 start, not a traceback after hours of play.
 
+A long run appends each finished game to its files and flushes it; `complete_lines` cuts
+what a kill left half-written, so `--resume` continues from the last whole game.
+
 `stop_on_sigterm()` turns SIGTERM into KeyboardInterrupt in the main process, so Ctrl-C and
 `kill` take the same path: workers stopped, finished work saved, a line on how to resume.
 """
@@ -93,6 +96,22 @@ def write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def complete_lines(path: Path, keep: int | None = None) -> int:
+    """Cut `path` after its last complete line (or after its first `keep` lines, if fewer);
+    returns the number of lines left. A missing file has 0 lines."""
+    try:
+        with open(path, "rb+") as f:
+            data = f.read()
+            lines = data.count(b"\n") if keep is None else min(keep, data.count(b"\n"))
+            end = 0
+            for _ in range(lines):
+                end = data.index(b"\n", end) + 1
+            f.truncate(end)
+    except FileNotFoundError:
+        return 0
+    return lines
 
 
 @contextlib.contextmanager

@@ -1,59 +1,43 @@
-"""Statistics for tournaments: confidence intervals and Plackett-Luce ratings.
+"""Statistics for tournaments: confidence intervals (scipy) and Plackett-Luce ratings (openskill).
 
-Pure Python + numpy (no scipy): the Student t quantile comes from the exact
-finite-sum CDF for integer degrees of freedom (Abramowitz & Stegun 26.7.3-4),
-inverted by bisection.
+The interval functions serve the balance lab too (`balance.stats`), which is why a count
+of wins may be fractional there (a shared win counts 1/k for each of the k winners).
 """
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
-Z95 = NormalDist().inv_cdf(0.975)
+from scipy import stats
+
+LEVEL = 0.95
+Z95 = float(stats.norm.ppf((1 + LEVEL) / 2))
 
 
-def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a win rate (95% by default); (0, 1) when n is 0."""
+def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a win rate (95% by default); (0, 1) when n is 0.
+
+    scipy's `binomtest(...).proportion_ci(method="wilson")` takes whole counts only, and a
+    shared win is fractional, so the closed form is written out on scipy's normal quantile.
+    Zero wins give a low of exactly 0 and all wins a high of exactly 1 (rounding would
+    leave 1e-18 or 0.9999999999999999, and error bars of negative length).
+    """
     if n == 0:
         return 0.0, 1.0
     p = wins / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if wins <= 0 else max(0.0, centre - half)
+    high = 1.0 if wins >= n else min(1.0, centre + half)
+    return low, high
 
 
-def t_cdf_two_sided(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with `df` (integer >= 1) degrees of freedom."""
-    theta = math.atan(t / math.sqrt(df))
-    s, c2 = math.sin(theta), math.cos(theta) ** 2
-    if df % 2 == 0:
-        term = total = 1.0
-        for k in range(1, df // 2):
-            term *= c2 * (2 * k - 1) / (2 * k)
-            total += term
-        return s * total
-    if df == 1:
-        return 2 * theta / math.pi
-    term = total = math.cos(theta)
-    for k in range(1, (df - 1) // 2):
-        term *= c2 * (2 * k) / (2 * k + 1)
-        total += term
-    return 2 / math.pi * (theta + s * total)
-
-
-def t_quantile(level: float, df: int) -> float:
+def t_quantile(level: float, df: float) -> float:
     """The t with P(|T| < t) = level (e.g. 0.95 gives the 97.5% quantile)."""
-    lo, hi = 0.0, 1.0
-    while t_cdf_two_sided(hi, df) < level:
-        hi *= 2
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_cdf_two_sided(mid, df) < level else (lo, mid)
-    return (lo + hi) / 2
+    return float(stats.t.ppf((1 + level) / 2, df))
 
 
-def mean_ci(values, level: float = 0.95) -> tuple[float, float, float]:
+def mean_ci(values, level: float = LEVEL) -> tuple[float, float, float]:
     """(mean, low, high): Student t interval of the mean; (mean, mean, mean) below 2 values."""
     n = len(values)
     mean = sum(values) / n

@@ -13,14 +13,21 @@ Output folder:
                     openskill Plackett-Luce mu, sigma, ordinal
     speed.csv       per bot: decisions, CPU seconds of thinking, decisions per CPU second (varies by run)
     winrates.png    win rates with their 95% intervals
+    tournament.json the run's parameters (line-up, games, seed, game options)
+
+games.csv and records.jsonl grow by one game as each game ends, in game order, so a
+killed run keeps every finished game and `--resume` plays the rest: game i's seeds
+derive from the tournament seed and i alone, so the files come out byte for byte as
+an uninterrupted run's. speed.csv covers the games of the last session.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import os
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +36,12 @@ import numpy as np
 from nefertiti_env import NefertitiGame
 
 from . import make_bot, parse_spec, play_game
+from .run_folder import RunFolderError, complete_lines, prepare, write_text
 from .stats import mean_ci, plackett_luce, ranks_of, wilson
+from .workers import ordered_map
+
+KIND = "tournament"
+PARAMS = "tournament.json"
 
 
 @dataclass(frozen=True)
@@ -104,31 +116,100 @@ def check_lineup(lineup: list[str], players: int, **options) -> None:
         make_bot(spec, 0)
 
 
+def play(jobs: list[Job], workers: int = 1, progress: bool = True, done: int = 0):
+    """Yield the results of `jobs` in order, played in `workers` processes; `done` games
+    (already played by an earlier session) start the progress bar."""
+    from .progress import progress_bar
+
+    with progress_bar(total=done + len(jobs), initial=done, desc="games", unit="game",
+                      disable=not progress) as bar, ordered_map(workers) as map_:
+        for result in map_(play_job, jobs):
+            bar.update()
+            yield result
+
+
 def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, progress: bool = True,
         **options) -> list[Result]:
     """Play the tournament's games (in `workers` processes) and return them in game order.
 
     `options` go to every NefertitiGame (ruleset, setup, memphis, characters)."""
-    from .progress import progress_bar
+    return list(play(schedule(lineup, games, seed, **options), workers, progress))
 
-    jobs = schedule(lineup, games, seed, **options)
-    bar = progress_bar(total=len(jobs), desc="games", unit="game", disable=not progress)
-    results = {}
-    if workers <= 1:
-        for job in jobs:
-            results[job.index] = play_job(job)
-            bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(play_job, job) for job in jobs]):
-                result = future.result()
-                results[result.job.index] = result
-                bar.update()
-    bar.close()
-    return [results[i] for i in range(len(jobs))]
+
+def run_in_folder(out: str | os.PathLike, lineup: list[str], games: int, seed: int = 0, workers: int = 1,
+                  progress: bool = True, resume: bool = False, force: bool = False,
+                  **options) -> tuple[list[dict], list[Result]]:
+    """Play the tournament into the folder `out`, each game saved as it ends, then write the
+    summary, speed table and plot; returns (summary rows, the results of this session).
+
+    resume: continue the run in `out` (same parameters) from its last finished game.
+    force: start the run in `out` over. Raises RunFolderError for a folder that cannot be used
+    (before any game) or a write that fails (naming what is saved)."""
+    folder = prepare(out, KIND, resume=resume, force=force)
+    params = {"bots": list(lineup), "games": games, "seed": seed, "options": dict(sorted(options.items()))}
+    done = _continue(folder, params) if resume else 0
+    if not resume:
+        write_text(folder / PARAMS, json.dumps(params, indent=2) + "\n")
+    fields = _game_fields(len(lineup))
+    played = []
+    try:
+        with open(folder / "records.jsonl", "a" if done else "w", encoding="utf-8") as records, \
+                open(folder / "games.csv", "a" if done else "w", newline="") as table, \
+                contextlib.closing(play(schedule(lineup, games, seed, **options)[done:], workers, progress,
+                                        done)) as results:         # closing: any stop here stops the workers
+            writer = csv.DictWriter(table, fieldnames=fields)
+            if not done:
+                writer.writeheader()
+            for result in results:
+                records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
+                                          "record": result.record}) + "\n")
+                records.flush()
+                writer.writerows(game_rows([result]))       # last: a row in games.csv is a whole game
+                table.flush()
+                played.append(result)
+        summary = write_summary(folder, len(lineup), played)
+    except OSError as err:
+        raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; "
+                             f"{finished_games(folder)} finished games are saved there: "
+                             "fix the folder (space, permissions) and rerun with --resume") from None
+    return summary, played
+
+
+def finished_games(folder: str | os.PathLike) -> int:
+    """How many whole games a tournament folder holds (rows of its games.csv)."""
+    try:
+        with open(Path(folder) / "games.csv", "rb") as f:
+            return max(0, f.read().count(b"\n") - 1)
+    except OSError:
+        return 0
+
+
+def _continue(folder: Path, params: dict) -> int:
+    """Check that `params` are the saved run's and cut a killed run's files back to its whole
+    games; returns how many games are finished."""
+    try:
+        saved = json.loads((folder / PARAMS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise RunFolderError(f"{folder} has no readable {PARAMS}: it cannot be resumed; "
+                             "start it over with --force") from None
+    changed = [key for key in params if saved.get(key) != params[key]]
+    if changed:
+        raise RunFolderError(f"{folder} holds a tournament with other {', '.join(changed)} "
+                             f"({', '.join(f'{k}={saved.get(k)}' for k in changed)}): "
+                             "resume it with the same options, or choose another --out")
+    games = max(0, complete_lines(folder / "games.csv") - 1)
+    kept = complete_lines(folder / "records.jsonl", keep=games)
+    if kept < games:                                        # records are written first: not after a kill
+        complete_lines(folder / "games.csv", keep=kept + 1)
+    return kept
 
 
 # ------------------------------------------------------------------ output
+def _game_fields(players: int) -> list[str]:
+    return ["game", "seed", "rotation", "first_player", "decisions",
+            *(f"{what}_{seat}" for seat in range(players) for what in ("bot", "score", "money", "rank"))]
+
+
 def game_rows(results: list[Result]) -> list[dict]:
     rows = []
     for r in results:
@@ -199,10 +280,11 @@ def format_table(rows: list[dict]) -> str:
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(path, text.getvalue())
 
 
 def plot_win_rates(path: Path, summary: list[dict], players: int) -> None:
@@ -224,17 +306,12 @@ def plot_win_rates(path: Path, summary: list[dict], players: int) -> None:
     plt.close(fig)
 
 
-def write_results(out: str | os.PathLike, results: list[Result]) -> list[dict]:
-    """Write the output folder (see the module docstring); returns the summary rows."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_csv(out / "games.csv", game_rows(results))
-    with open(out / "records.jsonl", "w") as f:
-        for r in results:
-            f.write(json.dumps({"game": r.job.index, "bots": list(r.job.bots), "record": r.record}) + "\n")
-    summary = summarize([(list(r.job.bots), r.ranks) for r in results])
-    write_csv(out / "summary.csv", summary)
-    write_csv(out / "speed.csv", speed_rows(results))
-    plot_win_rates(out / "winrates.png", summary, len(results[0].job.bots))
+def write_summary(folder: Path, players: int, played: list[Result]) -> list[dict]:
+    """summary.csv and winrates.png from the folder's games.csv; speed.csv from `played`
+    (kept as it was when a resumed run had nothing left to play). Returns the summary rows."""
+    summary = summarize(read_games(folder / "games.csv"))
+    write_csv(folder / "summary.csv", summary)
+    if played:
+        write_csv(folder / "speed.csv", speed_rows(played))
+    plot_win_rates(folder / "winrates.png", summary, players)
     return summary
-

@@ -11,19 +11,25 @@ Arms: "main" plays each ruleset's line-ups; the line-up turns one seat per game
 by the game. Restricted play runs on the baseline ruleset with one bot in every
 seat: "control" unrestricted, then one arm per restriction, where the seat
 i mod n of game i is the restricted one.
+
+Each finished game is appended to `rows.jsonl` (its rows of every table, one line, in
+schedule order), so a killed or stopped study keeps its games and `--resume` plays the
+rest; the CSV tables are written from that file at the end, the same bytes as an
+uninterrupted run's. `study.yaml` is written at the start: a resume must match it.
 """
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
-from multiprocessing import Pool
 from pathlib import Path
 
 import yaml
 
 from agents import make_bot
+from agents.run_folder import RunFolderError, complete_lines, prepare, write_text
 from agents.tournament import derive_seed
+from agents.workers import ordered_map
 from nefertiti_env import NefertitiGame
 
 from . import tables
@@ -32,6 +38,9 @@ from .record import play_recorded
 from .restrict import Restriction, RestrictedBot
 
 CONTROL = "control"
+KIND = "balance"
+JOURNAL = "rows.jsonl"
+STUDY = "study.yaml"
 
 
 @dataclass(frozen=True)
@@ -96,50 +105,88 @@ def play_job(job: Job) -> dict[str, list[tuple]]:
     return play_recorded(game, bots, labels, (job.arm, job.ruleset, job.players, job.index))
 
 
-def _play_chunk(chunk: list[tuple[int, Job]]) -> list[tuple[int, dict]]:
-    out = []
-    for i, job in chunk:
-        try:
-            out.append((i, play_job(job)))
-        except Exception as err:              # name the game, so it can be replayed alone
-            raise RuntimeError(f"game failed: {job}: {type(err).__name__}: {err}") from err
-    return out
+def _play(job: Job) -> dict[str, list[tuple]]:
+    try:
+        return play_job(job)
+    except Exception as err:              # name the game, so it can be replayed alone
+        raise RuntimeError(f"game failed: {job}: {type(err).__name__}: {err}") from err
 
 
-def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True) -> dict:
-    """Play every game of the study and write the tables into `cfg.out`; returns run figures
-    (games, decisions, seconds) that vary with the machine, so they stay out of the report."""
+def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, resume: bool = False,
+        force: bool = False) -> dict:
+    """Play the study's games into `cfg.out`, each saved as it ends, and write the tables;
+    returns figures of this session (games, decisions, seconds) that vary with the machine,
+    so they stay out of the report.
+
+    resume: continue the study in `cfg.out` (same config) from its last finished game.
+    force: start the study in `cfg.out` over. Raises RunFolderError for a folder that cannot
+    be used (before any game) or a write that fails (naming what is saved)."""
     from agents.progress import progress_bar
 
     workers = workers or cfg.workers
+    folder = prepare(cfg.out, KIND, resume=resume, force=force)
+    done = _continue(folder, cfg) if resume else 0
+    if not resume:
+        write_text(folder / STUDY, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     jobs = schedule(cfg)
-    chunks = [list(enumerate(jobs))[i:i + 16] for i in range(0, len(jobs), 16)]
-    results: list[dict | None] = [None] * len(jobs)
+    decisions = 0
     start = time.perf_counter()
-    with progress_bar(total=len(jobs), desc="balance games", unit="game", disable=not progress) as bar:
-        if workers <= 1:
-            outputs = map(_play_chunk, chunks)
-        else:
-            pool = Pool(workers)
-            outputs = pool.imap_unordered(_play_chunk, chunks)
-        try:
-            for out in outputs:
-                for i, rows in out:
-                    results[i] = rows
-                bar.update(len(out))
-        finally:
-            if workers > 1:
-                pool.terminate()
-    seconds = time.perf_counter() - start
-
-    folder = Path(cfg.out)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in tables.COLUMNS:
-        tables.write(folder, name, [row for rows in results for row in rows[name]])
-    (folder / "study.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")
-    decisions = sum(rows["games"][0][tables.COLUMNS["games"].index("decisions")] for rows in results)
-    figures = {"games": len(jobs), "decisions": decisions, "workers": workers, "seconds": round(seconds, 2),
-               "games_per_second": round(len(jobs) / seconds, 1),
-               "decisions_per_second": round(decisions / seconds)}
-    (folder / "run.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    try:
+        with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
+                progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
+                             disable=not progress) as bar, ordered_map(workers, chunksize=16) as map_:
+            for rows in map_(_play, jobs[done:]):
+                journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
+                journal.flush()
+                decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
+                bar.update()
+        seconds = time.perf_counter() - start
+        write_tables(folder)
+        played = len(jobs) - done
+        figures = {"games": played, "decisions": decisions, "workers": workers, "seconds": round(seconds, 2),
+                   "games_per_second": round(played / seconds, 1),
+                   "decisions_per_second": round(decisions / seconds)}
+        write_text(folder / "run.json", json.dumps(figures, indent=2) + "\n")
+    except OSError as err:
+        raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; {finished_games(folder)} "
+                             "finished games are saved there: fix the folder (space, permissions) and rerun "
+                             "with --resume") from None
     return figures
+
+
+def write_tables(folder: Path) -> None:
+    """The CSV tables from the journal of finished games, in schedule order."""
+    out = {name: [] for name in tables.COLUMNS}
+    with open(folder / JOURNAL, encoding="utf-8") as journal:
+        for line in journal:
+            for name, rows in json.loads(line).items():
+                out[name] += rows
+    for name, rows in out.items():
+        tables.write(folder, name, rows)
+
+
+def finished_games(folder: str | Path) -> int:
+    """How many whole games a study folder holds (lines of its journal)."""
+    try:
+        with open(Path(folder) / JOURNAL, "rb") as f:
+            return f.read().count(b"\n")
+    except OSError:
+        return 0
+
+
+def _continue(folder: Path, cfg: StudyConfig) -> int:
+    """Check that `cfg` is the saved study's (but for workers and out) and cut a killed run's
+    journal back to its whole games; returns how many games are finished."""
+    def study(d):
+        return {k: v for k, v in yaml.safe_load(yaml.safe_dump(d)).items() if k not in ("workers", "out")}
+
+    try:
+        saved = study(yaml.safe_load((folder / STUDY).read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, AttributeError):
+        raise RunFolderError(f"{folder} has no readable {STUDY}: it cannot be resumed; "
+                             "start it over with --force") from None
+    changed = [k for k, v in study(cfg.to_dict()).items() if saved.get(k) != v]
+    if changed:
+        raise RunFolderError(f"{folder} holds a study with another {', '.join(changed)} (see its {STUDY}): "
+                             "resume it with the same config and options, or choose another --out")
+    return complete_lines(folder / JOURNAL)

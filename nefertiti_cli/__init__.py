@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 
 SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance"]
@@ -16,6 +17,20 @@ def fail(command: str, message: str) -> int:
     """Report a bad input of `nefertiti <command>` on stderr; returns argparse's exit status 2."""
     print(f"nefertiti {command}: error: {message}", file=sys.stderr)
     return 2
+
+
+def add_run_folder_options(p: argparse.ArgumentParser) -> None:
+    """--resume and --force of the commands that fill an output folder game by game."""
+    p.add_argument("--resume", action="store_true", help="continue the run in --out (killed, stopped or "
+                   "failed) from its last finished game; give the same options as the first time")
+    p.add_argument("--force", action="store_true", help="start the run in --out over (only that run's own "
+                   "files are replaced; a folder that is not a run of this command is never touched)")
+
+
+def resume_command(args) -> str:
+    """The command line that continues an interrupted run: the same one, with --resume."""
+    words = [w for w in args.argv if w != "--force"]
+    return shlex.join(["nefertiti", *words, *([] if "--resume" in words else ["--resume"])])
 
 
 def add_game_options(p: argparse.ArgumentParser) -> None:
@@ -52,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from . import fail
+from . import add_run_folder_options, fail, resume_command
 
 EXAMPLE = """examples:
   nefertiti balance --config configs/balance.yaml --workers 2
   nefertiti balance --config configs/balance_random.yaml --games 10000 --out results/balance/random10k
+  nefertiti balance --config configs/balance.yaml --workers 2 --resume   # continue a killed or stopped study
   nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
 
 
@@ -20,7 +22,9 @@ def add_parser(subparsers) -> None:
                     "figures (seat fairness with 95% intervals, balance score and chi-squared test, points "
                     "by gift type, Deben per point, monopolies, character use and restricted play, market "
                     "closings, game length, margins, lead changes, ruleset comparison), study.yaml (the "
-                    "effective config) and run.json (timings). The same config and seed give the same "
+                    "effective config) and run.json (timings). Each game is saved as it ends (rows.jsonl): a "
+                    "killed or stopped study (Ctrl-C, SIGTERM) continues with --resume to the same tables and "
+                    "report as an uninterrupted one. The same config and seed give the same "
                     "tables and report, whatever --workers. Config format: see configs/balance.yaml and "
                     "docs/balance.md.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -33,11 +37,13 @@ def add_parser(subparsers) -> None:
                                               "restricted-play arm (e.g. a quick trial run)")
     p.add_argument("--seed", type=int, help="override the study seed")
     p.add_argument("--out", help="override the output folder")
+    add_run_folder_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from agents.run_folder import RunFolderError, stop_on_sigterm
     from balance import config, report, runner
 
     if args.report_only:
@@ -47,6 +53,8 @@ def run(args) -> int:
             return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
         print(f"report: {path}")
         return 0
+    if args.resume and args.force:
+        return fail("balance", "--resume continues the study in --out and --force starts it over: give one")
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
     try:
         raw = config.read(args.config)
@@ -59,8 +67,20 @@ def run(args) -> int:
         return fail("balance", f"config file {args.config} not found")
     except config.ConfigError as err:
         return fail("balance", str(err))
-    figures = runner.run(cfg, progress=not args.quiet)
-    path = report.write(cfg.out)
+    try:
+        with stop_on_sigterm():
+            figures = runner.run(cfg, progress=not args.quiet, resume=args.resume, force=args.force)
+    except RunFolderError as err:
+        return fail("balance", str(err))
+    except KeyboardInterrupt:
+        print(f"\nstopped: {runner.finished_games(cfg.out)} of {len(runner.schedule(cfg))} games are saved in "
+              f"{cfg.out}/; continue with:\n  {resume_command(args)}", file=sys.stderr)
+        return 130
+    try:
+        path = report.write(cfg.out)
+    except OSError as err:
+        return fail("balance", f"cannot write the report into {cfg.out}: {err.strerror or err}; the tables are "
+                               f"saved there: fix the folder and rerun with --report-only {cfg.out}")
     print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s with "
           f"{figures['workers']} worker(s): {figures['games_per_second']} games/s, "
           f"{figures['decisions_per_second']} decisions/s")

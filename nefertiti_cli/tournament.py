@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from agents import BOTS
 
-from . import add_game_options, fail, game_options
+from . import add_game_options, add_run_folder_options, fail, game_options, resume_command
 
 EXAMPLE = "nefertiti tournament --players 4 --bots mcts,collector,greedy,random --games 1000 --workers 2"
 
@@ -17,6 +18,8 @@ def add_parser(subparsers) -> None:
                     "the line-up rotated i % players seats, so every bot plays every seat. Writes games.csv, "
                     "records.jsonl, summary.csv (win rate with Wilson 95% CI, mean rank with t 95% CI, "
                     "openskill Plackett-Luce mu/sigma/ordinal), speed.csv and winrates.png to --out. "
+                    "Each game is saved as it ends: a killed or stopped run (Ctrl-C, SIGTERM) continues "
+                    "with --resume to the same files as an uninterrupted one. "
                     "The same command reproduces the same results, whatever --workers.",
         epilog=f"example: {EXAMPLE}\nbots: {', '.join(BOTS)}; parameters as name:key=value, "
                "e.g. mcts:iterations=400; a trained agent: ppo:path=runs/quickstart (see docs/bots.md)",
@@ -27,29 +30,42 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--out", default="results/tourney", help="output folder (default results/tourney)")
+    add_run_folder_options(p)
     add_game_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from agents.tournament import check_lineup, run as play, speed_rows, write_results, format_table
+    from agents.run_folder import RunFolderError, stop_on_sigterm
+    from agents.tournament import check_lineup, finished_games, format_table, run_in_folder, speed_rows
 
     lineup = [b.strip() for b in args.bots.split(",") if b.strip()]
     if args.games < 1:
         return fail("tournament", f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         return fail("tournament", f"--workers must be at least 1, got {args.workers}")
+    if args.resume and args.force:
+        return fail("tournament", "--resume continues the run in --out and --force starts it over: give one")
     options = game_options(args)
     try:
         check_lineup(lineup, args.players, **options)
-        results = play(lineup, args.games, args.seed, args.workers, progress=not args.quiet, **options)
+        with stop_on_sigterm():
+            summary, played = run_in_folder(args.out, lineup, args.games, args.seed, args.workers,
+                                            progress=not args.quiet, resume=args.resume, force=args.force,
+                                            **options)
     except ValueError as err:
         return fail("tournament", str(err))
-    summary = write_results(args.out, results)
+    except RunFolderError as err:
+        return fail("tournament", str(err))
+    except KeyboardInterrupt:
+        print(f"\nstopped: {finished_games(args.out)} of {args.games} games are saved in {args.out}/; "
+              f"continue with:\n  {resume_command(args)}", file=sys.stderr)
+        return 130
     print(format_table(summary))
-    print("\ndecisions per CPU second of thinking:")
-    for row in speed_rows(results):
-        print(f"  {row['bot']:<32} {row['decisions_per_second']:>10.1f}  ({row['decisions']} decisions)")
+    if played:
+        print("\ndecisions per CPU second of thinking:")
+        for row in speed_rows(played):
+            print(f"  {row['bot']:<32} {row['decisions_per_second']:>10.1f}  ({row['decisions']} decisions)")
     print(f"\nresults in {args.out}/ (games.csv, records.jsonl, summary.csv, speed.csv, winrates.png)")
     return 0

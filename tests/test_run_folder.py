@@ -4,7 +4,7 @@ import signal
 
 import pytest
 
-from agents.run_folder import MARKER, RunFolderError, prepare, run_kind, stop_on_sigterm
+from agents.run_folder import MARKER, RunFolderError, complete_lines, prepare, run_kind, stop_on_sigterm
 
 
 def test_new_folder_gets_marker(tmp_path):
@@ -72,3 +72,12 @@ def test_sigterm_becomes_keyboard_interrupt():
             for _ in range(10_000_000):     # the handler runs at the next bytecode boundary
                 pass
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_complete_lines_cuts_a_half_written_last_line(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_bytes(b"head\r\n1,a\r\n2,b\r\n3,")
+    assert complete_lines(path) == 3 and path.read_bytes() == b"head\r\n1,a\r\n2,b\r\n"
+    assert complete_lines(path, keep=2) == 2 and path.read_bytes() == b"head\r\n1,a\r\n"
+    assert complete_lines(path, keep=5) == 2
+    assert complete_lines(tmp_path / "missing") == 0

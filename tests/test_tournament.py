@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
-from agents.tournament import ratings_from_csv, run, schedule, summarize, write_results
+from agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
 from nefertiti_cli import main
 
 
@@ -29,6 +29,23 @@ def test_wilson_interval_hand_computed():
     assert low == pytest.approx(0.236593, abs=1e-6) and high == pytest.approx(0.763407, abs=1e-6)
     # no wins in 10: upper bound z^2/n / (1 + z^2/n) = 3.841459/13.841459
     assert wilson(0, 10) == pytest.approx((0.0, 0.277533), abs=1e-6)
+
+
+def test_wilson_bounds_are_exactly_0_and_1_at_no_and_all_wins():
+    # rounding once gave 3.5e-18 and 0.9999999999999999: error bars of negative length
+    for n in range(1, 2000):
+        assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
+        for wins in (0, n // 3, n):
+            low, high = wilson(wins, n)
+            assert low <= wins / n <= high
+
+
+def test_wilson_matches_scipy_binomtest():
+    from scipy.stats import binomtest
+
+    for wins, n in ((0, 7), (3, 7), (7, 7), (55, 200), (97, 200)):
+        ci = binomtest(wins, n).proportion_ci(method="wilson")
+        assert wilson(wins, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
 def test_t_quantiles_match_the_table():
@@ -58,8 +75,8 @@ def test_duplicate_bots_share_one_rating():
 @pytest.fixture(scope="module")
 def small_tournament(tmp_path_factory):
     out = tmp_path_factory.mktemp("tourney")
-    results = run(["random", "greedy:samples=1", "random"], games=6, seed=3, workers=1, progress=False)
-    summary = write_results(out, results)
+    summary, results = run_in_folder(out, ["random", "greedy:samples=1", "random"], games=6, seed=3, workers=1,
+                                     progress=False)
     return out, results, summary
 
 

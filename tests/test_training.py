@@ -12,10 +12,11 @@ import yaml
 from sb3_contrib import MaskablePPO
 
 from agents import Agent, RandomBot
+from agents.stats import wilson
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.env.aec import final_rewards
 from training.config import ConfigError, config_from_dict, load_config
-from training.evaluation import play_games, wilson_interval
+from training.evaluation import play_games
 from training.opponents import OpponentPool
 from training.single_agent import SingleAgentEnv
 
@@ -141,9 +142,9 @@ def test_opponent_pool_keeps_the_newest_snapshots():
 
 
 def test_wilson_interval_matches_the_hand_computed_case():
-    low, high = wilson_interval(8, 10)          # p = 0.8, z = 1.96: 0.490 .. 0.943
+    low, high = wilson(8, 10, z=1.96)           # p = 0.8, z = 1.96: 0.490 .. 0.943
     assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
-    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson(0, 0, z=1.96) == (0.0, 1.0)
 
 
 def test_evaluation_rotates_the_learner_seat():

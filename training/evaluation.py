@@ -8,7 +8,6 @@ n-player table is 1/n.
 """
 from __future__ import annotations
 
-import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -16,17 +15,8 @@ from dataclasses import dataclass
 from agents import make_bot
 from agents.ppo import PPOAgent
 from agents.progress import progress_bar
+from agents.stats import wilson
 from nefertiti_env import NefertitiGame
-
-
-def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (95% for z=1.96); (0, 1) without games."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass
@@ -45,7 +35,7 @@ class MatchResult:
 
     @property
     def ci(self) -> tuple[float, float]:
-        return wilson_interval(self.wins, self.games)
+        return wilson(self.wins, self.games, z=1.96)      # z = 1.96 as in the published curves
 
     @property
     def mean_score(self) -> float:
