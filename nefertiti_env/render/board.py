@@ -221,14 +221,14 @@ def _seat(s: _Svg, g, owner: int, x, y, w, h, score: int | None, winner: bool) -
             s.circle(x + w - 14, y + 40, 7, colour, stroke="white", extra=' stroke-width="2"')
     top = y + (62 if owner != NEUTRAL else 32)
     held = [(k, int(c)) for k, c in enumerate(g.owned[owner]) if c]
-    cw, gap = 50.0, 4
+    cw, gap = 56.0, 4
     per_row = max(1, int((w - 12) // (cw + gap)))
     for i, (k, count) in enumerate(held):
         cx, cy = x + 8 + (i % per_row) * (cw + gap), top + (i // per_row) * 30
         s.add(f"<g><title>{escape(rs.kind_names[k])} x{count}</title>")
         s.rect(cx, cy, cw, 26, GIFT_COLOURS[int(rs.kind_type[k]) % len(GIFT_COLOURS)], rx=4)
-        short = rs.type_names[int(rs.kind_type[k])][:6] + ("+" + str(rs.kind_bonus[k]) if rs.kind_bonus[k] else "")
-        s.text(cx + cw / 2, cy + 11, short, size=9, anchor="middle", fill="white", weight="bold")
+        short = rs.type_names[int(rs.kind_type[k])][:8] + ("+" + str(rs.kind_bonus[k]) if rs.kind_bonus[k] else "")
+        s.text(cx + cw / 2, cy + 11, short, size=8, anchor="middle", fill="white", weight="bold")
         s.text(cx + cw / 2, cy + 23, f"x{count * rs.kind_items[k]}" if rs.kind_items[k] > 1 else f"x{count}",
                size=9, anchor="middle", fill="white")
         s.add("</g>")
@@ -278,7 +278,7 @@ def board_svg(game) -> str:
     pw = (WIDTH - 2 * pad - gap * (len(owners) - 1)) / len(owners)
     over = g.phase == PH_OVER
     scores, winners = g.scores(), (g.winners() if over else [])
-    rows = max(1, max(-(-int((g.owned[o] > 0).sum()) // max(1, int((pw - 12) // 54))) for o in owners))
+    rows = max(1, max(-(-int((g.owned[o] > 0).sum()) // max(1, int((pw - 12) // 60))) for o in owners))
     ph = 62 + 30 * rows + 18
     for i, owner in enumerate(owners):
         _seat(s, g, owner, pad + i * (pw + gap), y, pw, ph, int(scores[owner]) if owner != NEUTRAL else None,
