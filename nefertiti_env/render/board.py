@@ -19,8 +19,8 @@ from ..encoding.observation import card_name
 
 SEAT_COLOURS = ("#c8323c", "#2a6fb0", "#2e9a55", "#d9a400", "#7d4aa8")
 NEUTRAL_COLOUR = "#7a7a7a"
-GIFT_COLOURS = ("#8d6e63", "#5c9ead", "#b5835a", "#9c6fb6", "#d4a017", "#d1603d", "#e0b000", "#6b8e23",
-                "#4a7fb5", "#b05a7a", "#5f9f8f", "#a3a35a")
+GIFT_COLOURS = ("#8d6e63", "#3a9ab0", "#c27c3e", "#9c6fb6", "#4f6d8f", "#d1603d", "#e0b000", "#6b8e23",
+                "#a3a35a", "#b05a7a", "#5f9f8f", "#4a7fb5")     # by gift type, in ruleset order
 INK, PAPER, SAND, GOLD = "#2b2118", "#fbf6ea", "#efe2c2", "#e2b227"
 FONT = "DejaVu Sans, Verdana, sans-serif"
 WIDTH = 1280
