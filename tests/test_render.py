@@ -85,3 +85,13 @@ def test_rgb_array_render_is_the_board_picture():
     colours = {tuple(c) for c in image.reshape(-1, 3)[::7]}
     for hexcode in SEAT_COLOURS[:3]:            # each seat's panel header is drawn in its colour
         assert tuple(int(hexcode[i:i + 2], 16) for i in (1, 3, 5)) in colours
+
+
+def test_missing_rasteriser_names_the_extra(monkeypatch):
+    import sys
+
+    from nefertiti_env.render import svg_to_png
+
+    monkeypatch.setitem(sys.modules, "resvg_py", None)          # import resvg_py now raises ImportError
+    with pytest.raises(ImportError, match=r'pip install "nefertiti-env\[viz\]"'):
+        svg_to_png(board_svg(NefertitiGame(seed=0)))
