@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 import random
 import tomllib
 import xml.etree.ElementTree as ET
@@ -12,6 +13,7 @@ import pytest
 from nefertiti_env import NefertitiGame, raw_env
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
+from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.render import board_svg
 from nefertiti_env.render.board import SEAT_COLOURS
 
@@ -53,6 +55,10 @@ def test_svg_draws_every_visible_square_and_piece(options):
     symbols = sum(int(game.square_symbol[m, game.side[m]].astype(bool).sum()) for m in markets)
     assert pieces - symbols == int((game.occ[markets] >= 0).sum())
     assert f"decision {len(game.history)}" in text
+    on_table = Counter(card_name(game, c) + (" (face down)" if game.face_down[m, k] else "")
+                       for m in markets for k, c in enumerate(game.slots[m]) if c >= 0)
+    titles = Counter(el.text for el in root.iter(f"{SVG}title"))
+    assert {name: titles[name] for name in on_table} == on_table and sum(on_table.values()) > 0
 
 
 def test_closed_markets_and_game_over_are_shown():

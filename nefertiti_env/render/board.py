@@ -107,15 +107,17 @@ def _square_size(stall, w) -> float:
     return min(42.0, (w - 4) / max(len(row) for row in stall.grid) - 4)
 
 
-def _card_size(m: int, w) -> tuple[int, float, float]:
-    """(cards per row, card width, card height) of the places above market m."""
-    per_row = 6 if m == MEMPHIS else 4
+def _card_size(g, m: int, w) -> tuple[int, float, float]:
+    """(cards per row, card width, card height) of the places above market m: the ruleset's
+    cards per market in one row (more if a card lies beyond them), Memphis's twelve in two."""
+    used = np.flatnonzero(g.slots[m] >= 0)
+    per_row = 6 if m == MEMPHIS else max(g.rules.setup["cards_per_market"], int(used[-1]) + 1 if used.size else 0)
     cw = min(54.0, (w - 16) / per_row - 4)
     return per_row, cw, cw * 1.3
 
 
 def _market_height(g, m: int, w) -> float:
-    per_row, _, ch = _card_size(m, w)
+    per_row, _, ch = _card_size(g, m, w)
     stall = g.stalls[m][g.side[m]]
     return 62 + (2 if m == MEMPHIS else 1) * (ch + 4) + 14 + len(stall.grid) * (_square_size(stall, w - 12) + 4) + 20
 
@@ -131,7 +133,7 @@ def _stall(s: _Svg, g, m: int, x, y, w) -> float:
             sx, piece = left + i * (size + 4), int(g.occ[m, v])
             symbol = SYMBOL_NAMES[g.square_symbol[m, g.side[m], v]]
             title = f"{g.names.markets[m]} {v}" + (f" ({symbol})" if symbol else "")
-            s.add(f"<g{_actions_attr([A.PLACE + A.NUM_BIDS * m + v] if m < NUM_MARKETS else [])}>"
+            s.add(f"<g{_actions_attr([A.PLACE + A.NUM_BIDS * m + v])}>"
                   f"<title>{escape(title)}</title>")
             s.rect(sx, top, size, size, SAND, stroke="#8a7350", rx=4)
             s.text(sx + 4, top + 13, v, size=11, weight="bold")
@@ -167,8 +169,8 @@ def _market(s: _Svg, g, m: int, x, y, w, h, context: int) -> None:
         s.text(x + w - 8, y + 48, f"resolving, bid {g.res_order[g.res_pos]}", size=10, anchor="end",
                fill="#b3261e", weight="bold")
     # cards above the market
-    filled = [k for k in np.flatnonzero(g.slots[m] >= 0)]
-    per_row, cw, ch = _card_size(m, w)
+    filled = set(np.flatnonzero(g.slots[m] >= 0).tolist())
+    per_row, cw, ch = _card_size(g, m, w)
     rows = 2 if m == MEMPHIS else 1
     for k in range(per_row * rows):
         cx, cy = x + 8 + (k % per_row) * (cw + 4), y + 62 + (k // per_row) * (ch + 4)
