@@ -287,21 +287,28 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     write_text(path, text.getvalue())
 
 
-def plot_win_rates(path: Path, summary: list[dict], players: int) -> None:
+def plot_win_rates(path: Path, summary: list[dict], players: int, games: int) -> None:
+    """Win rate per bot with its 95% Wilson interval and seat-game count; the legend sits below the axes."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = sorted(summary, key=lambda r: r["win_rate"])
-    fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * len(rows)))
+    fig, ax = plt.subplots(figsize=(7.5, 2.2 + 0.5 * len(rows)), layout="constrained")
     rates = [r["win_rate"] for r in rows]
-    errors = [[r["win_rate"] - r["win_low"] for r in rows], [r["win_high"] - r["win_rate"] for r in rows]]
-    ax.barh([r["bot"] for r in rows], rates, xerr=errors, capsize=4, color="#c9a227")
+    errors = [[max(0.0, r["win_rate"] - r["win_low"]) for r in rows], [max(0.0, r["win_high"] - r["win_rate"])
+                                                                     for r in rows]]
+    labels = [f"{r['bot']}\n({r['seat_games']} seat-games)" for r in rows]
+    ax.barh(labels, rates, xerr=errors, capsize=4, color="#c9a227", label="win rate, 95% Wilson interval")
+    for y, r in enumerate(rows):
+        ax.text(min(r["win_high"] + 0.02, 0.9), y, f"{r['win_rate']:.1%}", va="center", fontsize=9)
     ax.axvline(1 / players, color="grey", linestyle="--", label=f"chance (1/{players})")
-    ax.set_xlabel("win rate (95% Wilson interval)")
+    ax.set_title(f"Tournament win rates: {games} games, {players} players")
+    ax.set_xlabel("win rate (share of seat-games won)")
+    ax.set_ylabel("bot")
     ax.set_xlim(0, 1)
-    ax.legend(loc="lower right")
-    fig.tight_layout()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(rows) < 4 else -0.12), ncol=2, fontsize=9,
+              frameon=False)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
@@ -309,9 +316,10 @@ def plot_win_rates(path: Path, summary: list[dict], players: int) -> None:
 def write_summary(folder: Path, players: int, played: list[Result]) -> list[dict]:
     """summary.csv and winrates.png from the folder's games.csv; speed.csv from `played`
     (kept as it was when a resumed run had nothing left to play). Returns the summary rows."""
-    summary = summarize(read_games(folder / "games.csv"))
+    games = read_games(folder / "games.csv")
+    summary = summarize(games)
     write_csv(folder / "summary.csv", summary)
     if played:
         write_csv(folder / "speed.csv", speed_rows(played))
-    plot_win_rates(folder / "winrates.png", summary, players)
+    plot_win_rates(folder / "winrates.png", summary, players, len(games))
     return summary

@@ -134,7 +134,8 @@ def _gifts(w, base, counts, cells, folder):
                   f"{e['points_per_game']:.1f}", num(e["owners"], 2), f"{e['items_per_owner']:.2f}",
                   pct(e["monopoly"])] for e in economy[n]]))
         w("")
-    plots.save(plots.gifts(sources, economy), folder / "gifts.png")
+    games = {n: tables.rows(cells[base, n]["games"]) for n in counts}
+    plots.save(plots.gifts(sources, economy, games), folder / "gifts.png")
     w("![points by source, Deben per point, monopolies](gifts.png)\n")
 
 
@@ -159,7 +160,8 @@ def _characters(w, base, counts, cells, tabs, study, folder):
                 f"{b} {u['by_bot'].get(b, 0)}" for b in bots) for u in use) + ".\n")
         w("")
         if n == counts[-1]:
-            plots.save(plots.characters(use, f"{n} players"), folder / "characters.png")
+            plots.save(plots.characters(use, f"{n} players, {tables.rows(cells[base, n]['games'])} games"),
+                       folder / "characters.png")
             w("![character plays and association with winning](characters.png)\n")
 
     r = study.get("restricted")
@@ -198,7 +200,8 @@ def _markets(w, base, counts, cells, folder):
                   f"{s['halves']:.2f}", num(s["cards_left"], 2)] for s in stalls]))
         w("")
         if n == counts[-1]:
-            plots.save(plots.markets(stalls, f"{n} players"), folder / "markets.png")
+            plots.save(plots.markets(stalls, f"{n} players, {tables.rows(cells[base, n]['games'])} games"),
+                       folder / "markets.png")
             w("![closings per stall and winning bids](markets.png)\n")
 
 

@@ -1,4 +1,4 @@
-"""The `nefertiti` command: one subcommand per job (play, bench, tournament, train, balance).
+"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, train, balance).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
 Each subcommand is a module here with `add_parser(subparsers)` that sets `func`.
@@ -10,7 +10,7 @@ import importlib
 import shlex
 import sys
 
-SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance"]
+SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "train", "balance"]
 
 
 def fail(command: str, message: str) -> int:

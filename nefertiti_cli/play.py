@@ -25,6 +25,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
     add_game_options(p)
     p.add_argument("--verbose", action="store_true", help="print every decision of a bot game")
+    p.add_argument("--svg", default=None, metavar="FILE",
+                   help="write the board picture (SVG) to FILE after every decision, so a viewer shows the "
+                        "game as it goes and the final board at the end")
     p.set_defaults(func=run)
 
 
@@ -53,7 +56,11 @@ def run(args) -> int:
     def report(seat, action, elapsed):
         if show and specs[seat] != "human":
             print(f"  P{seat} ({specs[seat]}): {game.action_to_string(action)}")
+        if args.svg:
+            write_svg(args.svg, game)
 
+    if args.svg:
+        write_svg(args.svg, game)
     start = time.perf_counter()
     try:
         play_game(game, bots, report)
@@ -62,6 +69,18 @@ def run(args) -> int:
         return 0
     print_result(game, specs, time.perf_counter() - start)
     return 0
+
+
+def write_svg(path: str, game) -> None:
+    """The board picture, replaced atomically so a viewer never reads half a file."""
+    from pathlib import Path
+
+    from nefertiti_env.render import board_svg
+
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(board_svg(game), encoding="utf-8")
+    partial.replace(target)
 
 
 def print_result(game, specs: list[str], seconds: float) -> None:

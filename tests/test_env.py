@@ -201,7 +201,7 @@ def test_bad_constructor_arguments_are_named():
     with pytest.raises(ValueError, match="reward must be one of win_loss, rank, score_diff"):
         raw_env(reward="points")
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgb")
     with pytest.raises(ValueError, match="setup"):
         raw_env(setup="random")
 

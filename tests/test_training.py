@@ -159,7 +159,11 @@ def test_evaluation_rotates_the_learner_seat():
     outcomes = play_games(Recorder(0), "random", range(6), {"num_players": 3}, seed=100)
     assert [s for _, s in Recorder.seats] == [0, 1, 2, 0, 1, 2]
     assert [g for g, _ in Recorder.seats] == list(range(100, 106))
-    assert len(outcomes) == 6 and all(isinstance(w, bool) for w, _ in outcomes)
+    assert len(outcomes) == 6 and all(isinstance(w, bool) for w, _, _ in outcomes)
+    for i, (_, score, entry) in enumerate(outcomes):        # each game's record replays it, for `nefertiti replay`
+        game = NefertitiGame.replay(entry["record"])
+        assert entry["index"] == i and entry["bots"][i % 3] == "learner" and entry["bots"].count("random") == 2
+        assert game.is_over() and int(game.scores()[i % 3]) == score
 
 
 # ---------------------------------------------------------------- configs
@@ -250,6 +254,9 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     for f in (paths.results_csv, paths.results_md, paths.curve, paths.final_model):
         assert f.is_file()
     assert "| random | 3 |" in paths.results_md.read_text()
+    games = [json.loads(line) for line in paths.eval_games.read_text().splitlines()]
+    assert [g["game"] for g in games] == [0, 1, 2] and all(g["baseline"] == "random" for g in games)
+    assert all(NefertitiGame.replay(g["record"]).is_over() for g in games)
     summary = json.loads(paths.summary.read_text())
     assert summary["timesteps"] == 1024
     assert (summary["torch"], summary["torch_cpu_capability"]) == (torch.__version__,

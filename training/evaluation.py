@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agents import make_bot
 from agents.ppo import PPOAgent
@@ -28,6 +28,7 @@ class MatchResult:
     wins: int
     score_sum: float
     num_players: int
+    records: list[dict] = field(default_factory=list)   # {"index", "bots", "record"} per game, for replays
 
     @property
     def win_rate(self) -> float:
@@ -52,8 +53,8 @@ class MatchResult:
                 "mean_score": round(self.mean_score, 2), "parity": round(self.parity, 4)}
 
 
-def play_games(learner, baseline: str, indices, game_args: dict, seed: int) -> list[tuple[bool, int]]:
-    """(learner won, learner's score) for each game index; the learner is an Agent."""
+def play_games(learner, baseline: str, indices, game_args: dict, seed: int) -> list[tuple[bool, int, dict]]:
+    """(learner won, learner's score, game record entry) for each game index; the learner is an Agent."""
     n = game_args["num_players"]
     out = []
     for i in indices:
@@ -64,7 +65,8 @@ def play_games(learner, baseline: str, indices, game_args: dict, seed: int) -> l
         while not game.is_over():
             p = game.current_player
             game.apply(bots[p].act(game, p))
-        out.append((seat in game.winners(), int(game.scores()[seat])))
+        entry = {"index": i, "bots": ["learner" if s == seat else baseline for s in range(n)], "record": game.record()}
+        out.append((seat in game.winners(), int(game.scores()[seat]), entry))
     return out
 
 
@@ -95,8 +97,9 @@ def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict
     def record(baseline, outcomes):
         r = results[baseline]
         r.games += len(outcomes)
-        r.wins += sum(win for win, _ in outcomes)
-        r.score_sum += sum(score for _, score in outcomes)
+        r.wins += sum(win for win, _, _ in outcomes)
+        r.score_sum += sum(score for _, score, _ in outcomes)
+        r.records += [entry for _, _, entry in outcomes]
         bar.update(len(outcomes))
 
     if workers <= 1:

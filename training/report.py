@@ -67,14 +67,16 @@ def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
     baselines = list(dict.fromkeys([row["baseline"] for row in evaluations] + [r.baseline for r in final]))
     for i, baseline in enumerate(baselines):
         colour = f"C{i}"
         rows = [row for row in evaluations if row["baseline"] == baseline]
         if rows:
             t = [int(row["timesteps"]) for row in rows]
-            ax.plot(t, [float(row["win_rate"]) for row in rows], marker="o", ms=3, color=colour, label=baseline)
+            games = sorted({int(row["games"]) for row in rows})
+            ax.plot(t, [float(row["win_rate"]) for row in rows], marker="o", ms=3, color=colour,
+                    label=f"{baseline} ({'/'.join(map(str, games))} games per point, 95% band)")
             ax.fill_between(t, [float(row["ci_low"]) for row in rows], [float(row["ci_high"]) for row in rows],
                             color=colour, alpha=0.15)
         for r in final:
@@ -86,11 +88,11 @@ def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final
     parity = float(evaluations[0]["parity"]) if evaluations else final[0].parity
     ax.axhline(parity, color="grey", linestyle="--", label=f"parity 1/n = {parity:.2f}")
     ax.set_xlabel("training timesteps (learner decisions)")
-    ax.set_ylabel("learner win rate vs n-1 copies of the baseline")
+    ax.set_ylabel("learner win rate vs n-1 copies of the baseline (95% Wilson)")
     ax.set_ylim(0, 1)
-    ax.set_title(title)
+    games = sum(int(row["games"]) for row in evaluations) + sum(r.games for r in final)
+    ax.set_title(f"{title}\nlearner win rate over training ({games} evaluation games in all)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     fig.savefig(png_path, dpi=120)
     plt.close(fig)

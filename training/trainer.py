@@ -64,6 +64,7 @@ class RunPaths:
         self.results_csv = self.out / "results.csv"
         self.results_md = self.out / "results.md"
         self.curve = self.out / "learning_curve.png"
+        self.eval_games = self.out / "evaluation_games.jsonl"    # the final evaluation's games, for `nefertiti replay`
         self.summary = self.out / "summary.json"
 
     def checkpoint(self, step: int) -> Path:
@@ -272,6 +273,8 @@ class Trainer:
         title = (f"{Path(cfg.out).name}: learner vs {cfg.env.num_players - 1} copies of each baseline "
                  f"({step:,} steps, {cfg.env.num_players} players)")
         save_results(results, step, paths.results_csv, paths.results_md, title)
+        games = [{"baseline": r.baseline, **e} for r in results for e in sorted(r.records, key=lambda e: e["index"])]
+        paths.eval_games.write_text("".join(json.dumps({"game": g, **e}) + "\n" for g, e in enumerate(games)))
         plot_learning_curve(read_evaluations(paths.evaluations), results, step, paths.curve, title)
         train_s = self.state["train_seconds"]
         summary = {"timesteps": step, "train_seconds": round(train_s, 1),

@@ -64,10 +64,12 @@ class raw_env(AECEnv, EzPickle):
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
     ("beginner" or "advanced"), reward (one of REWARDS), render_mode (None,
-    "ansi", "human"); any other keyword goes to NefertitiGame as a core option.
+    "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
+    uint8 array, needing the `viz` extra); any other keyword goes to NefertitiGame
+    as a core option.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "nefertiti_v0", "is_parallelizable": False,
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nefertiti_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
@@ -144,8 +146,12 @@ class raw_env(AECEnv, EzPickle):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                                  "or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from ..render import board_svg, svg_to_rgb
+            return svg_to_rgb(board_svg(self.game))
         text = board_text(self.game)
         if self.render_mode == "human":
             print(text)
@@ -153,4 +159,4 @@ class raw_env(AECEnv, EzPickle):
         return text
 
     def close(self) -> None:
-        """Nothing to release: the text renderer holds no resources."""
+        """Nothing to release: the renderers hold no resources."""

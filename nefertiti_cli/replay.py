@@ -1,0 +1,70 @@
+"""`nefertiti replay`: a recorded game as one self-contained HTML page that steps through it."""
+from __future__ import annotations
+
+import argparse
+import json
+import webbrowser
+from pathlib import Path
+
+from . import fail
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "replay", help="write an HTML page that steps through a recorded game",
+        description="Reads a game record (NefertitiGame.record() as JSON, e.g. saved by `nefertiti serve`) or "
+                    "a JSON-lines file of them (a tournament's records.jsonl) and writes one self-contained "
+                    "HTML page (no network): the board at each decision, who decided what, the scores. "
+                    "Step with the buttons or the arrow keys, Home, End, Space.",
+        epilog="examples:\n  nefertiti replay runs/tournament/records.jsonl --game 3 --open\n"
+               "  nefertiti replay games/game-20261124-150102.json --out game.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="a game record (.json) or a file of records, one per line (.jsonl)")
+    p.add_argument("--game", type=int, default=0,
+                   help="which game of a records.jsonl (its 'game' number, else its line, from 0; default 0)")
+    p.add_argument("--out", default=None, help="the page to write (default: FILE's name + -game<N>.html beside it)")
+    p.add_argument("--open", action="store_true", help="open the page in the default web browser")
+    p.set_defaults(func=run)
+
+
+def load_record(path: Path, game: int) -> tuple[dict, list[str] | None]:
+    """(record, bot name per seat or None) of game `game` in a record or records file."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        entries = [json.loads(text)]
+    except json.JSONDecodeError:
+        entries = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    entries.append(json.loads(line))
+                except json.JSONDecodeError as err:
+                    raise ValueError(f"{path}: line {number} is not JSON: {err}") from None
+    numbered = {e.get("game", i): e for i, e in enumerate(entries)}
+    if game not in numbered:
+        raise ValueError(f"{path}: no game {game}; it holds {len(entries)} game(s): "
+                         f"{', '.join(map(str, list(numbered)[:20]))}{' ...' if len(numbered) > 20 else ''}")
+    entry = numbered[game]
+    record = entry.get("record", entry)
+    if not isinstance(record, dict) or not {"seed", "options", "actions"} <= record.keys():
+        raise ValueError(f"{path}: game {game} is not a game record (needs seed, options, actions)")
+    return record, entry.get("bots")
+
+
+def run(args) -> int:
+    from nefertiti_env.render.replay import replay_html
+
+    path = Path(args.file)
+    if not path.is_file():
+        return fail("replay", f"no such file: {path}")
+    try:
+        record, bots = load_record(path, args.game)
+        page = replay_html(record, title=f"Nefertiti: {path.name}, game {args.game}", players=bots)
+    except (ValueError, KeyError) as err:
+        return fail("replay", str(err))
+    out = Path(args.out) if args.out else path.with_name(f"{path.stem}-game{args.game}.html")
+    out.write_text(page, encoding="utf-8")
+    print(f"wrote {out} ({len(record['actions'])} decisions, {out.stat().st_size / 1e6:.1f} MB)")
+    if args.open:
+        webbrowser.open(out.resolve().as_uri())
+    return 0
