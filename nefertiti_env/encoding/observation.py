@@ -470,6 +470,11 @@ def observation_dict(game, seat: int) -> dict:
     }
 
 
+def deck_configurations(rules: Ruleset) -> np.ndarray:
+    """[player count and Memphis choice, kind] the gift cards of every deck the ruleset can build."""
+    return np.array([deck_counts(rules, n, memphis) for n in rules.players for memphis in (False, True)])
+
+
 def observation_high(rules: Ruleset) -> np.ndarray:
     """[OBS_SIZE] the largest value each entry can take under `rules`, any player count and options.
 
@@ -480,7 +485,7 @@ def observation_high(rules: Ruleset) -> np.ndarray:
     the highest value, every bonus and the largest character bonus, plus each
     Vizier-like card scoring every gift type."""
     setups = [(n, p) for n, p in rules.players.items()]
-    decks = np.array([deck_counts(rules, n, memphis) for n, _ in setups for memphis in (False, True)])
+    decks = deck_configurations(rules)
     per_kind = decks.max(axis=0)
     deben = max(sum(p.money) for _, p in setups) + NUM_MARKETS * rules.setup["reserve_start"]
     seals = max(rules.setup["seals"], rules.setup["seals_expansion"])

@@ -30,7 +30,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
 from ..core.actions import action_mask
-from ..encoding import OBS_SIZE, observation_high, observe
+from ..encoding import OBS_SIZE, global_state, observation_high, observe, state_high
 from .render import board_text
 
 REWARDS = ("win_loss", "rank", "score_diff")
@@ -93,6 +93,8 @@ class raw_env(AECEnv, EzPickle):
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        state_top = state_high(self.game.rules)
+        self.state_space = spaces.Box(low=0.0, high=state_top, shape=state_top.shape, dtype=np.float32)
         self.np_random = np.random.default_rng()
 
     def observation_space(self, agent):
@@ -124,6 +126,11 @@ class raw_env(AECEnv, EzPickle):
         # a new mask, not the game's cached one: that one is read-only
         legal = self.game.legal_actions() if seat == self.game.current_player else []
         return {"observation": observe(self.game, seat), "action_mask": action_mask(legal)}
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics: everything, hidden deck order included
+        (`nefertiti_env.encoding.state`); never give it to a player's policy."""
+        return global_state(self.game)
 
     def step(self, action) -> None:
         """Apply the selected agent's action; an illegal one raises IllegalActionError naming it and the legal ones."""
