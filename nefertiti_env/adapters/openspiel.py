@@ -160,7 +160,7 @@ class NefertitiOpenSpielState(pyspiel.State):
             self.game = NefertitiGame(num_players=self._spiel.players, characters=self._spiel.characters,
                                       seed=self._spiel.seed * self._spiel.setups + int(action))
             self._log.append((-1, f"setup {action}"))
-            self._forget_future(self.game)
+            self._forget_future()
             self._need = ()
             return
         elif self._need[0] == "roll":
@@ -191,7 +191,7 @@ class NefertitiOpenSpielState(pyspiel.State):
         if state.game is not None:
             seed = int(probability_sampler() * 2**63)
             state.game.resample_hidden(player_id, np.random.default_rng(seed))
-            state._forget_future(state.game)
+            state._forget_future()
         return state
 
     def __str__(self):
@@ -201,29 +201,28 @@ class NefertitiOpenSpielState(pyspiel.State):
 
     # ----------------------------------------------------------------- chance
     def _advance(self) -> None:
-        """Try the pending action; stop at the first card or die it reads that is undecided."""
-        while True:
-            game, trial = self.game, self.game.clone()
-            trial._rng = _ScriptedDice(self._rolls)
-            try:
-                trial.apply(self._pending)
-            except _RollNeeded as need:
-                self._need = ("roll", need.low, need.high)
-                return
-            finally:
-                trial._rng, trial._rng_state = None, _NO_FUTURE
-            read = list(range(game.deck_pos, trial.deck_pos))
-            if _oracle_looked(game, trial):
-                read += range(max(trial.oracle_from, trial.deck_pos), len(trial.deck))
-            undecided = [pos for pos in read if pos not in self._fixed]
-            if undecided:
-                self._need = ("card", undecided[0])
-                self._fixed.add(undecided[0])       # decided by the outcome that follows
-                return
-            self._commit(trial, read)
+        """Try the pending action on a clone; the first undecided card or die it reads becomes
+        the next chance node, and once it reads none the clone is the new game."""
+        game, trial = self.game, self.game.clone()
+        trial._rng = _ScriptedDice(self._rolls)          # the core's generator: private, only dice use it
+        try:
+            trial.apply(self._pending)
+        except _RollNeeded as need:
+            self._need = ("roll", need.low, need.high)
             return
+        finally:
+            trial._rng, trial._rng_state = None, _NO_FUTURE
+        read = list(range(game.deck_pos, trial.deck_pos))
+        if _oracle_looked(game, trial):
+            read += range(max(trial.oracle_from, trial.deck_pos), len(trial.deck))
+        undecided = [pos for pos in read if pos not in self._fixed]
+        if undecided:
+            self._need = ("card", undecided[0])
+            self._fixed.add(undecided[0])       # decided by the outcome that follows
+            return
+        self._commit(trial)
 
-    def _commit(self, trial: NefertitiGame, read: list[int]) -> None:
+    def _commit(self, trial: NefertitiGame) -> None:
         game, seat = self.game, self.game.current_player
         drawn = trial.deck[game.deck_pos:trial.deck_pos].tolist()
         self._log.append((-1, f"{seat}:{self._pending}" + "".join(f" roll {r}" for r in self._rolls)
@@ -253,17 +252,15 @@ class NefertitiOpenSpielState(pyspiel.State):
         deck, free = self.game.deck, self._free_places()
         source = next(p for p in free + [pos] if deck[p] == card)
         deck[source], deck[pos] = deck[pos], card
-        self._forget_future(self.game)
+        self._forget_future()
 
     def _free_places(self) -> list[int]:
         return [p for p in range(self.game.deck_pos, len(self.game.deck)) if p not in self._fixed]
 
-    def _forget_future(self, game: NefertitiGame) -> None:
+    def _forget_future(self) -> None:
         """Undecided deck places in canonical order (gifts sorted, the Akhenaton card last); no generator."""
-        free = self._free_places() if game is self.game else \
-            [p for p in range(game.deck_pos, len(game.deck)) if p not in self._fixed]
-        cards = np.sort(game.deck[free])            # the Akhenaton code is the largest: it goes last
-        game.deck[free] = cards
+        game, free = self.game, self._free_places()
+        game.deck[free] = np.sort(game.deck[free])      # the Akhenaton code is the largest: it goes last
         game._rng, game._rng_state = None, _NO_FUTURE
 
 
