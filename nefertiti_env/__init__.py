@@ -3,7 +3,9 @@
 Layers, one direction of dependency: `core` (rules) <- `encoding` (observations)
 <- `env` (PettingZoo). Importing this package registers the PettingZoo
 environment "nefertiti/Nefertiti-v0" and exports `env()` and `raw_env()` like
-PettingZoo's classic environments.
+PettingZoo's classic environments, and registers the single-agent Gymnasium view
+"nefertiti/NefertitiSingleAgent-v0" (the learner at one seat, opponents played
+inside; `training.single_agent`, imported only by `gymnasium.make`).
 """
 from importlib.util import find_spec
 
@@ -18,3 +20,9 @@ if find_spec("pettingzoo") is not None:          # the rules core also works wit
 
     _pettingzoo.register("aec", "nefertiti/Nefertiti-v0", entry_point="nefertiti_env.env.aec:env")
     __all__ += ["env", "raw_env"]
+
+    import gymnasium as _gymnasium
+
+    # an illegal action loses (reward -1) instead of raising: env checkers and unmasked agents send any action
+    _gymnasium.register("nefertiti/NefertitiSingleAgent-v0", entry_point="training.single_agent:SingleAgentEnv",
+                        kwargs={"illegal": "lose"})

@@ -9,7 +9,7 @@ import pytest
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
-from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observation_dict, observe
+from nefertiti_env.encoding import OBS_SIZE, observation_dict, observation_high, observe
 from nefertiti_env.core.limits import MAX_KINDS
 from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, SHAPES, SLICES, _plan, _state, card_name, \
     layout_markdown
@@ -75,7 +75,7 @@ def test_vector_shape_dtype_and_bounds_over_random_play(players):
         for seat in range(players):
             obs = observe(g, seat)
             assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
-            assert (obs >= 0).all() and (obs <= OBS_HIGH).all()
+            assert (obs >= 0).all() and (obs <= observation_high(g.rules)).all()
             assert block(obs, "phase").sum() == 1 and block(obs, "phase")[g.phase] == 1
 
 
@@ -236,7 +236,7 @@ def test_every_table_and_option_set_fits_the_same_vector(players, options):
             numbers = _state(g, seat).take(_plan(g, seat).ind_src)
             assert ((numbers >= _LOWEST) & (numbers < _LOWEST + _WIDTH)).all()
             obs = observe(g, seat)
-            assert obs.shape == (OBS_SIZE,) and (obs >= 0).all() and (obs <= OBS_HIGH).all()
+            assert obs.shape == (OBS_SIZE,) and (obs >= 0).all() and (obs <= observation_high(g.rules)).all()
             assert block(obs, "phase").sum() == 1
             assert block(obs, "seat")[5, 0] == (players == 2)                  # the neutral player's row
             json.dumps(observation_dict(g, seat))

@@ -17,7 +17,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
-from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE, observe
+from nefertiti_env.encoding import OBS_SIZE, observation_high, observe
 from nefertiti_env.env.aec import final_rewards
 
 from .opponents import OpponentPool
@@ -29,23 +29,35 @@ class SingleAgentEnv(gymnasium.Env):
     Observation: the encoder's float32 vector from the learner's seat. Action: the
     flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the legal ones.
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
-    Other keywords are game options for NefertitiGame. `reset(options={"game": g,
-    "seat": s})` starts from a given position instead of a new game.
+    opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
+    illegal: "raise" (an illegal action raises IllegalActionError) or "lose" (it ends
+    the episode with reward -1, like PettingZoo's TerminateIllegalWrapper; what env
+    checkers and unmasked agents need). Other keywords are game options for
+    NefertitiGame. `reset(options={"game": g, "seat": s})` starts from a given
+    position instead of a new game.
+
+    `info` has the same keys and types at reset and at every step (vector envs
+    stack them): seat (int), opponents (str: their kind, or "mixed"), win (bool),
+    score (int: the final score; 0 until the end), illegal (bool).
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
-                 opponents: OpponentPool | None = None, **options):
+                 opponents: OpponentPool | dict[str, float] | None = None, illegal: str = "raise", **options):
+        if illegal not in ("raise", "lose"):
+            raise ValueError(f"illegal must be 'raise' or 'lose'; got {illegal!r}")
         self.reward = reward
-        self.opponents = opponents if opponents is not None else OpponentPool({"random": 1.0})
+        self.illegal = illegal
+        self.opponents = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents or {"random": 1.0})
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.num_players = num_players
-        self.observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.observation_space = spaces.Box(low=0.0, high=observation_high(self._game_args["ruleset"]), shape=(OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: NefertitiGame | None = None
         self.seat = -1
         self.bots: dict = {}
+        self.done = True
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -58,26 +70,36 @@ class SingleAgentEnv(gymnasium.Env):
             self.game = NefertitiGame(seed=int(rng.integers(2**63)), **self._game_args)
             self.seat = int(rng.integers(self.num_players))
         self.bots = self.opponents.table(rng, [s for s in range(self.game.num_players) if s != self.seat])
+        names = {bot.name for bot in self.bots.values()}
+        self._opponent_kind = names.pop() if len(names) == 1 else "mixed"
+        self.done = False
         self._play_opponents()
-        return observe(self.game, self.seat), {"seat": self.seat,
-                                               "opponents": {s: bot.name for s, bot in self.bots.items()}}
+        return observe(self.game, self.seat), self._info()
 
     def step(self, action):
         game = self.game
-        if game is None or game.current_player != self.seat:
+        if self.done or game.current_player != self.seat:
             raise RuntimeError("step() called after the episode ended (or before reset()): call reset()")
         try:
             game.apply(int(action))
         except IllegalActionError as err:
-            raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None
+            if self.illegal == "raise":
+                raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None
+            self.done = True
+            return observe(game, self.seat), -1.0, True, False, self._info(illegal=True)
         self._play_opponents()
         if not game.is_over():
-            return observe(game, self.seat), 0.0, False, False, {}
+            return observe(game, self.seat), 0.0, False, False, self._info()
+        self.done = True
         reward = float(final_rewards(game, self.reward)[self.seat])
-        names = {bot.name for bot in self.bots.values()}
-        info = {"win": self.seat in game.winners(), "score": int(game.scores()[self.seat]),
-                "opponents": names.pop() if len(names) == 1 else "mixed"}
-        return observe(game, self.seat), reward, True, False, info
+        return observe(game, self.seat), reward, True, False, self._info()
+
+    def _info(self, illegal: bool = False) -> dict:
+        """The same keys and types at every reset and step; win and score are the final ones."""
+        over = self.game.is_over()
+        return {"seat": self.seat, "opponents": self._opponent_kind,
+                "win": over and self.seat in self.game.winners(),
+                "score": int(self.game.scores()[self.seat]) if over else 0, "illegal": illegal}
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO asks for this)."""

@@ -40,6 +40,7 @@ from numba import njit
 
 from ..core import scoring
 from ..core.game import state_slices
+from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_NAMES
 from ..core.phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_HIGH, PH_OVER, PHASE_NAMES, TUTOR
@@ -121,11 +122,9 @@ OBS_SIZE = _offset
 LINEAR = SLICES[LINEAR_BLOCKS[-1][0]].stop       # entries [0, LINEAR) are linear, the rest indicators
 
 SCALE = np.ones(OBS_SIZE, dtype=np.float32)      # what each entry's number is divided by (1 for flags)
-OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)   # flags <= 1; magnitudes are unbounded above
 for _name, _shape, _scale, _ in BLOCKS:
     _cols = _scale if isinstance(_scale, tuple) else (_scale,)
     SCALE[SLICES[_name]] = np.broadcast_to([1.0 if s is None else 1.0 / s for s in _cols], _shape).ravel()
-    OBS_HIGH[SLICES[_name]] = np.broadcast_to([1.0 if s is None else np.inf for s in _cols], _shape).ravel()
 
 # The state vector: the game's integer arrays (`game.state`), its flags, the unseen counts, the scalars below.
 _FLAGS = ("is_open", "dead", "seal_on")          # the bool arrays, in the order `_state_vector` copies them
@@ -469,6 +468,52 @@ def observation_dict(game, seat: int) -> dict:
         "character": character,
         "legal_actions": {a: g.action_to_string(a) for a in g.legal_actions()} if actor == seat else {},
     }
+
+
+def deck_configurations(rules: Ruleset) -> np.ndarray:
+    """[player count and Memphis choice, kind] the gift cards of every deck the ruleset can build."""
+    return np.array([deck_counts(rules, n, memphis) for n in rules.players for memphis in (False, True)])
+
+
+def observation_high(rules: Ruleset) -> np.ndarray:
+    """[OBS_SIZE] the largest value each entry can take under `rules`, any player count and options.
+
+    Observation spaces need finite bounds (vector envs, RLlib and the env checkers
+    test them). Flags are at most 1; a magnitude's bound is the most its number can
+    be: Deben, seals, servants, tutors and cards are conserved, so their totals bound
+    them; points scored during play are bounded by every gift item scoring once at
+    the highest value, every bonus and the largest character bonus, plus each
+    Vizier-like card scoring every gift type."""
+    setups = [(n, p) for n, p in rules.players.items()]
+    decks = deck_configurations(rules)
+    per_kind = decks.max(axis=0)
+    deben = max(sum(p.money) for _, p in setups) + NUM_MARKETS * rules.setup["reserve_start"]
+    seals = max(rules.setup["seals"], rules.setup["seals_expansion"])
+    params = [(c.count, c.params) for c in rules.characters]
+    char_bonus = max([max(p.get("bonus", 0), p.get("points", 0)) for _, p in params], default=0)
+    items = int(per_kind @ rules.kind_items)
+    points = items * (int(rules.type_values.max()) + int(np.clip(rules.kind_bonus, 0, None) @ per_kind) + char_bonus) \
+        + sum(n * p.get("points_per_type", 0) * len(rules.type_names) for n, p in params)
+    most = {"money": deben, "seals": seals, "points in play": points,
+            "servants": max(p.servants for _, p in setups), "tutors": max(p.tutors for _, p in setups),
+            "reserve": deben, "deck left": int(decks.sum(axis=1).max()) + 1, "seal supply": seals,
+            "extra placements": max([p.get("servants", 1) for _, p in params]) - 1,
+            "tutor deben to place": max(rules.memphis["tutor_deben"], NUM_MARKETS - 1),
+            "cards still to take": max(rules.memphis["highest_takes"], 1), "deben out of play": deben,
+            "exchanges made": max([p.get("exchanges", 0) for _, p in params], default=0)}
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    for name, _, scale, _ in LINEAR_BLOCKS:
+        block = high[SLICES[name]].reshape(SHAPES[name])
+        if name in ("seat", "market", "global"):
+            features = {"seat": SEAT_FEATURES, "market": MARKET_FEATURES, "global": GLOBAL_FEATURES}[name]
+            for col, (feature, fscale) in enumerate(features):
+                if fscale is not None:
+                    block[..., col] = most[feature] / fscale
+        elif name in ("seat_gifts", "discarded", "unseen"):
+            block[..., :len(per_kind)] = per_kind / scale
+        elif name in ("seat_characters", "characters_available"):
+            block[..., :len(params)] = [n / scale for n, _ in params]
+    return high
 
 
 def layout_markdown() -> str:

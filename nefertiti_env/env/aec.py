@@ -30,7 +30,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
 from ..core.actions import action_mask
-from ..encoding import OBS_HIGH, OBS_SIZE, observe
+from ..encoding import OBS_SIZE, global_state, observation_high, observe, state_high
 from .render import board_text
 
 REWARDS = ("win_loss", "rank", "score_diff")
@@ -85,15 +85,18 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.game = NefertitiGame(seed=0, **self._game_args)      # checks the options now; reset() replaces it
+        high = observation_high(self.game.rules)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
             agent: spaces.Dict({
-                "observation": spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(low=0.0, high=high, shape=(OBS_SIZE,), dtype=np.float32),
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        state_top = state_high(self.game.rules)
+        self.state_space = spaces.Box(low=0.0, high=state_top, shape=state_top.shape, dtype=np.float32)
         self.np_random = np.random.default_rng()
 
     def observation_space(self, agent):
@@ -125,6 +128,11 @@ class raw_env(AECEnv, EzPickle):
         # a new mask, not the game's cached one: that one is read-only
         legal = self.game.legal_actions() if seat == self.game.current_player else []
         return {"observation": observe(self.game, seat), "action_mask": action_mask(legal)}
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics: everything, hidden deck order included
+        (`nefertiti_env.encoding.state`); never give it to a player's policy."""
+        return global_state(self.game)
 
     def step(self, action) -> None:
         """Apply the selected agent's action; an illegal one raises IllegalActionError naming it and the legal ones."""

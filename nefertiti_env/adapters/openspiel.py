@@ -1,0 +1,297 @@
+"""Nefertiti as an OpenSpiel game: "python_nefertiti", registered when this module is imported.
+
+    import pyspiel, nefertiti_env.adapters.openspiel
+    game = pyspiel.load_game("python_nefertiti", {"players": 3})
+
+Chance is explicit, so a state holds no hidden future. The rules core deals from a
+shuffled deck and rolls dice from its own generator; here every card that becomes
+known (drawn, or seen by an Oracle player) and every die is a chance node, decided
+only when the rules read it: a player's action is tried on a clone of the game, and
+while it would read an undecided deck place or roll a die, the state is a chance
+node for that place or die (the probabilities follow the setup's shuffle: the
+unseen gifts in proportion, the Akhenaton card uniform among the free bottom
+places). The deck's undecided places hold a canonical order (sorted, the Akhenaton
+card last) and the game's generator is never used, so a clone, which MCTS and
+ISMCTS make at every simulation, cannot see the order of the deck or the rolls to
+come. `resample_from_infostate` (ISMCTS) also redraws the bottom cards an Oracle
+player saw, for every other seat.
+
+Parameters: players (2..5, default 4), reward ("win_loss" or "rank"), characters
+(a NefertitiGame `characters` option: "base", "expansion" or a scenario), setups (the
+first chance node picks one of this many seeded setups: seat order, stall sides,
+first cards; default 1000), seed (offsets the setup seeds). Observation tensors
+are the encoder's vector (`nefertiti_env.encoding.observe`); information state
+strings are the player's history: actions, dice, cards drawn and, for the Oracle
+player only, the cards it saw.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pyspiel
+
+from ..core import NUM_ACTIONS, NefertitiGame
+from ..core.limits import MAX_KINDS, MAX_PLAYERS
+from ..encoding import OBS_SIZE, observation_dict, observe
+from ..env.aec import final_rewards
+
+REWARDS = ("win_loss", "rank")
+MAX_GAME_LENGTH = 3000       # decisions and chance nodes; random play takes at most ~250 decisions + ~70 chance
+_DEFAULTS = {"players": 4, "reward": "win_loss", "characters": "base", "setups": 1000, "seed": 0}
+_NO_FUTURE = np.random.PCG64(0).state      # what a game's generator is set to: it never rolls here
+
+GAME_TYPE = pyspiel.GameType(
+    short_name="python_nefertiti", long_name="Nefertiti (Python)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS, min_num_players=2,
+    provides_information_state_string=True, provides_information_state_tensor=False,
+    provides_observation_string=True, provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS)
+
+
+class NefertitiOpenSpielGame(pyspiel.Game):
+    def __init__(self, params=None):
+        params = {**_DEFAULTS, **(params or {})}
+        if params["reward"] not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {params['reward']!r}")
+        self.players, self.reward = int(params["players"]), params["reward"]
+        self.setups, self.seed, self.characters = int(params["setups"]), int(params["seed"]), params["characters"]
+        probe = NefertitiGame(num_players=self.players, characters=self.characters, seed=0)   # checks the options
+        sides = max((r.closing.params.get("sides", 0) for stalls in probe.rules.stalls for r in stalls), default=0)
+        info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS,
+                                max_chance_outcomes=max(self.setups, MAX_KINDS + 1, sides),
+                                num_players=self.players, min_utility=-1.0, max_utility=1.0,
+                                max_game_length=MAX_GAME_LENGTH)
+        super().__init__(GAME_TYPE, info, params)
+
+    def new_initial_state(self):
+        return NefertitiOpenSpielState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return Observer(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class _Settings(NamedTuple):
+    players: int
+    reward: str
+    characters: str
+    setups: int
+    seed: int
+
+
+class _RollNeeded(Exception):
+    def __init__(self, low: int, high: int):
+        super().__init__(f"a die from {low} to {high - 1}")
+        self.low, self.high = low, high
+
+
+class _ScriptedDice:
+    """Stands in for the game's generator while an action is tried: rolls the decided dice, in order."""
+
+    def __init__(self, rolls: list[int]):
+        self.rolls = iter(rolls)
+
+    def integers(self, low, high):
+        roll = next(self.rolls, None)
+        if roll is None:
+            raise _RollNeeded(int(low), int(high))
+        return roll
+
+
+class _Table:
+    """Holds the rules-core game. pyspiel clones a Python state by deep-copying its attributes; this
+    makes that copy the core's own `clone()` (the ruleset is shared, not copied)."""
+
+    def __init__(self, game: NefertitiGame | None):
+        self.game = game
+
+    def __deepcopy__(self, memo):
+        return _Table(None if self.game is None else self.game.clone())
+
+
+class NefertitiOpenSpielState(pyspiel.State):
+    def __init__(self, game: NefertitiOpenSpielGame):
+        super().__init__(game)
+        self._spiel = _Settings(game.players, game.reward, game.characters, game.setups, game.seed)
+        self._table = _Table(None)                # the game, None until the setup chance node
+        self._pending: int | None = None          # a player's action waiting for chance outcomes
+        self._rolls: list[int] = []               # dice decided for it
+        self._need: tuple = ("setup",)            # what the chance node decides
+        self._fixed: set[int] = set()             # undrawn deck places whose card is decided (Oracle)
+        self._log: list[tuple[int, str]] = []     # (seat who sees it or -1 for all, text): information states
+
+    @property
+    def game(self) -> NefertitiGame | None:
+        return self._table.game
+
+    @game.setter
+    def game(self, game: NefertitiGame) -> None:
+        self._table.game = game
+
+    # ----------------------------------------------------------------- OpenSpiel API
+    def current_player(self):
+        if self._need:
+            return pyspiel.PlayerId.CHANCE
+        if self.game.is_over():
+            return pyspiel.PlayerId.TERMINAL
+        return self.game.current_player
+
+    def _legal_actions(self, player):
+        return self.game.legal_actions()
+
+    def chance_outcomes(self):
+        kind = self._need[0]
+        if kind == "setup":
+            return [(i, 1.0 / self._spiel.setups) for i in range(self._spiel.setups)]
+        if kind == "roll":
+            low, high = self._need[1:]
+            return [(v, 1.0 / (high - low)) for v in range(low, high)]
+        return self._card_odds(self._need[1])
+
+    def _apply_action(self, action):
+        if not self._need:
+            self._pending, self._rolls = int(action), []
+        elif self._need[0] == "setup":
+            self.game = NefertitiGame(num_players=self._spiel.players, characters=self._spiel.characters,
+                                      seed=self._spiel.seed * self._spiel.setups + int(action))
+            self._log.append((-1, f"setup {action}"))
+            self._forget_future()
+            self._need = ()
+            return
+        elif self._need[0] == "roll":
+            self._rolls.append(int(action))
+        else:
+            self._decide(self._need[1], int(action))
+        self._advance()
+
+    def _action_to_string(self, player, action):
+        if player != pyspiel.PlayerId.CHANCE:
+            return self.game.action_to_string(action)
+        kind = self._need[0]
+        if kind == "card":
+            return f"card {_card_name(self.game, action)} at deck place {self._need[1]}"
+        return f"{kind} {action}"
+
+    def is_terminal(self):
+        return not self._need and self.game.is_over()
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0] * self._spiel.players
+        return final_rewards(self.game, self._spiel.reward).tolist()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state `player_id` cannot tell from this one: the deck cards it has not seen redrawn."""
+        state = self.clone()
+        if state.game is not None:
+            seed = int(probability_sampler() * 2**63)
+            state.game.resample_hidden(player_id, np.random.default_rng(seed))
+            state._forget_future()
+        return state
+
+    def __str__(self):
+        if self.game is None:
+            return "before setup"
+        return f"{self.game!r} need={self._need}"
+
+    # ----------------------------------------------------------------- chance
+    def _advance(self) -> None:
+        """Try the pending action on a clone; the first undecided card or die it reads becomes
+        the next chance node, and once it reads none the clone is the new game."""
+        game, trial = self.game, self.game.clone()
+        trial._rng = _ScriptedDice(self._rolls)          # the core's generator: private, only dice use it
+        try:
+            trial.apply(self._pending)
+        except _RollNeeded as need:
+            self._need = ("roll", need.low, need.high)
+            return
+        finally:
+            trial._rng, trial._rng_state = None, _NO_FUTURE
+        read = list(range(game.deck_pos, trial.deck_pos))
+        if _oracle_looked(game, trial):
+            read += range(max(trial.oracle_from, trial.deck_pos), len(trial.deck))
+        undecided = [pos for pos in read if pos not in self._fixed]
+        if undecided:
+            self._need = ("card", undecided[0])
+            self._fixed.add(undecided[0])       # decided by the outcome that follows
+            return
+        self._commit(trial)
+
+    def _commit(self, trial: NefertitiGame) -> None:
+        game, seat = self.game, self.game.current_player
+        drawn = trial.deck[game.deck_pos:trial.deck_pos].tolist()
+        self._log.append((-1, f"{seat}:{self._pending}" + "".join(f" roll {r}" for r in self._rolls)
+                          + "".join(f" drew {c}" for c in drawn)))
+        if _oracle_looked(game, trial):
+            seen = trial.deck[trial.oracle_from:].tolist()
+            self._log.append((trial.oracle_seat, "saw " + " ".join(map(str, seen))))
+        self.game = trial
+        self._fixed = {pos for pos in self._fixed if pos >= trial.deck_pos}
+        self._pending, self._rolls, self._need = None, [], ()
+
+    def _card_odds(self, pos: int) -> list[tuple[int, float]]:
+        """Chance of each card at deck place `pos`, given the decided places: the setup's shuffle."""
+        g = self.game
+        free = self._free_places()
+        cards = g.deck[free + [pos]]
+        gifts = np.bincount(cards[cards != g.kind_akhenaton], minlength=g.kind_akhenaton)
+        bottom = len(g.deck) - g.rules.setup["akhenaton_among_last"]
+        akhenaton = 0.0
+        if (cards == g.kind_akhenaton).any() and pos >= bottom:
+            akhenaton = 1.0 / sum(1 for p in free + [pos] if p >= bottom)
+        odds = [(k, (1 - akhenaton) * c / gifts.sum()) for k, c in enumerate(gifts.tolist()) if c]
+        return odds + ([(g.kind_akhenaton, akhenaton)] if akhenaton else [])
+
+    def _decide(self, pos: int, card: int) -> None:
+        """Put `card` at deck place `pos` (marked decided), taking it from an undecided place."""
+        deck, free = self.game.deck, self._free_places()
+        source = next(p for p in free + [pos] if deck[p] == card)
+        deck[source], deck[pos] = deck[pos], card
+        self._forget_future()
+
+    def _free_places(self) -> list[int]:
+        return [p for p in range(self.game.deck_pos, len(self.game.deck)) if p not in self._fixed]
+
+    def _forget_future(self) -> None:
+        """Undecided deck places in canonical order (gifts sorted, the Akhenaton card last); no generator."""
+        game, free = self.game, self._free_places()
+        game.deck[free] = np.sort(game.deck[free])      # the Akhenaton code is the largest: it goes last
+        game._rng, game._rng_state = None, _NO_FUTURE
+
+
+def _oracle_looked(before: NefertitiGame, after: NefertitiGame) -> bool:
+    """Did the action between the two see the bottom of the deck (the Oracle)?"""
+    return after.oracle_seat >= 0 and (after.oracle_seat, after.oracle_from) != (before.oracle_seat, before.oracle_from)
+
+
+def _card_name(game: NefertitiGame, code: int) -> str:
+    return "Akhenaton" if code == game.kind_akhenaton else game.rules.kind_names[code]
+
+
+class Observer:
+    """Observation tensor: the encoder's vector; strings: the player's history (perfect recall) or its view."""
+
+    def __init__(self, iig_obs_type):
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: NefertitiOpenSpielState, player: int) -> None:
+        self.tensor[:] = 0 if state.game is None else observe(state.game, player)
+
+    def string_from(self, state: NefertitiOpenSpielState, player: int) -> str:
+        if self.perfect_recall:
+            return f"p{player}|" + "|".join(text for seat, text in state._log if seat in (-1, player))
+        if state.game is None:
+            return f"p{player} before setup"
+        view = observation_dict(state.game, player)
+        view.pop("legal_actions")
+        return str(view)
+
+
+pyspiel.register_game(GAME_TYPE, NefertitiOpenSpielGame)
