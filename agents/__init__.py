@@ -14,6 +14,7 @@ from .base import Agent, act_in_env, agent_for_env, play_game
 from .evaluation import Weights
 from .heuristic import BankerBot, CollectorBot, GreedyBot, HeuristicBot
 from .mcts import MCTSBot
+from .policy_file import ModelFileError
 from .ppo import PPOAgent
 from .random_bot import RandomBot
 
@@ -23,7 +24,7 @@ BOTS: dict[str, type[Agent]] = {
     "collector": CollectorBot,
     "banker": BankerBot,
     "mcts": MCTSBot,
-    "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .zip / policy .pt)
+    "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .pt)
 }
 
 
@@ -99,7 +100,7 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
         bot = BOTS[name](seed=seed, **params)
     except TypeError as err:
         raise ValueError(f"bad parameters for bot {name!r} in {spec!r}: {err}") from None
-    except FileNotFoundError as err:
+    except (FileNotFoundError, ModelFileError) as err:
         raise ValueError(f"bot {spec!r}: {err}") from None
     bot.name = spec.strip()
     return bot
