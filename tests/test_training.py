@@ -398,3 +398,68 @@ def test_model_file_holds_plain_weights_and_json(trained_run):
     assert (meta["net_arch"], meta["num_timesteps"]) == ([16], 256)
     assert set(data) == {"format", "version", "meta", "policy", "optimizer"}
     assert all(isinstance(t, torch.Tensor) for t in data["policy"].values())
+
+
+# ---------------------------------------------------------------- the run folder (issue #19)
+
+def test_train_refuses_a_user_folder_and_touches_nothing(tmp_path, capsys):
+    from nefertiti_cli import main
+
+    config = write(tmp_path, tiny_config(tmp_path / "unused", 256).to_dict())
+    user = tmp_path / "mine"
+    (user / "logs").mkdir(parents=True)
+    (user / "logs" / "notes.txt").write_text("keep")
+    (user / "evaluations.csv").write_text("keep")
+    (user / "config.yaml").write_text("keep")
+    for extra in ([], ["--force"]):
+        assert main(["train", "--config", str(config), "--out", str(user), "--quiet", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{user} is not empty and holds no nefertiti training run" in err and "Traceback" not in err
+    assert sorted(p.name for p in user.iterdir()) == ["config.yaml", "evaluations.csv", "logs"]
+    assert [(user / n).read_text() for n in ("logs/notes.txt", "evaluations.csv", "config.yaml")] == ["keep"] * 3
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep")
+    assert main(["train", "--config", str(config), "--out", str(a_file), "--quiet"]) == 2
+    assert "exists and is not a folder" in capsys.readouterr().err and a_file.read_text() == "keep"
+
+
+def test_force_starts_a_run_over_replacing_only_its_own_files(tmp_path, trained_run):
+    from training.trainer import RunPaths, train
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    (run / "logs" / "notes.txt").write_text("keep")
+    (run / "snapshots" / "favourite.pt").write_text("keep")
+    (run / "checkpoints" / "step_0000009999").mkdir()            # not a checkpoint of this run: left alone
+    (run / "checkpoints" / "step_0000009999" / "mine.txt").write_text("keep")
+    old_events = sorted((run / "logs").glob("events.out.tfevents.*"))
+    with pytest.raises(RunFolderError, match="already holds a training run: pass --resume"):
+        train(tiny_config(run, 128), progress=False)
+    train(tiny_config(run, 128), progress=False, force=True)
+    for kept in ("logs/notes.txt", "snapshots/favourite.pt", "checkpoints/step_0000009999/mine.txt"):
+        assert (run / kept).read_text() == "keep"
+    assert not any(p.exists() for p in old_events)
+    assert [int(r["timesteps"]) for r in csv.DictReader(open(RunPaths(run).evaluations))] == [0]
+    assert yaml.safe_load(RunPaths(run).config.read_text())["total_timesteps"] == 128     # the new run's
+    state = json.loads((RunPaths(run).latest_checkpoint() / "state.json").read_text())
+    assert (state["num_timesteps"], state["session_seeds"]) == (256, [3])                  # one session
+
+
+def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeypatch, capsys):
+    from agents import policy_file
+    from nefertiti_cli import main
+
+    real_save = policy_file.save
+
+    def full_disk(path, *args, **kwargs):
+        if Path(path).name == "final_model.pt":
+            raise OSError(28, "No space left on device", str(path))
+        real_save(path, *args, **kwargs)
+
+    monkeypatch.setattr(policy_file, "save", full_disk)
+    config = write(tmp_path, tiny_config(tmp_path / "run", 256).to_dict())
+    assert main(["train", "--config", str(config), "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"nefertiti train: cannot write: No space left on device ({tmp_path / 'run' / 'final_model.pt'}); "
+                   f"the checkpoint at step 256 is saved; continue with `nefertiti train --resume --out "
+                   f"{tmp_path / 'run'}`")

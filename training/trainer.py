@@ -213,7 +213,7 @@ class Trainer:
         policy_file.save(path, self.model.policy)
         self.pool.add_snapshot(str(path))
         self.venv.env_method("add_snapshot", str(path))
-        for old in self.paths.snapshots.glob("*.pt"):
+        for old in self.paths.snapshots.glob("step_*.pt"):
             if str(old) not in self.pool.snapshots:
                 old.unlink()
         self.state["last_snapshot"] = step
