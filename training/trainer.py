@@ -104,7 +104,8 @@ def resume_hint(out: str | Path) -> str:
     try:
         step = json.loads((latest / "state.json").read_text())["num_timesteps"]
     except (TypeError, OSError, ValueError, KeyError):
-        return f"no checkpoint was saved yet: start the run over with `nefertiti train --config FILE --out {out} --force`"
+        return ("no checkpoint was saved yet: start the run over with "
+                f"`nefertiti train --config FILE --out {out} --force`")
     return f"the checkpoint at step {step:,} is saved; continue with `nefertiti train --resume --out {out}`"
 
 
