@@ -463,3 +463,22 @@ def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeyp
     assert err == (f"nefertiti train: cannot write: No space left on device ({tmp_path / 'run' / 'final_model.pt'}); "
                    f"the checkpoint at step 256 is saved; continue with `nefertiti train --resume --out "
                    f"{tmp_path / 'run'}`")
+
+
+def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_path, trained_run):
+    """What SB3's pickled zip carried for resuming is in the safe checkpoint: weights, Adam moments,
+    the step and update counters."""
+    from training.trainer import RunPaths, Trainer, load_run_config
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    saved = torch.load(RunPaths(run).latest_checkpoint() / "model.pt", weights_only=True)
+    trainer = Trainer(load_run_config(run), resume=True)
+    trainer._setup()
+    trainer.venv.close()
+    model = trainer.model
+    assert (model.num_timesteps, model._n_updates) == (256, 1)
+    assert all(torch.equal(v, saved["policy"][k]) for k, v in model.policy.state_dict().items())
+    moments = model.policy.optimizer.state_dict()["state"]
+    assert moments and all(torch.equal(moments[i]["exp_avg"], saved["optimizer"]["state"][i]["exp_avg"])
+                           for i in moments)
