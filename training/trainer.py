@@ -82,12 +82,11 @@ class RunPaths:
         return self.checkpoints / self.latest.read_text().strip()
 
     def own_files(self) -> list[Path]:
-        """Every file a run writes (what `--force` replaces): nothing else in the folder is touched."""
+        """The files a run writes outside its checkpoint folders (what `--force` replaces, with the
+        checkpoints): nothing else in the folder is touched."""
         fixed = [self.config, self.latest, self.progress, self.evaluations, self.eval_policy, self.final_model,
                  self.results_csv, self.results_md, self.curve, self.summary]
-        globs = ((self.checkpoints, "step_*/model.pt"), (self.checkpoints, "step_*/state.json"),
-                 (self.snapshots, "step_*.pt"), (self.logs, "events.out.tfevents.*"))
-        return fixed + [path for folder, pattern in globs for path in sorted(folder.glob(pattern))]
+        return fixed + sorted(self.snapshots.glob("step_*.pt")) + sorted(self.logs.glob("events.out.tfevents.*"))
 
 
 def remove_checkpoint(folder: Path) -> None:
