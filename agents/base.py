@@ -16,6 +16,7 @@ class Agent:
     """A seat's decision maker. Subclasses set `name` and implement `act`."""
 
     name = "agent"
+    bounds: dict[str, str] = {}     # spec parameter -> its range, e.g. {"iterations": ">= 1"}
 
     def __init__(self, seed: int | None = None):
         self.reset(seed)

@@ -30,6 +30,7 @@ class HeuristicBot(Agent):
 
     name = "heuristic"
     weights = Weights()
+    bounds = {"samples": ">= 1", "power_depth": ">= 0"}
 
     def __init__(self, seed: int | None = None, samples: int = 2, power_depth: int = 3, **weights):
         super().__init__(seed)

@@ -58,6 +58,8 @@ class MCTSBot(Agent):
 
     name = "mcts"
     weights = BankerBot.weights
+    bounds = {"iterations": ">= 1", "seconds": "> 0", "c": ">= 0", "width": ">= 0", "prior_visits": ">= 0",
+              "rollout_turns": ">= 0", "temperature": "> 0"}
 
     def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,

@@ -1,8 +1,8 @@
 """A trained MaskablePPO policy as a bot, so trained agents enter tournaments like any other.
 
-`PPOAgent(path)` loads a saved model (`.zip`: a checkpoint or a run's
-`final_model.zip`), a run folder (its final model) or a bare policy file (`.pt`,
-what the opponent pool's snapshots are). It observes its seat with the same encoder
+`PPOAgent(path)` loads a model file (`.pt`: a run's `final_model.pt`, a checkpoint's
+`model.pt` or an opponent-pool snapshot) or a run folder (its final model), without
+unpickling anything (`agents.policy_file`). It observes its seat with the same encoder
 as training and chooses among the legal actions only. Sampled actions
 (`deterministic=False`) come from the bot's own seeded generator, so the same
 seed gives the same decisions. torch and sb3-contrib load on first use.
@@ -16,17 +16,25 @@ import numpy as np
 
 from nefertiti_env.encoding import observe
 
+from . import policy_file
 from .base import Agent
 
 
+FINAL_MODEL, LEGACY_FINAL_MODEL = "final_model.pt", "final_model.zip"
+
+
 def model_file(path: str | Path) -> Path:
-    """The model file a path names: the file itself, or a run folder's final_model.zip."""
+    """The model file a path names: the file itself, or a run folder's final model (an older run's
+    final_model.zip is named, so that loading it says it is an unsafe legacy format)."""
     path = Path(path)
-    return path / "final_model.zip" if path.is_dir() else path
+    if not path.is_dir():
+        return path
+    legacy = path / LEGACY_FINAL_MODEL
+    return legacy if legacy.is_file() and not (path / FINAL_MODEL).is_file() else path / FINAL_MODEL
 
 
 def load_policy(path: str | Path):
-    """The MaskableActorCriticPolicy stored at `path` (model zip, run folder or policy file), on CPU.
+    """The MaskableActorCriticPolicy stored at `path` (model file or run folder), on CPU.
 
     Loaded once per process and file version (bots are made per game; the policy is only read)."""
     path = model_file(path)
@@ -37,21 +45,13 @@ def load_policy(path: str | Path):
 
 @lru_cache(maxsize=32)
 def _load(path: str, mtime_ns: int):
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    if path.endswith(".zip"):
-        policy = MaskablePPO.load(path, device="cpu").policy
-    else:
-        policy = MaskableActorCriticPolicy.load(path, device="cpu")
-    policy.set_training_mode(False)
-    return policy
+    return policy_file.load_policy(path)
 
 
 class PPOAgent(Agent):
     """Plays a trained policy: the most likely legal action, or one sampled from its probabilities.
 
-    path: a saved model `.zip`, a run folder or a policy `.pt` file.
+    path: a model `.pt` file or a run folder.
     deterministic: 1 (default) plays the most likely action, 0 samples.
     """
 

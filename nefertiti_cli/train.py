@@ -16,6 +16,12 @@ examples:
   nefertiti train --config configs/quickstart.yaml
   nefertiti train --config configs/selfplay_4p.yaml --out runs/long
   nefertiti train --config configs/selfplay_4p.yaml --out runs/long --resume
+  nefertiti train --config configs/selfplay_4p.yaml --out runs/long --force   # start it over
+
+The run folder must be new, empty, or a training run's own folder: any other folder is
+refused and nothing in it is touched. Ctrl-C or SIGTERM stops the run and every worker
+process, keeps the checkpoints and says how to continue (--resume). Models are saved and
+loaded as plain weights (no pickled code): see "What is safe to load" in docs/training.md.
   tensorboard --logdir runs/long/logs
 """
 
@@ -31,6 +37,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in the run folder from its latest checkpoint, with its saved config "
                              "(steps, opponent pool and logs continue)")
+    parser.add_argument("--force", action="store_true",
+                        help="start the run in --out over: its checkpoints, snapshots, logs and results are "
+                             "replaced (only the run's own files; a folder that is not a training run is refused)")
     parser.add_argument("--total-timesteps", type=int, metavar="N",
                         help="train to N environment steps in all (overrides the config; with --resume, extends "
                              "or shortens the run)")
@@ -39,11 +48,15 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from agents.run_folder import RunFolderError, stop_on_sigterm
     from training.config import ConfigError, config_from_dict, load_config
 
+    out = None
     try:
         if args.config is None and not (args.resume and args.out):
             raise ConfigError("give --config FILE (or --resume --out RUN_FOLDER)")
+        if args.resume and args.force:
+            raise ConfigError("give --resume (continue the run) or --force (start it over), not both")
         if args.total_timesteps is not None and args.total_timesteps < 1:
             raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
         config = load_config(args.config) if args.config else None
@@ -56,8 +69,24 @@ def run(args) -> int:
             if args.total_timesteps is not None:
                 overrides["total_timesteps"] = args.total_timesteps
             config = config_from_dict({**config.to_dict(), **overrides}, source=args.config)
-        train(config, resume=args.resume, progress=not args.quiet)
-    except ConfigError as err:
+        with stop_on_sigterm():
+            train(config, resume=args.resume, progress=not args.quiet, force=args.force)
+    except (ConfigError, RunFolderError) as err:
         print(f"nefertiti train: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\nnefertiti train: stopped (every worker process ended); {_saved(out)}", file=sys.stderr)
+        return 130
+    except OSError as err:                      # a full disk or a folder that became read-only mid-run
+        where = f" ({err.filename})" if err.filename else ""
+        print(f"nefertiti train: cannot write: {err.strerror or err}{where}; {_saved(out)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _saved(out) -> str:
+    """What an interrupted run kept, and how to continue it."""
+    if out is None:
+        return "nothing was started"
+    from training.trainer import resume_hint
+    return resume_hint(out)

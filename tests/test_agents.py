@@ -79,7 +79,7 @@ def test_make_bot_parses_parameters_and_names_errors():
     assert isinstance(bot, MCTSBot) and bot.iterations == 40 and bot.name == "mcts:iterations=40"
     with pytest.raises(ValueError, match="unknown bot 'alphazero'.*known: random, greedy"):
         make_bot("alphazero")
-    with pytest.raises(ValueError, match="bad parameters for bot 'greedy'"):
+    with pytest.raises(ValueError, match="greedy: unknown parameter 'depth'"):
         make_bot("greedy:depth=3")
     with pytest.raises(ValueError, match="must be key=value"):
         parse_spec("mcts:400")

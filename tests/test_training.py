@@ -1,17 +1,25 @@
 """Training: the single-agent wrapper, the opponent pool, evaluation, configs, a tiny run with resume."""
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import re
 import shutil
+import zipfile
+from pathlib import Path
+
+import cloudpickle
 
 import numpy as np
 import pytest
 import torch
 import yaml
-from sb3_contrib import MaskablePPO
 
-from agents import Agent, RandomBot
+from agents import Agent, RandomBot, make_bot
+from agents.policy_file import ModelFileError
+from agents.ppo import load_policy
+from agents.run_folder import RunFolderError
 from agents.stats import wilson
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.env.aec import final_rewards
@@ -239,7 +247,7 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     state = json.loads((paths.latest_checkpoint() / "state.json").read_text())
     assert state["num_timesteps"] == 512 and results[0].games == 3
     assert len(state["pool"]["snapshots"]) == 2 and all((out / p).is_file() for p in state["pool"]["snapshots"])
-    with pytest.raises(ConfigError, match="already holds a run"):
+    with pytest.raises(RunFolderError, match="already holds a training run"):
         train(tiny_config(out, 512), progress=False)
 
     results = train(load_run_config(out, total_timesteps=1024), resume=True, progress=False)
@@ -287,10 +295,10 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_
     from training.trainer import Trainer, load_run_config
 
     first = trained_run
-    trained = MaskablePPO.load(first / "final_model.zip", device="cpu").policy.state_dict()
+    trained = load_policy(first).state_dict()
 
     def setup(net_arch):
-        data = {**tiny_config(tmp_path / "second", 256).to_dict(), "init_from": str(first)}
+        data = {**tiny_config(tmp_path / f"second_{net_arch[0]}", 256).to_dict(), "init_from": str(first)}
         data["ppo"]["net_arch"] = net_arch
         trainer = Trainer(config_from_dict(data))
         trainer._setup()
@@ -300,7 +308,7 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_
     loaded = trainer.model.policy.state_dict()
     trainer.venv.close()
     assert loaded.keys() == trained.keys() and all(torch.equal(loaded[k], trained[k]) for k in trained)
-    with pytest.raises(ConfigError, match=r"init_from: .*final_model.zip does not fit .*net_arch \[32\]"):
+    with pytest.raises(ConfigError, match=r"init_from: .*final_model.pt does not fit .*net_arch is \[32\]"):
         setup([32])
     with pytest.raises(ConfigError, match="init_from: no model at"):
         config_from_dict({"init_from": str(tmp_path / "nowhere")})
@@ -327,3 +335,158 @@ def test_a_trained_agent_enters_the_tournament_harness(tmp_path, trained_run):
         make_bot(f"ppo:path={tmp_path / 'missing'}")
     with pytest.raises(ValueError, match="bad parameters for bot 'ppo'"):
         make_bot("ppo")
+
+
+# ---------------------------------------------------------------- safe loading (issue #19)
+
+class Payload:
+    """Pickles into a call that creates `marker`: what a malicious model file would carry."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.marker),))
+
+
+def planted_sb3_zip(path, marker):
+    """An SB3 `MaskablePPO.save` archive whose `data` member carries a cloudpickle payload."""
+    serialized = base64.b64encode(cloudpickle.dumps(Payload(marker))).decode()
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", json.dumps({"policy_class": {":type:": "<class 'type'>", ":serialized:": serialized}}))
+        archive.writestr("_stable_baselines3_version", "2.9.2")
+    return path
+
+
+def planted_policy_pt(path, marker, trained_run):
+    """A policy file in SB3's `policy.save` layout (and in ours) with an extra pickled object."""
+    state = load_policy(trained_run).state_dict()
+    torch.save({"format": "nefertiti-ppo", "version": 1, "meta": "{}", "state_dict": state, "policy": state,
+                "data": {"net_arch": [16]}, "extra": Payload(marker)}, path)
+    return path
+
+
+def test_model_files_with_pickled_code_are_refused_by_name(tmp_path, trained_run):
+    """Every way the project loads a model (bot spec, PPO bot, opponent snapshot, evaluation,
+    init_from, resume) refuses a planted payload without running it, naming the file."""
+    from training.evaluation import evaluate
+    from training.trainer import RunPaths, Trainer, load_run_config, train
+
+    marker = tmp_path / "pwned"
+    files = [planted_sb3_zip(tmp_path / "model.zip", marker), planted_policy_pt(tmp_path / "policy.pt", marker,
+                                                                               trained_run)]
+    legacy_run = tmp_path / "old_run"
+    legacy_run.mkdir()
+    planted_sb3_zip(legacy_run / "final_model.zip", marker)
+    for path in files + [legacy_run]:
+        named = str(path if path.is_file() else path / "final_model.zip")
+        with pytest.raises(ValueError, match=f"{re.escape(named)} holds pickled objects .* not loaded"):
+            make_bot(f"ppo:path={path}")
+        with pytest.raises(ModelFileError, match=re.escape(named)):
+            OpponentPool({"snapshot": 1.0}, snapshots=[str(path)]).table(np.random.default_rng(0), [1])
+        with pytest.raises(ModelFileError, match=re.escape(named)):
+            evaluate(str(path), ["random"], 2, {"num_players": 3}, seed=0, workers=2, progress=False)
+        data = {**tiny_config(tmp_path / f"init_{path.name}", 256).to_dict(), "init_from": str(path)}
+        with pytest.raises(ConfigError, match=f"init_from: {re.escape(named)} holds pickled objects"):
+            Trainer(config_from_dict(data))._setup()
+    run = tmp_path / "resume"
+    shutil.copytree(trained_run, run)
+    checkpoint = RunPaths(run).latest_checkpoint() / "model.pt"
+    planted_policy_pt(checkpoint, marker, trained_run)
+    with pytest.raises(ModelFileError, match=f"{re.escape(str(checkpoint))} holds pickled objects"):
+        train(load_run_config(run), resume=True, progress=False)
+    assert not marker.exists()
+
+
+def test_model_file_holds_plain_weights_and_json(trained_run):
+    """The final model is a dict of tensors and text (loadable with weights_only=True), with the
+    network described in JSON and the optimiser state for fine-tuning."""
+    data = torch.load(trained_run / "final_model.pt", weights_only=True)
+    meta = json.loads(data["meta"])
+    assert (meta["net_arch"], meta["num_timesteps"]) == ([16], 256)
+    assert set(data) == {"format", "version", "meta", "policy", "optimizer"}
+    assert all(isinstance(t, torch.Tensor) for t in data["policy"].values())
+
+
+# ---------------------------------------------------------------- the run folder (issue #19)
+
+def test_train_refuses_a_user_folder_and_touches_nothing(tmp_path, capsys):
+    from nefertiti_cli import main
+
+    config = write(tmp_path, tiny_config(tmp_path / "unused", 256).to_dict())
+    user = tmp_path / "mine"
+    (user / "logs").mkdir(parents=True)
+    (user / "logs" / "notes.txt").write_text("keep")
+    (user / "evaluations.csv").write_text("keep")
+    (user / "config.yaml").write_text("keep")
+    for extra in ([], ["--force"]):
+        assert main(["train", "--config", str(config), "--out", str(user), "--quiet", *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"{user} is not empty and holds no nefertiti training run" in err and "Traceback" not in err
+    assert sorted(p.name for p in user.iterdir()) == ["config.yaml", "evaluations.csv", "logs"]
+    assert [(user / n).read_text() for n in ("logs/notes.txt", "evaluations.csv", "config.yaml")] == ["keep"] * 3
+    a_file = tmp_path / "a_file"
+    a_file.write_text("keep")
+    assert main(["train", "--config", str(config), "--out", str(a_file), "--quiet"]) == 2
+    assert "exists and is not a folder" in capsys.readouterr().err and a_file.read_text() == "keep"
+
+
+def test_force_starts_a_run_over_replacing_only_its_own_files(tmp_path, trained_run):
+    from training.trainer import RunPaths, train
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    (run / "logs" / "notes.txt").write_text("keep")
+    (run / "snapshots" / "favourite.pt").write_text("keep")
+    (run / "checkpoints" / "step_0000009999").mkdir()            # not a checkpoint of this run: left alone
+    (run / "checkpoints" / "step_0000009999" / "mine.txt").write_text("keep")
+    old_events = sorted((run / "logs").glob("events.out.tfevents.*"))
+    with pytest.raises(RunFolderError, match="already holds a training run: pass --resume"):
+        train(tiny_config(run, 128), progress=False)
+    train(tiny_config(run, 128), progress=False, force=True)
+    for kept in ("logs/notes.txt", "snapshots/favourite.pt", "checkpoints/step_0000009999/mine.txt"):
+        assert (run / kept).read_text() == "keep"
+    assert not any(p.exists() for p in old_events)
+    assert [int(r["timesteps"]) for r in csv.DictReader(open(RunPaths(run).evaluations))] == [0]
+    assert yaml.safe_load(RunPaths(run).config.read_text())["total_timesteps"] == 128     # the new run's
+    state = json.loads((RunPaths(run).latest_checkpoint() / "state.json").read_text())
+    assert (state["num_timesteps"], state["session_seeds"]) == (256, [3])                  # one session
+
+
+def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeypatch, capsys):
+    from agents import policy_file
+    from nefertiti_cli import main
+
+    real_save = policy_file.save
+
+    def full_disk(path, *args, **kwargs):
+        if Path(path).name == "final_model.pt":
+            raise OSError(28, "No space left on device", str(path))
+        real_save(path, *args, **kwargs)
+
+    monkeypatch.setattr(policy_file, "save", full_disk)
+    config = write(tmp_path, tiny_config(tmp_path / "run", 256).to_dict())
+    assert main(["train", "--config", str(config), "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"nefertiti train: cannot write: No space left on device ({tmp_path / 'run' / 'final_model.pt'}); "
+                   f"the checkpoint at step 256 is saved; continue with `nefertiti train --resume --out "
+                   f"{tmp_path / 'run'}`")
+
+
+def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_path, trained_run):
+    """What SB3's pickled zip carried for resuming is in the safe checkpoint: weights, Adam moments,
+    the step and update counters."""
+    from training.trainer import RunPaths, Trainer, load_run_config
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    saved = torch.load(RunPaths(run).latest_checkpoint() / "model.pt", weights_only=True)
+    trainer = Trainer(load_run_config(run), resume=True)
+    trainer._setup()
+    trainer.venv.close()
+    model = trainer.model
+    assert (model.num_timesteps, model._n_updates) == (256, 1)
+    assert all(torch.equal(v, saved["policy"][k]) for k, v in model.policy.state_dict().items())
+    moments = model.policy.optimizer.state_dict()["state"]
+    assert moments and all(torch.equal(moments[i]["exp_avg"], saved["optimizer"]["state"][i]["exp_avg"])
+                           for i in moments)

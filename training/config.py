@@ -132,7 +132,7 @@ class Config:
     out: str = "runs/quickstart"
     checkpoint_every: int = 50_000
     torch_threads: int = 1              # of the training process; more than 1 collapses under CPU contention
-    init_from: str = ""                 # start from this model's weights: a model .zip or a run folder (fine-tuning)
+    init_from: str = ""                 # start from this model's weights: a model .pt or a run folder (fine-tuning)
     env: EnvConfig = field(default_factory=EnvConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -144,8 +144,8 @@ class Config:
         for name in ("env", "opponents", "ppo", "evaluation"):
             out += [f"{name}.{p}" for p in getattr(self, name).problems()]
         if self.init_from and not model_file(self.init_from).is_file():
-            out.append(f"init_from: no model at {self.init_from!r} (give a model .zip, or a run folder "
-                       f"with final_model.zip)")
+            out.append(f"init_from: no model at {self.init_from!r} (give a model .pt, or a run folder "
+                       f"with final_model.pt)")
         return out
 
     def to_dict(self) -> dict:

@@ -9,11 +9,12 @@ n-player table is 1/n.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from agents import make_bot
-from agents.ppo import PPOAgent
+from agents.ppo import PPOAgent, load_policy
 from agents.progress import progress_bar
 from agents.stats import wilson
 from nefertiti_env import NefertitiGame
@@ -76,6 +77,7 @@ _WORKER_LEARNER = None
 def _init_worker(policy_path: str, deterministic: bool) -> None:
     import torch
     torch.set_num_threads(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's: it stops the workers
     global _WORKER_LEARNER
     _WORKER_LEARNER = PPOAgent(policy_path, deterministic=deterministic)
 
@@ -107,12 +109,21 @@ def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict
         for baseline, indices in tasks:
             record(baseline, play_games(learner, baseline, indices, game_args, seed))
     else:
+        load_policy(policy_path)            # a bad model file fails here, by name, not as a broken pool
         context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                 initargs=(policy_path, deterministic)) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                   initargs=(policy_path, deterministic))
+        try:
             futures = [pool.submit(_worker_games, b, list(idx), game_args, seed) for b, idx in tasks]
             for future in as_completed(futures):
                 baseline, outcomes = future.result()
                 record(baseline, outcomes)
+        except BaseException:       # Ctrl-C, SIGTERM, a failed game: the workers stop now, not after their queue
+            for process in list(pool._processes.values()):     # Python 3.14: pool.terminate_workers()
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown()
     bar.close()
     return [results[b] for b in baselines]

@@ -2,25 +2,28 @@
 
 A run folder holds everything a run needs to continue or be reported:
 
+    nefertiti-run.json           marks the folder as a training run (agents.run_folder)
     config.yaml                  the resolved configuration (a resumed run reads this one)
-    checkpoints/step_N/          model.zip (policy, optimiser, step counter) + state.json
+    checkpoints/step_N/          model.pt (policy, optimiser, step counter) + state.json
     checkpoints/latest           name of the newest complete checkpoint (written last)
     snapshots/step_N.pt          frozen learner policies for the opponent pool
     logs/progress.csv, logs/events.*   SB3 logger output (CSV and TensorBoard), appended on resume
     evaluations.csv              periodic evaluation rows (learning curve)
-    final_model.zip, results.csv, results.md, learning_curve.png, summary.json   written at the end
+    final_model.pt, results.csv, results.md, learning_curve.png, summary.json   written at the end
 
 Schedules (snapshot, evaluation, checkpoint) are checked when a rollout starts, i.e.
 after the policy has learnt from every step counted so far, so a checkpoint never
 holds a step that was not trained on; `--resume` restarts from the newest one
 with the step counter, the opponent pool and the schedules as they were, and
-drops log rows written after it (they are replayed).
+drops log rows written after it (they are replayed). Model files are `agents.policy_file`
+files: they load without unpickling anything. The run writes only into a new or empty
+folder or into its own run folder (`--force` starts it over, replacing only its own files).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
-import shutil
 import time
 from collections import defaultdict, deque
 from pathlib import Path
@@ -34,7 +37,10 @@ from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoard
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
-from agents.ppo import model_file
+from agents import policy_file
+from agents.policy_file import ModelFileError
+from agents.ppo import FINAL_MODEL, model_file
+from agents.run_folder import RunFolderError, prepare, write_text
 from agents.progress import progress_bar
 
 from .config import Config, ConfigError, config_from_dict
@@ -44,6 +50,7 @@ from .report import plot_learning_curve, print_table, read_evaluations, save_res
 from .single_agent import SingleAgentEnv
 from .vec_env import WorkerVecEnv
 
+RUN_KIND = "training"
 EVAL_FIELDS = ("timesteps", "baseline", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_score", "parity")
 
 
@@ -60,7 +67,7 @@ class RunPaths:
         self.progress = self.logs / "progress.csv"
         self.evaluations = self.out / "evaluations.csv"
         self.eval_policy = self.out / "eval_policy.pt"
-        self.final_model = self.out / "final_model.zip"
+        self.final_model = self.out / FINAL_MODEL
         self.results_csv = self.out / "results.csv"
         self.results_md = self.out / "results.md"
         self.curve = self.out / "learning_curve.png"
@@ -74,6 +81,32 @@ class RunPaths:
         if not self.latest.is_file():
             return None
         return self.checkpoints / self.latest.read_text().strip()
+
+    def own_files(self) -> list[Path]:
+        """The files a run writes outside its checkpoint folders (what `--force` replaces, with the
+        checkpoints): nothing else in the folder is touched."""
+        fixed = [self.config, self.latest, self.progress, self.evaluations, self.eval_policy, self.final_model,
+                 self.results_csv, self.results_md, self.curve, self.summary]
+        return fixed + sorted(self.snapshots.glob("step_*.pt")) + sorted(self.logs.glob("events.out.tfevents.*"))
+
+
+def remove_checkpoint(folder: Path) -> None:
+    """A checkpoint folder's own two files, then the folder if that left it empty."""
+    for name in ("model.pt", "state.json"):
+        (folder / name).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+def resume_hint(out: str | Path) -> str:
+    """Which checkpoint `--resume` will continue from, and the command; or that there is none yet."""
+    latest = RunPaths(out).latest_checkpoint()
+    try:
+        step = json.loads((latest / "state.json").read_text())["num_timesteps"]
+    except (TypeError, OSError, ValueError, KeyError):
+        return ("no checkpoint was saved yet: start the run over with "
+                f"`nefertiti train --config FILE --out {out} --force`")
+    return f"the checkpoint at step {step:,} is saved; continue with `nefertiti train --resume --out {out}`"
 
 
 def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Config:
@@ -107,17 +140,16 @@ def _env_factory(config: Config, pool_state: dict, subprocess: bool):
 class Trainer:
     """One training run in `config.out`; `run()` trains (or resumes) and reports."""
 
-    def __init__(self, config: Config, resume: bool = False, progress: bool = True):
+    def __init__(self, config: Config, resume: bool = False, progress: bool = True, force: bool = False):
         self.config = config
         self.paths = RunPaths(config.out)
         self.progress = progress
         self.resume = resume
+        prepare(self.paths.out, RUN_KIND, resume=resume, force=force)
         latest = self.paths.latest_checkpoint()
         if resume and latest is None:
-            raise ConfigError(f"{self.paths.out}: no checkpoint to resume (run without --resume to start)")
-        if not resume and latest is not None:
-            raise ConfigError(f"{self.paths.out} already holds a run: pass --resume to continue it, "
-                              f"or --out NEW_FOLDER for a new one")
+            raise RunFolderError(f"{self.paths.out}: no checkpoint to resume yet (pass --force instead of "
+                                 "--resume to start the run over)")
         self.checkpoint_dir = latest
         self.state = json.loads((latest / "state.json").read_text()) if resume else {
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
@@ -135,11 +167,12 @@ class Trainer:
         cfg, paths = self.config, self.paths
         for folder in (paths.checkpoints, paths.snapshots, paths.logs):
             folder.mkdir(parents=True, exist_ok=True)
-        if not self.resume:                     # a folder without checkpoint has nothing to keep
-            paths.evaluations.unlink(missing_ok=True)
-            shutil.rmtree(paths.logs)
-            paths.logs.mkdir()
-            paths.config.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        if not self.resume:                     # a new run, or this run started over (--force)
+            for path in paths.own_files():
+                path.unlink(missing_ok=True)
+            for folder in paths.checkpoints.glob("step_*"):
+                remove_checkpoint(folder)
+            write_text(paths.config, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
         else:
             step = self.state["num_timesteps"]
             _truncate_csv(paths.progress, "time/total_timesteps", step)
@@ -151,38 +184,37 @@ class Trainer:
         self.venv = VecMonitor(WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories))
         session_seed = cfg.seed + self.state["num_timesteps"]
         self.state["session_seeds"].append(session_seed)
-        if self.resume:
-            self.model = MaskablePPO.load(self.checkpoint_dir / "model.zip", env=self.venv, device="cpu")
+        p = cfg.ppo
+        self.model = MaskablePPO(
+            "MlpPolicy", self.venv, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+            learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+            ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
+            policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
+        if self.resume:                         # weights, optimiser and counters from the checkpoint
+            meta = policy_file.load_into(self.model.policy, self.checkpoint_dir / "model.pt")
+            self.model.num_timesteps, self.model._n_updates = meta["num_timesteps"], meta["n_updates"]
             self.model.set_random_seed(session_seed)
-        else:
-            p = cfg.ppo
-            self.model = MaskablePPO(
-                "MlpPolicy", self.venv, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-                learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-                ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
-                policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
-            if cfg.init_from:
-                self._load_initial_weights(model_file(cfg.init_from))
+        elif cfg.init_from:
+            self._load_initial_weights(model_file(cfg.init_from))
         self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress),
                                                        TensorBoardOutputFormat(str(paths.logs))]))
 
     def _load_initial_weights(self, model: Path) -> None:
         """Fine-tuning: the new run starts from another model's policy and optimiser state."""
         try:
-            self.model.set_parameters(str(model), exact_match=True, device="cpu")
-        except (RuntimeError, ValueError, KeyError) as err:
-            raise ConfigError(f"init_from: {model} does not fit this run's network "
-                              f"(ppo.net_arch {self.config.ppo.net_arch}, {self.config.env.num_players} "
-                              f"players): {str(err).splitlines()[0]}") from None
+            policy_file.load_into(self.model.policy, model)
+        except ModelFileError as err:
+            raise ConfigError(f"init_from: {err} (this run's ppo.net_arch is {self.config.ppo.net_arch}, "
+                              f"{self.config.env.num_players} players)") from None
 
     # ------------------------------------------------------------ schedule actions
     def snapshot(self, step: int) -> None:
         """Freeze the current policy into the opponent pool of every environment."""
         path = self.paths.snapshots / f"step_{step:010d}.pt"
-        self.model.policy.save(str(path))
+        policy_file.save(path, self.model.policy)
         self.pool.add_snapshot(str(path))
         self.venv.env_method("add_snapshot", str(path))
-        for old in self.paths.snapshots.glob("*.pt"):
+        for old in self.paths.snapshots.glob("step_*.pt"):
             if str(old) not in self.pool.snapshots:
                 old.unlink()
         self.state["last_snapshot"] = step
@@ -190,7 +222,7 @@ class Trainer:
     def evaluate(self, step: int, games: int) -> list[MatchResult]:
         cfg = self.config.evaluation
         start = time.perf_counter()
-        self.model.policy.save(str(self.paths.eval_policy))
+        policy_file.save(self.paths.eval_policy, self.model.policy)
         results = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config),
                            seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
                            workers=cfg.workers, progress=self.progress)
@@ -214,21 +246,20 @@ class Trainer:
         self.state["last_eval"] = step
 
     def checkpoint(self, step: int) -> None:
-        """model.zip + state.json in a new folder, then `latest` points at it; older ones beyond two go."""
+        """model.pt + state.json in a new folder, then `latest` points at it; older ones beyond two go."""
         folder = self.paths.checkpoint(step)
         folder.mkdir(parents=True, exist_ok=True)
-        self.model.save(folder / "model.zip")
+        policy_file.save(folder / "model.pt", self.model.policy, optimizer=True, num_timesteps=step,
+                         n_updates=self.model._n_updates)
         self.state["num_timesteps"] = step
         self.state["last_checkpoint"] = step
         pool = self.pool.state()
         pool["snapshots"] = [str(Path(p).relative_to(self.paths.out)) for p in pool["snapshots"]]
         self.state["pool"] = pool
-        (folder / "state.json").write_text(json.dumps(self.state, indent=1))
-        tmp = self.paths.latest.with_suffix(".tmp")
-        tmp.write_text(folder.name)
-        tmp.replace(self.paths.latest)
+        write_text(folder / "state.json", json.dumps(self.state, indent=1))
+        write_text(self.paths.latest, folder.name)
         for old in sorted(self.paths.checkpoints.glob("step_*"))[:-2]:
-            shutil.rmtree(old)
+            remove_checkpoint(old)
 
     def on_rollout_start(self, step: int) -> None:
         """Between two PPO iterations (the policy has learnt from every step counted so far)."""
@@ -260,7 +291,8 @@ class Trainer:
             step = self.model.num_timesteps
             if self.state["last_checkpoint"] != step:
                 self.checkpoint(step)
-            self.model.save(self.paths.final_model)
+            policy_file.save(self.paths.final_model, self.model.policy, optimizer=True, num_timesteps=step,
+                             n_updates=self.model._n_updates)
             results = self.evaluate(step, cfg.evaluation.final_games)
         finally:
             if self.venv is not None:          # _setup may fail after starting the workers, or before
@@ -356,7 +388,8 @@ def _truncate_csv(path: Path, column: str, max_value: int) -> None:
         csv.writer(f).writerows(kept)
 
 
-def train(config: Config, resume: bool = False, progress: bool = True) -> list[MatchResult]:
-    """Run (or resume) the training described by `config`; returns the final evaluation results."""
-    return Trainer(config, resume=resume, progress=progress).run()
+def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:
+    """Run (or resume, or with `force` start over) the training described by `config`; returns the
+    final evaluation results."""
+    return Trainer(config, resume=resume, progress=progress, force=force).run()
 

@@ -9,7 +9,9 @@ the workers again.
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
+import signal
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv
@@ -18,13 +20,14 @@ MASKS = "action_masks"
 
 
 def _worker(remote, parent_remote, factories: CloudpickleWrapper) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's: it closes the workers
     parent_remote.close()
     envs = [make() for make in factories.var]
     masks = lambda: [env.action_masks() for env in envs]      # noqa: E731
     while True:
         try:
             cmd, data = remote.recv()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:                            # the main process is gone
             break
         if cmd == "step":
             results = []
@@ -147,12 +150,18 @@ class WorkerVecEnv(VecEnv):
         return [False] * len(list(self._get_indices(indices)))
 
     def close(self) -> None:
+        """Stop every worker, also after an interruption in the middle of a step (a worker that does
+        not end within seconds is terminated)."""
         if self.closed:
             return
         for remote in self.remotes:
-            remote.send(("close", None))
+            with contextlib.suppress(OSError):      # a worker that died already
+                remote.send(("close", None))
         for process in self.processes:
-            process.join()
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+                process.join()
         for remote in self.remotes:
             remote.close()
         self.closed = True

@@ -1,0 +1,125 @@
+"""Model files that load without running code (issue #19).
+
+SB3's own files unpickle arbitrary objects when loaded (a `MaskablePPO.save` zip through
+cloudpickle, a `policy.save` file through `torch.load(weights_only=False)`), so a model
+downloaded or shared could run code on `nefertiti tournament --bots ppo:path=...`. A
+nefertiti model file (`.pt`) is instead a dict of tensors and plain values only, read with
+`torch.load(weights_only=True)` (torch's restricted loader refuses anything else):
+
+    format, version     "nefertiti-ppo", 1
+    meta                JSON text: net_arch, obs_size, num_actions (and a checkpoint's counters)
+    policy              the policy's state dict
+    optimizer           the Adam state dict (checkpoints and final models; snapshots have none)
+
+The network is rebuilt from `meta`, then the weights are loaded into it. SB3 files are refused
+with an error naming the file as an unsafe legacy format; nothing in them is read.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import pickle
+import zipfile
+from pathlib import Path
+
+FORMAT, VERSION = "nefertiti-ppo", 1
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be loaded safely, or does not fit; the message names the file."""
+
+
+def save(path: str | Path, policy, optimizer: bool = False, **meta) -> None:
+    """Write `policy` (and its optimiser's state) to `path`, atomically (temporary file, then rename)."""
+    import torch
+
+    path = Path(path)
+    meta = {"net_arch": policy.net_arch, "obs_size": int(policy.observation_space.shape[0]),
+            "num_actions": int(policy.action_space.n), **meta}
+    data = {"format": FORMAT, "version": VERSION, "meta": json.dumps(meta), "policy": policy.state_dict()}
+    if optimizer:
+        data["optimizer"] = policy.optimizer.state_dict()
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        torch.save(data, tmp)
+        tmp.replace(path)
+    except (OSError, RuntimeError) as err:     # torch's writer reports a full disk as a RuntimeError
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(err, OSError):
+            raise
+        raise OSError(f"cannot write {path}: {str(err).splitlines()[0]}") from None
+
+
+def read(path: str | Path) -> tuple[dict, dict]:
+    """(meta, the file's dict) of a nefertiti model file, loaded without unpickling any object."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no PPO model at {path}")
+    legacy = (f"{path} holds pickled objects (an SB3 model or another unsafe legacy format), which could run "
+              "code when loaded: not loaded; train the model again with this version")
+    if _is_sb3_zip(path):
+        raise ModelFileError(legacy)
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ModelFileError(legacy) from None
+    except (RuntimeError, OSError, EOFError, ValueError) as err:
+        raise ModelFileError(f"{path} is not a readable model file: {str(err).splitlines()[0]}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a nefertiti model file (no {FORMAT!r} format tag)")
+    if data.get("version") != VERSION:
+        raise ModelFileError(f"{path} has model format version {data.get('version')}, this version reads {VERSION}")
+    return json.loads(data["meta"]), data
+
+
+def _is_sb3_zip(path: Path) -> bool:
+    """An SB3 `save` archive: its `data` member holds cloudpickled objects."""
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        return "data" in archive.namelist()
+
+
+def build_policy(meta: dict):
+    """A fresh MaskableActorCriticPolicy of the architecture `meta` describes (CPU, untrained)."""
+    import numpy as np
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE
+
+    if meta["obs_size"] != OBS_SIZE:
+        raise ModelFileError(f"the model sees {meta['obs_size']} observation features, this version encodes "
+                             f"{OBS_SIZE}: train it again with this version")
+    observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+    return MaskableActorCriticPolicy(observation_space, spaces.Discrete(meta["num_actions"]),
+                                     lambda _: 0.0, net_arch=meta["net_arch"])
+
+
+def load_policy(path: str | Path):
+    """The policy stored at `path`, rebuilt and loaded, in evaluation mode."""
+    meta, data = read(path)
+    try:
+        policy = build_policy(meta)
+    except ModelFileError as err:
+        raise ModelFileError(f"{path}: {err}") from None
+    load_into(policy, path, data, optimizer=False)
+    policy.set_training_mode(False)
+    return policy
+
+
+def load_into(policy, path: str | Path, data: dict | None = None, optimizer: bool = True) -> dict:
+    """Load the model file at `path` into an existing `policy` (and its optimiser if the file has
+    its state); returns the file's meta. A network of another shape is a ModelFileError."""
+    meta, data = read(path) if data is None else (json.loads(data["meta"]), data)
+    try:
+        policy.load_state_dict(data["policy"])
+        if optimizer and "optimizer" in data:
+            policy.optimizer.load_state_dict(data["optimizer"])
+    except (RuntimeError, ValueError, KeyError) as err:
+        raise ModelFileError(f"{path} does not fit this network (its net_arch is {meta['net_arch']}): "
+                             f"{str(err).splitlines()[0]}") from None
+    return meta
