@@ -25,7 +25,7 @@ from test_expansion_invariants import COMBOS, recomputed_scores, run_game  # noq
 
 from agents.progress import progress_bar  # noqa: E402
 
-BLOCK = 500          # games per task
+BLOCK = 100          # games per task: small enough to share a short run evenly
 
 
 def play_block(start: int, stop: int, first_seed: int) -> tuple[int, int, list[str]]:

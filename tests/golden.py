@@ -21,6 +21,7 @@ leaves the golden files valid; only a change of play changes them.
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import itertools
 import sys
@@ -30,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from nefertiti_env import NefertitiGame
+from nefertiti_env.core.actions import CHARACTER, MARKET
 from nefertiti_env.encoding import observe
 from nefertiti_env.env.render import board_text
 
@@ -123,6 +125,18 @@ def playthrough(name: str, options: dict) -> str:
     return "\n".join(lines)
 
 
+def playthrough_difference(name: str, options: dict) -> str | None:
+    """None if the engine plays playthrough `name` as recorded, else where it first differs and a short diff."""
+    expected = (PLAYTHROUGHS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
+    actual = playthrough(name, options).splitlines()
+    if actual == expected:
+        return None
+    first = next(i for i, (a, b) in enumerate(zip(actual + [""], expected + [""])) if a != b)
+    decision = next((line for line in reversed(expected[:first + 1]) if line.startswith("## ")), "")
+    diff = "\n".join(list(difflib.unified_diff(expected, actual, "golden", "now", lineterm="", n=2))[:40])
+    return f"playthrough {name}: first difference at line {first + 1} ({decision}):\n{diff}"
+
+
 # ---------------------------------------------------------------- corpus
 def corpus_games() -> list[tuple[int, int, int]]:
     """(game number, option set index, seed) of every corpus game, in order."""
@@ -188,7 +202,8 @@ def check_game(corpus: dict, number: int) -> str | None:
             return f"{where}: over after {i} decisions, the corpus has {length}"
         chain = decision_digest(g, chain)
         if np.frombuffer(chain[:4], dtype=np.uint32)[0] != expected[i]:
-            return f"{where}: decision {i} differs (mask, state or observation), before action {action}"
+            return (f"{where}: decision {i} differs (mask, state or observation), before action {action}; "
+                    f"characters played before it: {', '.join(characters_played(g)) or 'none'}")
         g.apply(action)
     if not g.is_over():
         return f"{where}: not over after its {length} decisions"
@@ -196,6 +211,12 @@ def check_game(corpus: dict, number: int) -> str | None:
     if g.scores().tolist() != final:
         return f"{where}: final scores {g.scores().tolist()}, golden {final}"
     return None
+
+
+def characters_played(g: NefertitiGame) -> list[str]:
+    """The characters played so far, by name: a rule fix's diff should touch only games where its character was."""
+    return sorted({g.action_to_string(a).removeprefix("character ") for a in g.history
+                   if CHARACTER <= a < MARKET})
 
 
 def chunk(corpus: dict, part: int) -> range:
@@ -218,9 +239,10 @@ def main(argv=None) -> int:
         write_corpus(args.workers)
         print(f"wrote {len(PLAYTHROUGH_GAMES)} playthroughs and {len(corpus_games())} corpus games to {FOLDER}")
         return 0
-    changed = [name for name, options in PLAYTHROUGH_GAMES
-               if (PLAYTHROUGHS / f"{name}.txt").read_text(encoding="utf-8") != playthrough(name, options)]
-    print(f"playthroughs changed: {', '.join(changed) or 'none'}")
+    changed = [d for name, options in PLAYTHROUGH_GAMES if (d := playthrough_difference(name, options))]
+    for difference in changed:
+        print(difference.split("\n")[0])
+    print(f"playthroughs changed: {len(changed)} of {len(PLAYTHROUGH_GAMES)}")
     corpus = load_corpus()
     with ProcessPoolExecutor(args.workers) as pool:
         problems = [p for part in pool.map(_check_part, range(CHUNKS)) for p in part]

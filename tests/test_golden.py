@@ -3,8 +3,6 @@
 Ten text playthroughs and a 5,040-game random corpus over every option set, recorded from
 the engine; an intended change of play re-records them with `python tests/golden.py --write`.
 """
-import difflib
-
 import pytest
 
 import golden
@@ -12,13 +10,8 @@ import golden
 
 @pytest.mark.parametrize("name, options", golden.PLAYTHROUGH_GAMES, ids=[n for n, _ in golden.PLAYTHROUGH_GAMES])
 def test_playthrough(name, options):
-    expected = (golden.PLAYTHROUGHS / f"{name}.txt").read_text(encoding="utf-8").splitlines()
-    actual = golden.playthrough(name, options).splitlines()
-    if actual != expected:
-        first = next(i for i, (a, b) in enumerate(zip(actual + [""], expected + [""])) if a != b)
-        decision = next((line for line in reversed(expected[:first + 1]) if line.startswith("## ")), "")
-        diff = "\n".join(list(difflib.unified_diff(expected, actual, "golden", "now", lineterm="", n=2))[:40])
-        pytest.fail(f"{name}: first difference at line {first + 1} ({decision}):\n{diff}")
+    difference = golden.playthrough_difference(name, options)
+    assert difference is None, difference
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +38,27 @@ def test_a_changed_decision_is_found(corpus):
     altered["hashes"][start + 5] ^= 1
     assert golden.check_game(corpus, 3) is None
     assert "decision 5 differs" in golden.check_game(altered, 3)
+
+
+def test_a_difference_names_the_characters_played_before_it(corpus):
+    """So a rule fix's diff shows at a glance that only games where its character was played changed."""
+    altered = dict(corpus, hashes=corpus["hashes"].copy())
+    last = int(corpus["length"][:4].sum()) - 1          # game 3's last decision
+    altered["hashes"][last] ^= 1
+    actions = corpus["actions"][int(corpus["length"][:3].sum()):last]
+    game = golden.NefertitiGame(num_players=2)
+    texts = [game.action_to_string(a) for a in actions]
+    names = sorted({text[len("character "):] for text in texts if text.startswith("character ")})
+    assert names and golden.check_game(altered, 3).endswith(f"characters played before it: {', '.join(names)}")
+
+
+def test_a_changed_playthrough_line_is_found(tmp_path, monkeypatch):
+    """The check can fail: an altered action line is reported with its decision."""
+    name, options = golden.PLAYTHROUGH_GAMES[0]
+    lines = (golden.PLAYTHROUGHS / f"{name}.txt").read_text(encoding="utf-8").split("\n")
+    line = next(i for i, text in enumerate(lines) if text.startswith("action: ") and i > 200)
+    decision = next(text for text in reversed(lines[:line]) if text.startswith("## decision"))
+    lines[line] += " (altered)"
+    (tmp_path / f"{name}.txt").write_text("\n".join(lines), encoding="utf-8")
+    monkeypatch.setattr(golden, "PLAYTHROUGHS", tmp_path)
+    assert f"first difference at line {line + 1} ({decision})" in golden.playthrough_difference(name, options)
