@@ -89,12 +89,13 @@ def build_policy(meta: dict):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from nefertiti_env.encoding import OBS_HIGH, OBS_SIZE
+    from nefertiti_env.encoding import OBS_SIZE
 
     if meta["obs_size"] != OBS_SIZE:
         raise ModelFileError(f"the model sees {meta['obs_size']} observation features, this version encodes "
                              f"{OBS_SIZE}: train it again with this version")
-    observation_space = spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+    # the bounds do not shape the network (a vector observation is not rescaled), so none are stored
+    observation_space = spaces.Box(low=0.0, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32)
     return MaskableActorCriticPolicy(observation_space, spaces.Discrete(meta["num_actions"]),
                                      lambda _: 0.0, net_arch=meta["net_arch"])
 
