@@ -17,7 +17,7 @@ import json
 import numpy as np
 
 from . import actions as A
-from . import resolution, scoring
+from . import resolution, scoring, state_io
 from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_TURN, PH_TUTOR, PHASE_NAMES,
                      TUTOR)
 from .powers import POWERS
@@ -338,8 +338,15 @@ class NefertitiGame:
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
-        """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
-        action = int(action)
+        """Apply one decision of `current_player`: an action id, a Python or numpy integer.
+
+        Raises TypeError for anything else (a float, a string, a bool: never silently rounded
+        or read) and IllegalActionError if the action is not legal."""
+        if isinstance(action, np.integer):
+            action = int(action)
+        elif not isinstance(action, int) or isinstance(action, bool):
+            raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
+                            f"{action!r}; use string_to_action() for text")
         if action not in self._legal_list():
             legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self._legal_list())
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
@@ -518,20 +525,30 @@ class NefertitiGame:
     def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
         rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
         game = cls(ruleset=rules, seed=record["seed"], **record["options"])
-        for a in record["actions"]:
-            game.apply(a)
+        for index, action in enumerate(record["actions"]):
+            try:
+                game.apply(action)
+            except (IllegalActionError, TypeError) as err:
+                raise type(err)(f"replay failed at action index {index} of {len(record['actions'])}: {err}") from None
         return game
+
+    # Attributes a saved state leaves out: aliases of the ruleset's tables, caches rebuilt by
+    # `board_changed` and `legal_actions`, the buffer behind the `state_layout` views (saved
+    # through them) and the generator (saved as "rng"). Every other attribute is saved.
+    NOT_SAVED = frozenset(("rules", "names", "stalls", "square_exists", "square_symbol", "free", "state", "_rng",
+                           "_rng_state", "_mask", "_legal"))
+
+    def saved_state(self) -> dict:
+        """The complete state (generator included) as JSON values: what `to_json` saves and
+        `from_json` checks field by field against a new game with the same seed and options."""
+        state = {k: v.tolist() if isinstance(v, np.ndarray) else v
+                 for k, v in self.__dict__.items() if k not in self.NOT_SAVED}
+        state["rng"] = self.rng.bit_generator.state
+        return state
 
     def to_json(self) -> str:
         """The complete state (including the generator) as JSON."""
-        state = {}
-        for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "state", "_rng", "_rng_state",
-                     "_mask", "_legal"):
-                continue
-            state[k] = v.tolist() if isinstance(v, np.ndarray) else v
-        state["rng"] = self.rng.bit_generator.state
-        return json.dumps({"format": "nefertiti-state-1", "ruleset": self._ruleset_ref(), "state": state})
+        return json.dumps({"format": state_io.FORMAT, "ruleset": self._ruleset_ref(), "state": self.saved_state()})
 
     def _ruleset_ref(self) -> str | dict:
         """How a record names its ruleset: the file path, or the data itself for a dict ruleset."""
@@ -539,26 +556,10 @@ class NefertitiGame:
 
     @classmethod
     def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
-        data = json.loads(text)
-        if data.get("format") != "nefertiti-state-1":
-            raise ValueError("not a Nefertiti state (missing format 'nefertiti-state-1')")
-        state = data["state"]
-        rules = ruleset if ruleset is not None else _ruleset_arg(data["ruleset"])
-        game = cls(ruleset=rules, seed=state["seed"], **state["options"])
-        for k, v in state.items():
-            if k == "rng":
-                game.rng.bit_generator.state = v
-            elif isinstance(getattr(game, k, None), np.ndarray):
-                current = getattr(game, k)       # filled in place: it may be a view of game.state
-                current[...] = np.array(v, dtype=current.dtype).reshape(current.shape)
-            elif k == "res_order":
-                game.res_order = tuple(v)
-            elif k == "placed":
-                game.placed = [tuple(x) for x in v]
-            else:
-                setattr(game, k, v)
-        game.board_changed()
-        return game
+        """The game saved by `to_json`. Raises StateError (a ValueError) listing every problem:
+        JSON shape, unknown or missing keys, types, array shapes, ranges, conservation of cards,
+        seals, Deben and pieces, a phase whose context does not fit (see `state_io`)."""
+        return state_io.load(cls, text, ruleset, _ruleset_arg)
 
     def __repr__(self):
         return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "
