@@ -8,7 +8,8 @@ happen on another seat's turn, since each servant's owner chooses) or the game
 ends. So every transition is the learner's own, and the learner's terminal reward
 arrives on its own last transition even when an opponent made the game's last
 move (unlike PettingZoo's SB3 tutorial, which hands the mover's reward to the next
-player's observation). Rewards before the end are 0.
+player's observation). Rewards before the end are 0; a game cut short by the decision limit
+(game option `max_decisions`) ends the episode with truncated=True and reward 0.
 """
 from __future__ import annotations
 
@@ -73,11 +74,12 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponents()
         if not game.is_over():
             return observe(game, self.seat), 0.0, False, False, {}
-        reward = float(final_rewards(game, self.reward)[self.seat])
+        truncated = game.is_truncated()            # nobody won: reward 0
+        reward = 0.0 if truncated else float(final_rewards(game, self.reward)[self.seat])
         names = {bot.name for bot in self.bots.values()}
-        info = {"win": self.seat in game.winners(), "score": int(game.scores()[self.seat]),
+        info = {"win": not truncated and self.seat in game.winners(), "score": int(game.scores()[self.seat]),
                 "opponents": names.pop() if len(names) == 1 else "mixed"}
-        return observe(game, self.seat), reward, True, False, info
+        return observe(game, self.seat), reward, not truncated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO asks for this)."""

@@ -57,6 +57,10 @@ def state_slices(num_kinds: int) -> tuple[tuple[str, slice, tuple[int, ...]], ..
 
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
+# Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
+# pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
+DEFAULT_MAX_DECISIONS = 2000
+MAX_DECISIONS_LIMIT = 10**7
 
 
 class IllegalActionError(ValueError):
@@ -67,13 +71,16 @@ class NefertitiGame:
     """The whole game for one table. See README for the API and the action grammar."""
 
     def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
-                 setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base"):
+                 setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base",
+                 max_decisions: int = DEFAULT_MAX_DECISIONS):
         """A new game, set up and ready for its first decision.
 
         memphis: use the Port of Memphis and foreign gifts (None: only where mandatory, 5 players).
         characters: "base" (the 13 base cards), "expansion" (Scribes and Merchants plus 6 drawn at
         random from all other characters), a scenario name from the ruleset, or a list of
         character keys (the whole roster, one entry per card).
+        max_decisions: after this many decisions the game is truncated (`is_truncated()`): no
+        legal action is left and no seat wins.
         """
         self.rules = rs = load_ruleset(ruleset)
         if num_players not in rs.players:
@@ -93,8 +100,12 @@ class NefertitiGame:
                                  f"character keys, got {characters!r}")
             characters = list(characters)
         check_roster(rs, characters)
+        if not isinstance(max_decisions, int) or isinstance(max_decisions, bool) \
+                or not 1 <= max_decisions <= MAX_DECISIONS_LIMIT:
+            raise ValueError(f"max_decisions must be an integer 1..{MAX_DECISIONS_LIMIT}, got {max_decisions!r}")
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
-        self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters)
+        self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
+                            max_decisions=max_decisions)
         self.num_players = num_players
         self._rng = np.random.Generator(np.random.PCG64(self.seed))
         self._rng_state = None
@@ -195,10 +206,19 @@ class NefertitiGame:
     @property
     def current_player(self) -> int:
         """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
-        return -1 if self.phase == PH_OVER else self.actor
+        return -1 if self.is_over() else self.actor
 
     def is_over(self) -> bool:
+        """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
+        return self.phase == PH_OVER or len(self.history) >= self.options["max_decisions"]
+
+    def is_terminated(self) -> bool:
+        """The game ended by its rules (the Akhenaton card): scores and winners are final."""
         return self.phase == PH_OVER
+
+    def is_truncated(self) -> bool:
+        """The game reached `max_decisions` before its end: no legal action is left, no seat wins."""
+        return self.phase != PH_OVER and len(self.history) >= self.options["max_decisions"]
 
     def stall(self, m: int):
         return self.stalls[m][self.side[m]]
@@ -274,6 +294,8 @@ class NefertitiGame:
 
     def _compute_legal(self) -> list[int]:
         ph = self.phase
+        if len(self.history) >= self.options["max_decisions"]:
+            return []
         if ph in (PH_TURN, PH_PLACE):
             p = self.actor
             if self.servants[p] > 0:
@@ -352,7 +374,8 @@ class NefertitiGame:
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
             raise IllegalActionError(
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
-                f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
+                f"'{PHASE_NAMES[self.phase]}'; legal: "
+                f"{legal or ('none (truncated at max_decisions)' if self.is_truncated() else 'none (game over)')}")
         self.history.append(action)
         self._forget_legal()
         self._apply(action)
@@ -486,9 +509,9 @@ class NefertitiGame:
         return scoring.winners(self)
 
     def returns(self) -> np.ndarray:
-        """+1 for a winner, -1 for every other seat once over; zeros before."""
+        """+1 for a winner, -1 for every other seat once ended by the rules; zeros before and when truncated."""
         r = np.zeros(self.num_players, dtype=np.float64)
-        if self.is_over():
+        if self.is_terminated():
             r -= 1
             r[self.winners()] = 1
         return r

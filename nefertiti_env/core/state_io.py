@@ -209,9 +209,11 @@ def meaning_problems(g, template) -> list[str]:
     need(g.oracle_seat == -1 or 0 <= g.oracle_seat < n, f"oracle_seat: -1 or a seat, got {g.oracle_seat}")
     need(0 <= g.oracle_from <= len(deck), f"oracle_from: a deck position, got {g.oracle_from}")
     need(all(0 <= a < A.NUM_ACTIONS for a in g.history), f"history: action ids must be 0..{A.NUM_ACTIONS - 1}")
+    need(len(g.history) <= g.options["max_decisions"], f"history: {len(g.history)} decisions, more than "
+                                                       f"max_decisions {g.options['max_decisions']}")
     need(g.occ_bits == [int(b) for b in ((g.occ >= 0) << np.arange(g.occ.shape[1])).sum(axis=1)],
          "occ_bits: must match occ")
-    if not problems and not over:
+    if not problems and not g.is_over():
         try:
             need(bool(g.legal_actions()), "no legal action in this state")
         except (IndexError, KeyError, ValueError, AssertionError) as err:
