@@ -45,8 +45,9 @@ def character(g: NefertitiGame, key: str) -> int:
 
 
 def refresh(g: NefertitiGame) -> None:
-    """After a hand edit: rebuild the game's derived caches through the public JSON state path."""
-    g.__dict__.update(NefertitiGame.from_json(g.to_json(), ruleset=g.rules).__dict__)
+    """After a hand edit: rebuild the game's derived caches (free squares, legal actions). Not through
+    from_json, which rejects what a hand-made position is free to be (Deben or cards from nowhere)."""
+    g.board_changed()
 
 
 def set_turn(g: NefertitiGame, seat: int) -> None:
