@@ -90,6 +90,7 @@ EDITS = {
     "a resolution outside a resolution phase": (lambda s: s.update(res_market=2), "res_market 2"),
     "a character outside the character phase": (lambda s: s.update(char_index=3), "char_index, char_sel"),
     "a piece of a seat not playing": (lambda s: s["occ"][0].__setitem__(0, 4), "occ: pieces must be"),
+    "a player count other than the options'": (lambda s: s.update(num_players=5), "num_players: must be 4"),
     "a character card created": (lambda s: s["char_avail"].__setitem__(0, 3), "char_avail + char_played"),
 }
 

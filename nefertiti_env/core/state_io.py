@@ -143,6 +143,11 @@ def meaning_problems(g, template) -> list[str]:
         if not ok:
             problems.append(text)
 
+    for name in ("num_players", "kind_akhenaton", "kind_roaming"):       # fixed by the options and ruleset
+        need(getattr(g, name) == getattr(template, name), f"{name}: must be {getattr(template, name)} for these "
+                                                          f"options and ruleset, got {getattr(g, name)}")
+    if problems:
+        return problems
     unused = [o for o in range(n, NUM_OWNERS) if not (o == NEUTRAL and n == 2)]
     for name in ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "reserve",
                  "char_avail", "discarded"):
