@@ -9,9 +9,9 @@ inside; `training.single_agent`, imported only by `gymnasium.make`).
 """
 from importlib.util import find_spec
 
-from .core import NUM_ACTIONS, IllegalActionError, NefertitiGame, Ruleset, RulesetError, load_ruleset
+from .core import NUM_ACTIONS, IllegalActionError, NefertitiGame, Ruleset, RulesetError, StateError, load_ruleset
 
-__all__ = ["NUM_ACTIONS", "IllegalActionError", "NefertitiGame", "Ruleset", "RulesetError", "load_ruleset"]
+__all__ = ["NUM_ACTIONS", "IllegalActionError", "NefertitiGame", "Ruleset", "RulesetError", "StateError", "load_ruleset"]
 
 if find_spec("pettingzoo") is not None:          # the rules core also works without the RL stack
     import pettingzoo as _pettingzoo

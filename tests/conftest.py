@@ -14,6 +14,7 @@ import numpy as np
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
+from nefertiti_env.core.actions import DONE
 
 GIZEH, AKHET_ATON, ABOU_SIMBEL, LOUQSOR = range(4)
 MARKET_NAMES = ("Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor")
@@ -44,8 +45,9 @@ def character(g: NefertitiGame, key: str) -> int:
 
 
 def refresh(g: NefertitiGame) -> None:
-    """After a hand edit: rebuild the game's derived caches through the public JSON state path."""
-    g.__dict__.update(NefertitiGame.from_json(g.to_json(), ruleset=g.rules).__dict__)
+    """After a hand edit: rebuild the game's derived caches (free squares, legal actions). Not through
+    from_json, which rejects what a hand-made position is free to be (Deben or cards from nowhere)."""
+    g.board_changed()
 
 
 def set_turn(g: NefertitiGame, seat: int) -> None:
@@ -180,3 +182,9 @@ def reopen_louqsor(g: NefertitiGame, seat: int) -> None:
     put(g, ABOU_SIMBEL, 6, seat)
     set_turn(g, seat)
     act(g, "place Abou Simbel 4", "card upper", "take half", "take half")
+
+
+def last_legal(legal: list[int]) -> int:
+    """The highest legal action other than `done` when another exists: a policy that can bid above what
+    anyone pays, or repeat an optional choice, for ever (issue #19)."""
+    return legal[-1] if legal[-1] != DONE or len(legal) == 1 else legal[-2]

@@ -63,12 +63,29 @@ def test_s6_oracle_swaps_own_gifts_for_ones_of_equal_or_lower_maximum_value():
     assert holdings(g, 0) == {"gold": 1, "chair": 1, "statuette": 1}
     assert card_names(g, g.deck[-5:]) == ["mirror", "harp", "akhenaton", "harp", "gold"]
     act(g, "kind statuette")
-    assert legal(g) == {"card upper", "card 1", "card 3"}   # "card upper" is place 0; mirror 11 = statuette 11
+    assert legal(g) == {"card upper", "card 1"}     # "card upper" is place 0; mirror 11 = statuette 11; not place 3
     act(g, "card 0")
     act(g, "kind gold", "card 4")                           # gold for gold is allowed (equal)
     assert holdings(g, 0) == {"gold": 1, "chair": 1, "mirror": 1}
     assert card_names(g, g.deck[-5:]) == ["statuette", "harp", "akhenaton", "harp", "gold"]
     assert g.phase == PH_CHARACTER
+
+
+def test_s6_oracle_exchanges_each_bottom_card_at_most_once():
+    """Expansion, Oracle: the gifts are exchanged for the cards that were in the pile, so a gift given in exchange
+    is never taken back: no place twice, at most four exchanges (issue #19: a swap loop never ends otherwise)."""
+    g = oracle_game()
+    act(g, "character Oracle", "kind gold", "card 4")       # gold for the bottom gold
+    act(g, "kind gold")
+    assert legal(g) == {"card upper", "card 1", "card 3"}   # the gold just given (place 4) stays
+    act(g, "card 1", "kind harp", "card 3")
+    assert legal(g) == {"kind statuette", "done"}           # only place 0 (mirror 11) is left
+    act(g, "kind statuette", "card 0")
+    assert legal(g) == {"done"}                             # four exchanges: every gift place is used
+    assert holdings(g, 0) == {"harp": 1, "chair": 1, "mirror": 1}
+    assert card_names(g, g.deck[-5:]) == ["statuette", "gold", "akhenaton", "harp", "gold"]
+    act(g, "done")
+    assert legal(g) == {f"card {i}" for i in range(1, 5)} | {"card upper"}
 
 
 def test_s6_oracle_reorders_the_bottom_cards():

@@ -16,6 +16,7 @@ from pettingzoo.test import api_test, seed_test
 
 from conftest import play_random
 from nefertiti_env import NefertitiGame
+from nefertiti_env.core.game import DEFAULT_MAX_DECISIONS
 from nefertiti_env.core.limits import MEMPHIS
 from nefertiti_env.core.phases import NEUTRAL, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, TUTOR
 
@@ -185,7 +186,7 @@ def test_pettingzoo_api_test_with_memphis_and_expansion_characters(players):
     """Issue 3: pettingzoo.test.api_test for 2 and 5 players with the Port of Memphis and expansion characters."""
     env = make(num_players=players, memphis=True, characters="expansion")
     assert env.unwrapped.game.options == dict(num_players=players, setup="beginner", memphis=True,
-                                              characters="expansion")
+                                              characters="expansion", max_decisions=DEFAULT_MAX_DECISIONS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")            # Dict observations draw advisory warnings only
         api_test(env, num_cycles=300)

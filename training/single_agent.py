@@ -8,7 +8,8 @@ happen on another seat's turn, since each servant's owner chooses) or the game
 ends. So every transition is the learner's own, and the learner's terminal reward
 arrives on its own last transition even when an opponent made the game's last
 move (unlike PettingZoo's SB3 tutorial, which hands the mover's reward to the next
-player's observation). Rewards before the end are 0.
+player's observation). Rewards before the end are 0; a game cut short by the decision limit
+(game option `max_decisions`) ends the episode with truncated=True and reward 0.
 """
 from __future__ import annotations
 
@@ -91,14 +92,15 @@ class SingleAgentEnv(gymnasium.Env):
         if not game.is_over():
             return observe(game, self.seat), 0.0, False, False, self._info()
         self.done = True
-        reward = float(final_rewards(game, self.reward)[self.seat])
-        return observe(game, self.seat), reward, True, False, self._info()
+        truncated = game.is_truncated()            # the decision limit: nobody won, reward 0
+        reward = 0.0 if truncated else float(final_rewards(game, self.reward)[self.seat])
+        return observe(game, self.seat), reward, not truncated, truncated, self._info()
 
     def _info(self, illegal: bool = False) -> dict:
         """The same keys and types at every reset and step; win and score are the final ones."""
         over = self.game.is_over()
         return {"seat": self.seat, "opponents": self._opponent_kind,
-                "win": over and self.seat in self.game.winners(),
+                "win": self.game.is_terminated() and self.seat in self.game.winners(),
                 "score": int(self.game.scores()[self.seat]) if over else 0, "illegal": illegal}
 
     def action_masks(self) -> np.ndarray:

@@ -116,6 +116,7 @@ def _connected(group, pos) -> bool:
 
 
 _MINIMUM = {"dice": 1, "sides": 1, "count": 1, "size": 1, "length": 1, "colours": 1}
+MAXIMUM = 100          # every closing parameter: above any stall's squares, pieces or bid sums
 
 
 def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]:
@@ -129,8 +130,8 @@ def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]
             problems.append(f"closing kind {kind!r} needs parameter {name!r}")
         elif not isinstance(params[name], typ) or isinstance(params[name], bool):
             problems.append(f"closing parameter {name!r} must be {typ.__name__}, got {params[name]!r}")
-        elif params[name] < 0:
-            problems.append(f"closing parameter {name!r} must not be negative")
+        elif not 0 <= params[name] <= MAXIMUM:
+            problems.append(f"closing parameter {name!r} must be 0..{MAXIMUM}, got {params[name]}")
         elif params[name] < _MINIMUM.get(name, 0):
             problems.append(f"closing parameter {name!r} must be at least {_MINIMUM[name]}, got {params[name]}")
     for name in params:

@@ -17,7 +17,7 @@ import json
 import numpy as np
 
 from . import actions as A
-from . import resolution, scoring
+from . import resolution, scoring, state_io
 from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_TURN, PH_TUTOR, PHASE_NAMES,
                      TUTOR)
 from .powers import POWERS
@@ -57,6 +57,10 @@ def state_slices(num_kinds: int) -> tuple[tuple[str, slice, tuple[int, ...]], ..
 
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
+# Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
+# pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
+DEFAULT_MAX_DECISIONS = 2000
+MAX_DECISIONS_LIMIT = 10**7
 
 
 class IllegalActionError(ValueError):
@@ -67,13 +71,16 @@ class NefertitiGame:
     """The whole game for one table. See README for the API and the action grammar."""
 
     def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
-                 setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base"):
+                 setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base",
+                 max_decisions: int = DEFAULT_MAX_DECISIONS):
         """A new game, set up and ready for its first decision.
 
         memphis: use the Port of Memphis and foreign gifts (None: only where mandatory, 5 players).
         characters: "base" (the 13 base cards), "expansion" (Scribes and Merchants plus 6 drawn at
         random from all other characters), a scenario name from the ruleset, or a list of
         character keys (the whole roster, one entry per card).
+        max_decisions: after this many decisions the game is truncated (`is_truncated()`): no
+        legal action is left and no seat wins.
         """
         self.rules = rs = load_ruleset(ruleset)
         if num_players not in rs.players:
@@ -93,8 +100,12 @@ class NefertitiGame:
                                  f"character keys, got {characters!r}")
             characters = list(characters)
         check_roster(rs, characters)
+        if not isinstance(max_decisions, int) or isinstance(max_decisions, bool) \
+                or not 1 <= max_decisions <= MAX_DECISIONS_LIMIT:
+            raise ValueError(f"max_decisions must be an integer 1..{MAX_DECISIONS_LIMIT}, got {max_decisions!r}")
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
-        self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters)
+        self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
+                            max_decisions=max_decisions)
         self.num_players = num_players
         self._rng = np.random.Generator(np.random.PCG64(self.seed))
         self._rng_state = None
@@ -195,10 +206,19 @@ class NefertitiGame:
     @property
     def current_player(self) -> int:
         """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
-        return -1 if self.phase == PH_OVER else self.actor
+        return -1 if self.is_over() else self.actor
 
     def is_over(self) -> bool:
+        """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
+        return self.phase == PH_OVER or len(self.history) >= self.options["max_decisions"]
+
+    def is_terminated(self) -> bool:
+        """The game ended by its rules (the Akhenaton card): scores and winners are final."""
         return self.phase == PH_OVER
+
+    def is_truncated(self) -> bool:
+        """The game reached `max_decisions` before its end: no legal action is left, no seat wins."""
+        return self.phase != PH_OVER and len(self.history) >= self.options["max_decisions"]
 
     def stall(self, m: int):
         return self.stalls[m][self.side[m]]
@@ -274,6 +294,8 @@ class NefertitiGame:
 
     def _compute_legal(self) -> list[int]:
         ph = self.phase
+        if len(self.history) >= self.options["max_decisions"]:
+            return []
         if ph in (PH_TURN, PH_PLACE):
             p = self.actor
             if self.servants[p] > 0:
@@ -338,14 +360,22 @@ class NefertitiGame:
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
-        """Apply one decision of `current_player`. Raises IllegalActionError if not legal."""
-        action = int(action)
+        """Apply one decision of `current_player`: an action id, a Python or numpy integer.
+
+        Raises TypeError for anything else (a float, a string, a bool: never silently rounded
+        or read) and IllegalActionError if the action is not legal."""
+        if isinstance(action, np.integer):
+            action = int(action)
+        elif not isinstance(action, int) or isinstance(action, bool):
+            raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
+                            f"{action!r}; use string_to_action() for text")
         if action not in self._legal_list():
             legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self._legal_list())
             shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
             raise IllegalActionError(
                 f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
-                f"'{PHASE_NAMES[self.phase]}'; legal: {legal or 'none (game over)'}")
+                f"'{PHASE_NAMES[self.phase]}'; legal: "
+                f"{legal or ('none (truncated at max_decisions)' if self.is_truncated() else 'none (game over)')}")
         self.history.append(action)
         self._forget_legal()
         self._apply(action)
@@ -479,9 +509,9 @@ class NefertitiGame:
         return scoring.winners(self)
 
     def returns(self) -> np.ndarray:
-        """+1 for a winner, -1 for every other seat once over; zeros before."""
+        """+1 for a winner, -1 for every other seat once ended by the rules; zeros before and when truncated."""
         r = np.zeros(self.num_players, dtype=np.float64)
-        if self.is_over():
+        if self.is_terminated():
             r -= 1
             r[self.winners()] = 1
         return r
@@ -518,20 +548,30 @@ class NefertitiGame:
     def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
         rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
         game = cls(ruleset=rules, seed=record["seed"], **record["options"])
-        for a in record["actions"]:
-            game.apply(a)
+        for index, action in enumerate(record["actions"]):
+            try:
+                game.apply(action)
+            except (IllegalActionError, TypeError) as err:
+                raise type(err)(f"replay failed at action index {index} of {len(record['actions'])}: {err}") from None
         return game
+
+    # Attributes a saved state leaves out: aliases of the ruleset's tables, caches rebuilt by
+    # `board_changed` and `legal_actions`, the buffer behind the `state_layout` views (saved
+    # through them) and the generator (saved as "rng"). Every other attribute is saved.
+    NOT_SAVED = frozenset(("rules", "names", "stalls", "square_exists", "square_symbol", "free", "state", "_rng",
+                           "_rng_state", "_mask", "_legal"))
+
+    def saved_state(self) -> dict:
+        """The complete state (generator included) as JSON values: what `to_json` saves and
+        `from_json` checks field by field against a new game with the same seed and options."""
+        state = {k: v.tolist() if isinstance(v, np.ndarray) else v
+                 for k, v in self.__dict__.items() if k not in self.NOT_SAVED}
+        state["rng"] = self.rng.bit_generator.state
+        return state
 
     def to_json(self) -> str:
         """The complete state (including the generator) as JSON."""
-        state = {}
-        for k, v in self.__dict__.items():
-            if k in ("rules", "names", "stalls", "square_exists", "square_symbol", "free", "state", "_rng", "_rng_state",
-                     "_mask", "_legal"):
-                continue
-            state[k] = v.tolist() if isinstance(v, np.ndarray) else v
-        state["rng"] = self.rng.bit_generator.state
-        return json.dumps({"format": "nefertiti-state-1", "ruleset": self._ruleset_ref(), "state": state})
+        return json.dumps({"format": state_io.FORMAT, "ruleset": self._ruleset_ref(), "state": self.saved_state()})
 
     def _ruleset_ref(self) -> str | dict:
         """How a record names its ruleset: the file path, or the data itself for a dict ruleset."""
@@ -539,26 +579,10 @@ class NefertitiGame:
 
     @classmethod
     def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
-        data = json.loads(text)
-        if data.get("format") != "nefertiti-state-1":
-            raise ValueError("not a Nefertiti state (missing format 'nefertiti-state-1')")
-        state = data["state"]
-        rules = ruleset if ruleset is not None else _ruleset_arg(data["ruleset"])
-        game = cls(ruleset=rules, seed=state["seed"], **state["options"])
-        for k, v in state.items():
-            if k == "rng":
-                game.rng.bit_generator.state = v
-            elif isinstance(getattr(game, k, None), np.ndarray):
-                current = getattr(game, k)       # filled in place: it may be a view of game.state
-                current[...] = np.array(v, dtype=current.dtype).reshape(current.shape)
-            elif k == "res_order":
-                game.res_order = tuple(v)
-            elif k == "placed":
-                game.placed = [tuple(x) for x in v]
-            else:
-                setattr(game, k, v)
-        game.board_changed()
-        return game
+        """The game saved by `to_json`. Raises StateError (a ValueError) listing every problem:
+        JSON shape, unknown or missing keys, types, array shapes, ranges, conservation of cards,
+        seals, Deben and pieces, a phase whose context does not fit (see `state_io`)."""
+        return state_io.load(cls, text, ruleset, _ruleset_arg)
 
     def __repr__(self):
         return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "

@@ -274,7 +274,11 @@ class Thief(Power):
 class Oracle(Power):
     """See the bottom cards of the deck, swap own gifts for them (taking a card of equal or
     lower maximum value than the one given), then choose their order. From then on the
-    player knows those cards (`game.known_cards`)."""
+    player knows those cards (`game.known_cards`).
+
+    Each of the bottom places is exchanged at most once (a gift given there is never taken
+    back), so at most `cards` exchanges: `char_sel` lists the places already exchanged
+    (after the gift to give, during a take)."""
 
     SWAP, TAKE, ORDER = range(3)
 
@@ -285,18 +289,19 @@ class Oracle(Power):
         g.oracle_seat = g.actor
         g.oracle_from = max(g.deck_pos, len(g.deck) - char.params["cards"])
 
-    def _takeable(self, g, give: int) -> list[int]:
-        """Relative places of the bottom gifts worth at most the given card."""
+    def _takeable(self, g, give: int, exchanged: list[int]) -> list[int]:
+        """Relative places, not exchanged yet, of the bottom gifts worth at most the given card."""
         cap = g.rules.kind_max_value[give]
         return [i for i, c in enumerate(g.deck[g.oracle_from:].tolist())
-                if c < g.rules.num_kinds and g.rules.kind_max_value[c] <= cap]
+                if c < g.rules.num_kinds and g.rules.kind_max_value[c] <= cap and i not in exchanged]
 
     def legal(self, g, char):
         p = g.actor
         if g.char_step == self.SWAP:
-            return [A.KIND + k for k in g.owned[p].nonzero()[0].tolist() if self._takeable(g, k)] + [A.DONE]
+            return [A.KIND + k for k in g.owned[p].nonzero()[0].tolist()
+                    if self._takeable(g, k, g.char_sel)] + [A.DONE]
         if g.char_step == self.TAKE:
-            return [A.CARD + i for i in self._takeable(g, g.char_sel[0])]
+            return [A.CARD + i for i in self._takeable(g, g.char_sel[0], g.char_sel[1:])]
         n = len(g.deck) - g.oracle_from
         return [A.CARD + i for i in range(n) if i not in g.char_sel]
 
@@ -307,14 +312,14 @@ class Oracle(Power):
             if len(g.deck) - g.oracle_from <= 1:
                 g.character_done()
         elif step == self.SWAP:
-            g.char_step, g.char_sel = self.TAKE, [action - A.KIND]
+            g.char_step, g.char_sel = self.TAKE, [action - A.KIND] + g.char_sel
         elif step == self.TAKE:
             give, pos = g.char_sel[0], g.oracle_from + action - A.CARD
             g.owned[p, give] -= 1
             g.owned[p, int(g.deck[pos])] += 1
             g.deck[pos] = give
             g.oracle_given.append(give)        # everyone sees which gift went to the bottom
-            g.char_step, g.char_sel = self.SWAP, []
+            g.char_step, g.char_sel = self.SWAP, g.char_sel[1:] + [action - A.CARD]
         else:
             g.char_sel.append(action - A.CARD)
             n = len(g.deck) - g.oracle_from

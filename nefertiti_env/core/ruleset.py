@@ -22,6 +22,13 @@ from .powers import POWER_PARAMS
 
 DEFAULT_RULESET = Path(__file__).resolve().parent.parent / "rulesets" / "default.toml"
 
+# Upper bounds of ruleset integers: far above the published game, low enough that every count,
+# sum and score stays small in int64 and no setting makes a game or a loop unboundedly long.
+MAX_AMOUNT = 1000          # Deben, points, bonuses, values, Memphis numbers, power parameters
+MAX_COUNT = 100            # cards of a kind, seals, Akhenaton's depth
+MAX_SERVANTS = 20          # servants or tutors per seat
+MAX_CARDS_OF_CHARACTER = 10
+
 class RulesetError(ValueError):
     """A ruleset file failed validation; `problems` lists every (key, reason)."""
 
@@ -195,12 +202,22 @@ class _Checker:
                 if key not in allowed:
                     self.fail(f"{path}.{key}".lstrip("."), f"unknown key (known: {', '.join(allowed)})")
 
-    def non_negative_int(self, table, key, path, default=0, required=True):
+    def non_negative_int(self, table, key, path, default=0, required=True, high=MAX_AMOUNT):
         value = self.get(table, key, path, int, default, required)
-        if isinstance(value, int) and value < 0:
-            self.fail(f"{path}.{key}", f"must not be negative, got {value}")
+        if isinstance(value, int) and not 0 <= value <= high:
+            self.fail(f"{path}.{key}".lstrip("."), f"must be 0..{high}, got {_short(value)}")
             return default
         return value
+
+
+def _short(value) -> str:
+    """A value for an error message: a huge integer is shown by its size, not its 1,000 digits."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def _is_int_in(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 def _parse_squares(ck: _Checker, rows, path) -> tuple[list[list[int]], dict[int, int]] | None:
@@ -271,7 +288,7 @@ def _build(data: dict, source: str) -> Ruleset:
     ck.only(setup_t, ("reserve_start", "seals", "seals_expansion", "akhenaton_among_last", "cards_per_market",
                       "close_when_full"), "setup")
     setup = {
-        key: ck.non_negative_int(setup_t, key, "setup")
+        key: ck.non_negative_int(setup_t, key, "setup", high=MAX_AMOUNT if key == "reserve_start" else MAX_COUNT)
         for key in ("reserve_start", "seals", "seals_expansion", "akhenaton_among_last", "cards_per_market")
     }
     setup["close_when_full"] = ck.get(setup_t, "close_when_full", "setup", bool, True, required=False)
@@ -290,8 +307,9 @@ def _build(data: dict, source: str) -> Ruleset:
         ck.only(t, ("values", "reconstructed"), f"gift_types.{tname}")
         values = ck.get(t, "values", f"gift_types.{tname}", list, None)
         if values is not None:
-            if len(values) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
-                ck.fail(f"gift_types.{tname}.values", f"must be three non-negative integers (1, 2, 3+ owners), got {values!r}")
+            if len(values) != 3 or not all(_is_int_in(v, 0, MAX_AMOUNT) for v in values):
+                ck.fail(f"gift_types.{tname}.values",
+                        f"must be three integers 0..{MAX_AMOUNT} (1, 2, 3+ owners), got {_short(values)}")
                 values = None
         type_names.append(tname)
         type_values.append(values or [0, 0, 0])
@@ -311,14 +329,14 @@ def _build(data: dict, source: str) -> Ruleset:
         module = ck.get(k, "module", path, str, "", required=False)
         if module not in ("", "memphis"):
             ck.fail(f"{path}.module", f"unknown module {module!r} (known: memphis)")
-        items = ck.non_negative_int(k, "items", path, 1, required=False)
+        items = ck.non_negative_int(k, "items", path, 1, required=False, high=MAX_COUNT)
         if items == 0:
             ck.fail(f"{path}.items", "must be at least 1")
         kinds.append(dict(
             name=kname, type=type_names.index(ktype) if ktype else 0,
-            count=ck.non_negative_int(k, "count", path), items=items,
+            count=ck.non_negative_int(k, "count", path, high=MAX_COUNT), items=items,
             bonus=ck.non_negative_int(k, "bonus", path, 0, required=False),
-            per_player=ck.non_negative_int(k, "per_player", path, 0, required=False),
+            per_player=ck.non_negative_int(k, "per_player", path, 0, required=False, high=MAX_COUNT),
             memphis=module == "memphis", seal=ck.get(k, "seal", path, bool, False, required=False),
         ))
     kind_names = [k["name"] for k in kinds]
@@ -328,20 +346,23 @@ def _build(data: dict, source: str) -> Ruleset:
         ck.fail("cards", "no card kinds")
 
     def check_kind_map(mapping, path, allow_list=False):
+        """Report unknown kinds and bad counts; return the valid part (so later checks stay in range)."""
         names = mapping if allow_list else list(mapping)
         for kname in names:
             if kname not in kind_names:
                 ck.fail(path, f"unknown card kind {kname!r}")
-        if not allow_list:
-            for kname, n in mapping.items():
-                if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                    ck.fail(f"{path}.{kname}", f"must be a non-negative integer, got {n!r}")
+        if allow_list:
+            return mapping
+        for kname, n in mapping.items():
+            if not _is_int_in(n, 0, MAX_COUNT):
+                ck.fail(f"{path}.{kname}", f"must be an integer 0..{MAX_COUNT}, got {_short(n)}")
+        return {k: n for k, n in mapping.items() if k in kind_names and _is_int_in(n, 0, MAX_COUNT)}
 
     # Memphis
     memphis_t = ck.get(data, "memphis", "", dict, {})
     ck.only(memphis_t, ("replaces", "distribute_at", "highest_takes", "tutor_deben", "squares"), "memphis")
     replaces = ck.get(memphis_t, "replaces", "memphis", dict, {})
-    check_kind_map(replaces, "memphis.replaces")
+    replaces = check_kind_map(replaces, "memphis.replaces")
     memphis = dict(
         replaces=replaces,
         distribute_at=ck.non_negative_int(memphis_t, "distribute_at", "memphis", 4),
@@ -349,7 +370,7 @@ def _build(data: dict, source: str) -> Ruleset:
         tutor_deben=ck.non_negative_int(memphis_t, "tutor_deben", "memphis", 4),
     )
     for kname, n in replaces.items():
-        if kname in kind_names and isinstance(n, int) and n > kinds[kind_names.index(kname)]["count"]:
+        if n > kinds[kind_names.index(kname)]["count"]:
             ck.fail(f"memphis.replaces.{kname}", f"replaces {n} cards but the deck has only "
                     f"{kinds[kind_names.index(kname)]['count']}")
     parsed = _parse_squares(ck, memphis_t.get("squares"), "memphis.squares")
@@ -402,18 +423,19 @@ def _build(data: dict, source: str) -> Ruleset:
                     if pname not in params:
                         ck.fail(path, f"power {power!r} needs parameter {pname!r}")
                     elif ptype is list:
-                        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool)
+                        if not isinstance(value, list) or not all(_is_int_in(v, -MAX_AMOUNT, MAX_AMOUNT)
                                                                   for v in value):
-                            ck.fail(f"{path}.{pname}", f"must be a list of integers, got {value!r}")
-                    elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                        ck.fail(f"{path}.{pname}", f"must be a non-negative integer, got {value!r}")
+                            ck.fail(f"{path}.{pname}",
+                                    f"must be a list of integers -{MAX_AMOUNT}..{MAX_AMOUNT}, got {_short(value)}")
+                    elif not _is_int_in(value, 0, MAX_AMOUNT):
+                        ck.fail(f"{path}.{pname}", f"must be an integer 0..{MAX_AMOUNT}, got {_short(value)}")
                 if power == "oracle" and isinstance(params.get("cards"), int) and not 1 <= params["cards"] <= MAX_SLOTS:
                     ck.fail(f"{path}.cards", f"must be 1..{MAX_SLOTS}")
                 for pname in params:
                     if pname not in schema:
                         ck.fail(f"{path}.{pname}", f"power {power!r} has no parameter {pname!r}")
         characters.append(Character(key, ck.get(c, "name", path, str, key), power or "", params,
-                                    ck.non_negative_int(c, "count", path, 0), cset,
+                                    ck.non_negative_int(c, "count", path, 0, high=MAX_CARDS_OF_CHARACTER), cset,
                                     ck.get(c, "always", path, bool, False, required=False)))
     if len(characters) > MAX_CHARACTERS:
         ck.fail("characters", f"at most {MAX_CHARACTERS} characters, got {len(characters)}")
@@ -424,7 +446,7 @@ def _build(data: dict, source: str) -> Ruleset:
 
     draw_t = ck.get(data, "character_draw", "", dict, {})
     ck.only(draw_t, ("draw",), "character_draw")
-    character_draw = ck.non_negative_int(draw_t, "draw", "character_draw", 6)
+    character_draw = ck.non_negative_int(draw_t, "draw", "character_draw", 6, high=MAX_CHARACTERS)
     scenarios = ck.get(data, "scenarios", "", dict, {}, required=False)
     for sname, roster in scenarios.items():
         if not isinstance(roster, list):
@@ -451,27 +473,28 @@ def _build(data: dict, source: str) -> Ruleset:
         ck.only(p, ("money", "servants", "tutors", "remove_cards", "add_cards", "remove_characters", "memphis",
                     "expansion"), path)
         money = ck.get(p, "money", path, list, [])
-        if len(money) != n or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in money):
-            ck.fail(f"{path}.money", f"must list {n} non-negative integers (one per seat), got {money!r}")
+        if len(money) != n or not all(_is_int_in(v, 0, MAX_AMOUNT) for v in money):
+            ck.fail(f"{path}.money", f"must list {n} integers 0..{MAX_AMOUNT} (one per seat), got {_short(money)}")
             money = [0] * n
         remove_cards = ck.get(p, "remove_cards", path, list, [])
         check_kind_map(remove_cards, f"{path}.remove_cards", allow_list=True)
         add_cards = ck.get(p, "add_cards", path, dict, {}, required=False)
-        check_kind_map(add_cards, f"{path}.add_cards")
+        add_cards = check_kind_map(add_cards, f"{path}.add_cards")
         remove_chars = ck.get(p, "remove_characters", path, dict, {})
         for key, cnt in remove_chars.items():
             if key not in char_keys:
                 ck.fail(f"{path}.remove_characters", f"unknown character {key!r}")
-            elif not isinstance(cnt, int) or isinstance(cnt, bool) or cnt < 0:
-                ck.fail(f"{path}.remove_characters.{key}", f"must be a non-negative integer, got {cnt!r}")
+            elif not _is_int_in(cnt, 0, MAX_CARDS_OF_CHARACTER):
+                ck.fail(f"{path}.remove_characters.{key}",
+                        f"must be an integer 0..{MAX_CARDS_OF_CHARACTER}, got {_short(cnt)}")
             elif cnt > characters[char_keys.index(key)].count:
                 ck.fail(f"{path}.remove_characters.{key}", f"removes {cnt} cards but there are only "
                         f"{characters[char_keys.index(key)].count}")
         memphis_mode = ck.get(p, "memphis", path, str, "optional")
         if memphis_mode not in ("optional", "mandatory"):
             ck.fail(f"{path}.memphis", f"must be 'optional' or 'mandatory', got {memphis_mode!r}")
-        players[n] = PlayerSetup(money, ck.non_negative_int(p, "servants", path, 4),
-                                 ck.non_negative_int(p, "tutors", path, 0), remove_cards, add_cards,
+        players[n] = PlayerSetup(money, ck.non_negative_int(p, "servants", path, 4, high=MAX_SERVANTS),
+                                 ck.non_negative_int(p, "tutors", path, 0, high=MAX_SERVANTS), remove_cards, add_cards,
                                  remove_chars, memphis_mode, ck.get(p, "expansion", path, bool, False))
         if players[n].servants < 1:
             ck.fail(f"{path}.servants", "must be at least 1")

@@ -13,7 +13,9 @@ chosen with `reward=`:
 - "score_diff": (own score - mean score of the others) / 100.
 
 Observations are {"observation": float32[OBS_SIZE], "action_mask": int8[NUM_ACTIONS]};
-the mask is all zeros for agents that are not deciding. The observation vector is
+the mask is all zeros for agents that are not deciding. A game cut short by the decision
+limit (core option `max_decisions`, `game.is_truncated()`) sets `truncations` true for every
+agent, with reward 0 for all (nobody won), per the PettingZoo convention. The observation vector is
 computed lazily in `observe`, never in `step`. The game is `env.unwrapped.game`.
 
 Note: `nefertiti_env.env` is the factory function below (like the classic
@@ -142,7 +144,9 @@ class raw_env(AECEnv, EzPickle):
             return
         self.game.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
-        if self.game.is_over():
+        if self.game.is_truncated():
+            self.truncations = dict.fromkeys(self.agents, True)
+        elif self.game.is_over():
             values = final_rewards(self.game, self.reward)
             self.rewards = {a: float(values[i]) for i, a in enumerate(self.agents)}
             self.terminations = dict.fromkeys(self.agents, True)

@@ -1,0 +1,240 @@
+"""Loading a saved state (`NefertitiGame.from_json`): every problem is found and listed at once.
+
+A saved state is untrusted text: a hand edit, another program, a truncated file. It is
+checked in two stages, each listing all its problems in one `StateError`:
+
+1. shape: a JSON object with the format tag, the ruleset and a `state` object whose keys,
+   types and array shapes are exactly those of a new game with the same seed and options
+   (the declaration of what is saved is `NefertitiGame.saved_state`);
+2. meaning: ranges, card, seal, money, servant and character conservation against that
+   new game, and a phase whose context (actor, resolution, character) is consistent.
+
+Only a state passing both is returned, so a game never plays on from an impossible position.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import actions as A
+from .limits import MEMPHIS, NUM_MARKETS
+from .phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_SHAME, PH_TUTOR_DIST,
+                     PH_TUTOR_RES, TUTOR)
+
+FORMAT = "nefertiti-state-1"
+RESOLUTION_PHASES = (PH_HIGH, PH_SHAME, PH_OTHER, PH_TUTOR_RES, PH_TUTOR_DIST)
+INT64 = np.iinfo(np.int64)
+OWNER_ROWS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played")
+
+
+class StateError(ValueError):
+    """A saved state that cannot be loaded; `problems` lists every reason (key: what is wrong)."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        lines = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"invalid Nefertiti state ({len(problems)} problem(s)):\n{lines}")
+
+
+def load(cls, text: str, ruleset, ruleset_arg):
+    """The game saved in `text` (see the module docstring); raises StateError listing every problem."""
+    try:
+        data = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as err:
+        raise StateError([f"not JSON text: {err}"]) from None
+    if not isinstance(data, dict):
+        raise StateError([f"a saved state is a JSON object with 'format', 'ruleset' and 'state', "
+                          f"got a JSON {type(data).__name__}"])
+    problems = [f"unknown top-level key {k!r}" for k in data if k not in ("format", "ruleset", "state")]
+    if data.get("format") != FORMAT:
+        problems.append(f"not a Nefertiti state (missing format {FORMAT!r}, got {data.get('format')!r})")
+    state = data.get("state")
+    if not isinstance(state, dict):
+        problems.append("'state' must be a JSON object")
+    elif not isinstance(state.get("options"), dict) or not _is_int(state.get("seed")):
+        problems.append("state.seed must be an integer and state.options an object")
+    if problems:
+        raise StateError(problems)
+    try:
+        template = cls(ruleset=ruleset if ruleset is not None else ruleset_arg(data.get("ruleset")),
+                       seed=state["seed"], **state["options"])
+    except (TypeError, ValueError) as err:      # RulesetError is a ValueError
+        raise StateError([f"state.options or ruleset: {err}"]) from None
+    game = template.clone()
+    problems = _fill(game, template.saved_state(), state)
+    if not problems:
+        game.board_changed()
+        problems = meaning_problems(game, template)
+    if problems:
+        raise StateError(problems)
+    return game
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and INT64.min <= v <= INT64.max
+
+
+def _fill(game, expected: dict, state: dict) -> list[str]:
+    """Copy `state` into `game` field by field, each checked against the new game's `expected` value."""
+    problems = [f"state.{k}: unknown key" for k in state if k not in expected]
+    problems += [f"state.{k}: missing" for k in expected if k not in state]
+    for key, want in expected.items():
+        if key not in state or key in ("seed", "options"):
+            continue
+        value, where = state[key], f"state.{key}"
+        if key == "rng":
+            try:
+                game.rng.bit_generator.state = value
+            except (TypeError, ValueError, KeyError) as err:
+                problems.append(f"{where}: not a PCG64 generator state ({err!r})")
+            continue
+        current = getattr(game, key)
+        if isinstance(current, np.ndarray):
+            problems += _fill_array(current, value, where)
+        elif isinstance(want, bool):
+            if not isinstance(value, bool):
+                problems.append(f"{where}: must be true or false, got {value!r}")
+            else:
+                setattr(game, key, value)
+        elif isinstance(want, int):
+            if not _is_int(value):
+                problems.append(f"{where}: must be an integer, got {value!r}")
+            else:
+                setattr(game, key, value)
+        elif key == "placed":
+            if not (isinstance(value, list) and all(isinstance(x, list) and len(x) == 2 and all(map(_is_int, x))
+                                                    for x in value)):
+                problems.append(f"{where}: must be a list of [market, value] pairs, got {value!r}")
+            else:
+                game.placed = [tuple(x) for x in value]
+        elif isinstance(want, (list, tuple)):
+            if not (isinstance(value, list) and all(map(_is_int, value))):
+                problems.append(f"{where}: must be a list of integers, got {value!r}")
+            else:
+                setattr(game, key, tuple(value) if isinstance(current, tuple) else list(value))
+        else:
+            raise AssertionError(f"saved field {key} of an undeclared type")
+    return problems
+
+
+def _fill_array(current: np.ndarray, value, where: str) -> list[str]:
+    try:
+        array = np.array(value)
+    except (ValueError, OverflowError):
+        return [f"{where}: not a rectangular array of numbers"]
+    if array.shape != current.shape:
+        return [f"{where}: shape {array.shape}, expected {current.shape}"]
+    if current.dtype == bool and array.dtype != bool and array.size:
+        return [f"{where}: must hold true/false values"]
+    if current.dtype != bool and array.size and (array.dtype.kind not in "iu" or not
+                                                 all(map(_is_int, array.ravel().tolist()))):
+        return [f"{where}: must hold integers within int64"]
+    current[...] = array
+    return []
+
+
+def meaning_problems(g, template) -> list[str]:
+    """Why the loaded state `g` cannot be a position of the game `template` (same seed and options) began as."""
+    rs, n = g.rules, g.num_players
+    problems: list[str] = []
+
+    def need(ok, text):
+        if not ok:
+            problems.append(text)
+
+    for name in ("num_players", "kind_akhenaton", "kind_roaming"):       # fixed by the options and ruleset
+        need(getattr(g, name) == getattr(template, name), f"{name}: must be {getattr(template, name)} for these "
+                                                          f"options and ruleset, got {getattr(g, name)}")
+    if problems:
+        return problems
+    unused = [o for o in range(n, NUM_OWNERS) if not (o == NEUTRAL and n == 2)]
+    for name in ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "reserve",
+                 "char_avail", "discarded"):
+        array = getattr(g, name)
+        need(array.min() >= 0, f"{name}: negative value {int(array.min())}")
+        if name in OWNER_ROWS:
+            need(not array[unused].any(), f"{name}: values for owners beyond the {n} players")
+    for name in ("seal_supply", "deben_out", "tutor_left", "deck_pos", "res_pos", "res_picks", "extra_placements"):
+        need(getattr(g, name) >= 0, f"{name}: negative value {getattr(g, name)}")
+    need(not g.seals[NEUTRAL] and not g.money[NEUTRAL] and not g.servants[NEUTRAL],
+         "the neutral player holds no seal, Deben or servant")
+    need(set(g.side.tolist()) <= {0, 1}, f"side: each market shows stall 0 or 1, got {g.side.tolist()}")
+
+    # cards: every gift in exactly one place, one Akhenaton card, the Roaming Thief card at most once
+    k = rs.num_kinds
+    deck, undrawn = g.deck, g.deck[g.deck_pos:] if 0 <= g.deck_pos <= len(g.deck) else g.deck[:0]
+    before = len(problems)
+    need(g.deck_pos <= len(deck), f"deck_pos {g.deck_pos} beyond the deck of {len(deck)} cards")
+    need(((deck >= 0) & (deck <= g.kind_akhenaton)).all(), f"deck: card codes must be 0..{g.kind_akhenaton}")
+    need(((g.slots >= -1) & (g.slots <= g.kind_roaming) & (g.slots != g.kind_akhenaton)).all(),
+         f"slots: card codes must be -1 (empty) or gifts 0..{k - 1} or the Roaming Thief card {g.kind_roaming}")
+    need(np.count_nonzero(deck == g.kind_akhenaton) == 1, "deck: exactly one Akhenaton card")
+    if len(problems) == before and g.owned.min() >= 0 and g.discarded.min() >= 0:
+        problems += _card_problems(g, template, undrawn)
+    need(np.count_nonzero(g.slots == g.kind_roaming) <= 1, "slots: the Roaming Thief card lies on the board twice")
+    need(not (g.face_down & (g.slots < 0)).any(), "face_down: only a card lies face down")
+    need(not g.seal_on[MEMPHIS], "seal_on: no seal lies at the Port of Memphis")
+
+    # closed systems: seals, Deben, pieces, character cards
+    seals, start_seals = (x.seal_supply + x.seals.sum() + x.seal_on.sum() for x in (g, template))
+    need(seals == start_seals, f"seals: {seals} in supply, owned and on cards, the game has {start_seals}")
+    held = g.tutor_left if g.phase == PH_TUTOR_DIST else 0
+    money = g.money.sum() + g.reserve.sum() + g.deben_out + held
+    start_money = template.money.sum() + template.reserve.sum()
+    need(money == start_money, f"Deben: {money} held by players, Reserves and the neutral player, the game has "
+                               f"{start_money}")
+    pieces = g.occ.ravel()
+    need(((pieces >= -1) & (pieces < TUTOR + n) & ((pieces < n) | (pieces >= TUTOR))).all(),
+         f"occ: pieces must be -1 (empty), a seat 0..{n - 1} or a tutor {TUTOR}..{TUTOR + n - 1}")
+    for name, (offset, total) in {"servants": (0, template.servants), "tutors": (TUTOR, template.tutors)}.items():
+        on_board = np.bincount(pieces[(pieces >= offset) & (pieces < offset + n)] - offset, minlength=n)[:n]
+        supply = getattr(g, name)[:n]
+        need((supply + on_board == total[:n]).all(), f"{name}: {(supply + on_board).tolist()} per seat in supply "
+                                                     f"and on the board, the game has {total[:n].tolist()}")
+    chars = g.char_avail + g.char_played.sum(axis=0)
+    need((chars == template.char_avail).all(), "char_avail + char_played: character cards must match the game's "
+                                               f"roster {template.char_avail.tolist()}")
+
+    # the phase and its context
+    need(0 <= g.phase < NUM_PHASES, f"phase: must be 0..{NUM_PHASES - 1}, got {g.phase}")
+    over = g.phase == PH_OVER
+    need(g.actor == -1 if over else 0 <= g.actor < n, f"actor: {g.actor} does not fit phase {g.phase}")
+    for name in ("turn_player", "first_player"):
+        need(0 <= getattr(g, name) < n, f"{name}: must be a seat 0..{n - 1}")
+    in_res = g.phase in RESOLUTION_PHASES or (g.phase == PH_CHARACTER and g.roam_resume >= 0)
+    need((0 <= g.res_market < NUM_MARKETS) if in_res else g.res_market == -1,
+         f"res_market {g.res_market}: a market during a resolution, -1 otherwise")
+    need(all(0 <= m < NUM_MARKETS for m in g.pending), "pending: markets must be 0..4")
+    need(g.roam_resume == -1 or g.roam_resume in RESOLUTION_PHASES, "roam_resume: -1 or a resolution phase")
+    if g.phase == PH_CHARACTER:
+        need(0 <= g.char_index < len(rs.characters), f"char_index {g.char_index}: no such character")
+    else:
+        need(g.char_index == -1 and not g.char_sel, "char_index, char_sel: a character only in the character phase")
+    need(g.oracle_seat == -1 or 0 <= g.oracle_seat < n, f"oracle_seat: -1 or a seat, got {g.oracle_seat}")
+    need(0 <= g.oracle_from <= len(deck), f"oracle_from: a deck position, got {g.oracle_from}")
+    need(all(0 <= a < A.NUM_ACTIONS for a in g.history), f"history: action ids must be 0..{A.NUM_ACTIONS - 1}")
+    need(len(g.history) <= g.options["max_decisions"], f"history: {len(g.history)} decisions, more than "
+                                                       f"max_decisions {g.options['max_decisions']}")
+    need(g.occ_bits == [int(b) for b in ((g.occ >= 0) << np.arange(g.occ.shape[1])).sum(axis=1)],
+         "occ_bits: must match occ")
+    if not problems and not g.is_over():
+        try:
+            need(bool(g.legal_actions()), "no legal action in this state")
+        except (IndexError, KeyError, ValueError, AssertionError) as err:
+            problems.append(f"the state has no consistent decision: {err!r}")
+    return problems
+
+
+def _card_problems(g, template, undrawn: np.ndarray) -> list[str]:
+    """Every gift in exactly one place (undrawn deck, market places, owned, discarded), as at setup."""
+    k, problems = g.rules.num_kinds, []
+    places = np.bincount(undrawn, minlength=k + 1)[:k] + np.bincount(g.slots.ravel() + 1, minlength=k + 3)[1:k + 1]
+    places += g.owned.sum(axis=0) + g.discarded
+    start = np.bincount(template.deck, minlength=k + 1)[:k]
+    for kind in np.flatnonzero(places != start).tolist():
+        problems.append(f"cards: {g.rules.kind_names[kind]} counted {int(places[kind])} times (undrawn deck, market "
+                        f"places, owned, discarded), the game has {int(start[kind])}")
+    if bool(np.count_nonzero(undrawn == g.kind_akhenaton)) == g.akhenaton_drawn:
+        problems.append("akhenaton_drawn must say whether the Akhenaton card is out of the undrawn deck")
+    return problems
