@@ -9,7 +9,7 @@
       4: [greedy, greedy, collector, banker]
     rulesets:                       # name: ruleset file or "default"; the first is the baseline
       default: default
-      cheap_gold: configs/rulesets/cheap_gold.toml
+      cheap_gold: cheap_gold
     restricted:                     # optional: one seat forbidden a character or a market
       games: 1000                   # games per arm (the unrestricted control is one more arm)
       player_counts: [4]

@@ -12,7 +12,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance"]
+SUBCOMMANDS = ["play", "bench", "tournament", "train", "balance", "configs"]
 # top-level import name -> the pip extra (pyproject.toml) that installs it
 EXTRA_OF_MODULE = {
     "yaml": "lab", "pydantic": "lab", "openskill": "lab", "matplotlib": "lab", "tqdm": "lab",

@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 
 from . import fail
+from .configs import resolve
 
 EXAMPLE = """examples:
-  nefertiti balance --config configs/balance.yaml --workers 2
-  nefertiti balance --config configs/balance_random.yaml --games 10000 --out results/balance/random10k
+  nefertiti balance --config balance --workers 2
+  nefertiti balance --config balance_random --games 10000 --out results/balance/random10k
+  nefertiti balance --config my_study.yaml
   nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
 
 
@@ -21,11 +23,12 @@ def add_parser(subparsers) -> None:
                     "by gift type, Deben per point, monopolies, character use and restricted play, market "
                     "closings, game length, margins, lead changes, ruleset comparison), study.yaml (the "
                     "effective config) and run.json (timings). The same config and seed give the same "
-                    "tables and report, whatever --workers. Config format: see configs/balance.yaml and "
-                    "docs/balance.md.",
+                    "tables and report, whatever --workers. Config format: see configs/balance.yaml, "
+                    "docs/balance.md and `nefertiti configs --schema balance`.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", metavar="YAML", help="study config file (e.g. configs/balance.yaml)")
+    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random; "
+                                                               "`nefertiti configs` lists them) or a YAML file")
     source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
                                                                 "a finished study folder")
     p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
@@ -49,14 +52,14 @@ def run(args) -> int:
         return 0
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
     try:
-        raw = config.read(args.config)
+        raw = config.read(resolve(args.config))
         if isinstance(raw, dict):
             if args.games is not None and isinstance(raw.get("restricted"), dict):
                 overrides["restricted"] = {**raw["restricted"], "games": args.games}
             raw = {**raw, **overrides}
         cfg = config.parse(raw, args.config)
-    except FileNotFoundError:
-        return fail("balance", f"config file {args.config} not found")
+    except FileNotFoundError as err:
+        return fail("balance", str(err))
     except config.ConfigError as err:
         return fail("balance", str(err))
     figures = runner.run(cfg, progress=not args.quiet)

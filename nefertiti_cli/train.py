@@ -13,9 +13,10 @@ confidence interval, seats rotated), checkpoints. At the end: a result table (pr
 results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.
 
 examples:
-  nefertiti train --config configs/quickstart.yaml
-  nefertiti train --config configs/selfplay_4p.yaml --out runs/long
-  nefertiti train --config configs/selfplay_4p.yaml --out runs/long --resume
+  nefertiti train --config quickstart
+  nefertiti train --config selfplay_4p --out runs/long
+  nefertiti train --config my_config.yaml
+  nefertiti train --out runs/long --resume
   tensorboard --logdir runs/long/logs
 """
 
@@ -24,8 +25,9 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "train", help="train an agent by self-play (MaskablePPO) and evaluate it against the bots",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", metavar="FILE",
-                        help="YAML training config (configs/quickstart.yaml, configs/selfplay_4p.yaml); "
+    parser.add_argument("--config", metavar="NAME|FILE",
+                        help="a packaged config (quickstart, selfplay_4p; `nefertiti configs` lists them) or a "
+                             "YAML file; "
                              "with --resume it may be omitted if --out names the run folder")
     parser.add_argument("--out", metavar="DIR", help="run folder (overrides the config's `out`)")
     parser.add_argument("--resume", action="store_true",
@@ -41,12 +43,17 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from training.config import ConfigError, config_from_dict, load_config
 
+    from .configs import resolve
+
     try:
         if args.config is None and not (args.resume and args.out):
             raise ConfigError("give --config FILE (or --resume --out RUN_FOLDER)")
         if args.total_timesteps is not None and args.total_timesteps < 1:
             raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
-        config = load_config(args.config) if args.config else None
+        try:
+            config = load_config(resolve(args.config)) if args.config else None
+        except FileNotFoundError as err:
+            raise ConfigError(str(err)) from None
         out = args.out or config.out
         from training.trainer import load_run_config, train
         if args.resume:

@@ -221,7 +221,7 @@ def test_restriction_names_are_checked_against_the_ruleset():
 # ------------------------------------------------------------- config
 GOOD = {"seed": 3, "games": 6, "player_counts": [3, 4],
         "lineups": {3: ["random"] * 3, 4: ["random"] * 4},
-        "rulesets": {"default": "default", "cheap_gold": str(ROOT / "configs/rulesets/cheap_gold.toml")},
+        "rulesets": {"default": "default", "cheap_gold": "cheap_gold"},
         "restricted": {"games": 4, "player_counts": [4], "bot": "random",
                        "forbid": [{"character": "Thief"}, {"market": "Louqsor"}]}}
 
