@@ -55,3 +55,27 @@ def test_version_comes_from_the_package_metadata(capsys):
     except SystemExit as stop:
         assert stop.code == 0
     assert capsys.readouterr().out.split() == ["nefertiti", version("nefertiti-env")]
+
+
+def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
+    from balance.config import load
+    from nefertiti_cli.configs import packaged, resolve
+    from training.config import load_config
+
+    configs = packaged()
+    assert {"quickstart", "tiny", "balance", "balance_random"} <= set(configs)
+    for name, path in configs.items():          # each is a valid config of one of the two formats
+        (load if name.startswith("balance") else load_config)(path)
+    assert resolve("quickstart") == resolve("configs/quickstart.yaml") == configs["quickstart"]
+    assert main(["configs"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert len(listing) == len(configs) and listing[2].split()[0] == sorted(configs)[2]
+    assert main(["train", "--config", "quickstrat"]) == 2
+    assert "config file not found: quickstrat (packaged configs: balance," in capsys.readouterr().err
+
+
+def test_config_formats_print_their_json_schema(capsys):
+    for kind, key in (("train", "ppo"), ("balance", "lineups")):
+        assert main(["configs", "--schema", kind]) == 0
+        schema = json.loads(capsys.readouterr().out)
+        assert key in schema["properties"] and schema["additionalProperties"] is False
