@@ -71,7 +71,7 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
             load(path)
         else:                                   # a second stage's init_from is the first stage's run
             config_from_dict({**yaml.safe_load(path.read_text()), "init_from": ""}, source=name)
-    assert resolve("quickstart") == resolve("configs/quickstart.yaml") == configs["quickstart"]
+    assert resolve("quickstart") == configs["quickstart"] and resolve("configs/quickstart.yaml").samefile(configs["quickstart"])
     assert main(["configs"]) == 0
     listing = capsys.readouterr().out.splitlines()
     assert len(listing) == len(configs) and listing[2].split()[0] == sorted(configs)[2]
