@@ -231,7 +231,7 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     from training.trainer import RunPaths, load_run_config, train
 
     out = tmp_path / "run"
-    results = train(tiny_config(out, 512), progress=False)
+    results = first = train(tiny_config(out, 512), progress=False)
     paths = RunPaths(out)
     state = json.loads((paths.latest_checkpoint() / "state.json").read_text())
     assert state["num_timesteps"] == 512 and results[0].games == 3
@@ -248,6 +248,16 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     assert steps == sorted(steps) and steps[0] == 0 and steps[-1] == 768          # appended, not overwritten
     logged = [int(r["time/total_timesteps"]) for r in csv.DictReader(open(paths.progress))]
     assert logged == list(range(256, 1025, 256))
+    # TensorBoard: each evaluation at the step it was taken, the final ones (512, 1024) included
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(paths.logs)).Reload()
+    rows = list(csv.DictReader(open(paths.evaluations)))
+    for name, final in (("win_rate", lambda r: r.win_rate), ("ci_low", lambda r: r.ci[0]),
+                        ("ci_high", lambda r: r.ci[1]), ("mean_score", lambda r: r.mean_score)):
+        logged = sorted((e.step, round(e.value, 2)) for e in events.Scalars(f"eval/random/{name}"))
+        expected = [(int(r["timesteps"]), round(float(r[name]), 2)) for r in rows]
+        expected += [(512, round(final(first[0]), 2)), (1024, round(final(results[0]), 2))]
+        assert logged == sorted(expected), name
     for f in (paths.results_csv, paths.results_md, paths.curve, paths.final_model):
         assert f.is_file()
     assert "| random | 3 |" in paths.results_md.read_text()
