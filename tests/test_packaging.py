@@ -84,3 +84,19 @@ def test_config_formats_print_their_json_schema(capsys):
         assert main(["configs", "--schema", kind]) == 0
         schema = json.loads(capsys.readouterr().out)
         assert key in schema["properties"] and schema["additionalProperties"] is False
+
+
+def test_every_package_folder_goes_into_the_wheel():
+    """pyproject.toml lists the packages (configs/ is mapped to nefertiti_env.configs): a new
+    subpackage left off the list would be missing from the wheel."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {name: Path(folder) for name, folder in setup["package-dir"].items()}
+    listed = {folders.get(name, Path(*name.split("."))) for name in setup["packages"]}
+    found = {p.parent.relative_to(root) for p in root.glob("*/**/__init__.py")
+             if not {"tests", "benchmarks", "notebooks", "build"} & set(p.relative_to(root).parts)
+             and not p.relative_to(root).parts[0].startswith(".")}
+    assert found == listed
