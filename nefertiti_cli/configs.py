@@ -5,11 +5,12 @@ name, so a wheel install runs them from any folder; a path to a file still works
 """
 from __future__ import annotations
 
+import argparse
 import json
 from importlib.resources import files
 from pathlib import Path
 
-SCHEMAS = {"train": "training.config:Config", "balance": "balance.config:StudyConfig"}
+SCHEMAS = ("train", "balance")
 EXAMPLE = """examples:
   nefertiti configs                       # name and purpose of each packaged config
   nefertiti configs --schema train        # JSON Schema of training configs (editor completion, checks)
@@ -43,26 +44,30 @@ def description(path: Path) -> str:
 
 
 def add_parser(subparsers) -> None:
-    import argparse
-
     p = subparsers.add_parser(
         "configs", help="list the packaged run configs, or print a config format's JSON Schema",
         description="List the configs packaged with nefertiti-env (use them as --config NAME), or print "
                     "the JSON Schema of a config format: every key, its type, default and description.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--schema", choices=sorted(SCHEMAS), help="print this config format's JSON Schema")
+    p.add_argument("--schema", choices=SCHEMAS, help="print this config format's JSON Schema")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     if args.schema:
-        module, _, name = SCHEMAS[args.schema].partition(":")
-        import importlib
-        model = getattr(importlib.import_module(module), name)
-        print(json.dumps(model.model_json_schema(), indent=2))
+        print(json.dumps(_model(args.schema).model_json_schema(), indent=2))
         return 0
     configs = packaged()
     width = max(map(len, configs))
     for name, path in configs.items():
         print(f"{name:<{width}}  {description(path)}")
     return 0
+
+
+def _model(kind: str):
+    """The pydantic model of a config format, imported only when asked (it needs the lab extra)."""
+    if kind == "train":
+        from training.config import Config
+        return Config
+    from balance.config import StudyConfig
+    return StudyConfig
