@@ -1,4 +1,4 @@
-"""The `nefertiti` command: one subcommand per job (play, bench, tournament, train, balance).
+"""The `nefertiti` command: one subcommand per job (play, bench, tournament, train, balance, configs).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
 Each subcommand is a module here with `add_parser(subparsers)` that sets `func`. Only the
