@@ -1,4 +1,4 @@
-"""The study configuration (YAML): read, validate, and report every problem at once.
+"""The study configuration (YAML): pydantic models that report every problem at once.
 
     seed: 2024                      # the whole study follows from it
     setup: beginner                 # or advanced (random visible stalls)
@@ -7,9 +7,9 @@
     lineups:                        # bot specs per seat (agents.make_bot); seats rotate over games
       3: [greedy, collector, banker]
       4: [greedy, greedy, collector, banker]
-    rulesets:                       # name: ruleset file or "default"; the first is the baseline
+    rulesets:                       # name: packaged ruleset name or file; the first is the baseline
       default: default
-      cheap_gold: configs/rulesets/cheap_gold.toml
+      cheap_gold: cheap_gold
     restricted:                     # optional: one seat forbidden a character or a market
       games: 1000                   # games per arm (the unrestricted control is one more arm)
       player_counts: [4]
@@ -21,21 +21,22 @@
     out: results/balance/default    # output folder
 
 Paths (ruleset files, bot model files, out) are relative to the current directory.
+`nefertiti configs --schema balance` prints the JSON Schema.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
+from agents.config import Int, Section, problems
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
 
 from .restrict import Restriction
 
-SETUPS = ("beginner", "advanced")
-TOP_KEYS = ("seed", "setup", "games", "player_counts", "lineups", "rulesets", "restricted", "workers", "out")
-RESTRICTED_KEYS = ("games", "player_counts", "bot", "forbid")
+Count = Annotated[Int, Field(ge=1)]
 
 
 class ConfigError(ValueError):
@@ -47,26 +48,108 @@ class ConfigError(ValueError):
         super().__init__(f"invalid balance config {source} ({len(problems)} problem(s)):\n{lines}")
 
 
-@dataclass
-class RestrictedStudy:
-    games: int
-    player_counts: list[int]
-    bot: str
-    forbid: list[Restriction]
+def _restriction(item, info: ValidationInfo) -> Restriction:
+    """{character: <name>} or {market: <name>}, known to the baseline ruleset (the study's context)."""
+    if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in ("character", "market"):
+        raise ValueError(f"must be {{character: <name>}} or {{market: <name>}}, got {item!r}")
+    kind, name = next(iter(item.items()))
+    restriction = Restriction(kind, str(name))
+    baseline = (info.context or {}).get("baseline")
+    problem = restriction.problem(baseline) if baseline is not None else None
+    if problem:
+        raise ValueError(problem)
+    return restriction
 
 
-@dataclass
-class StudyConfig:
-    seed: int
-    games: int
-    player_counts: list[int]
-    lineups: dict[int, list[str]]
-    rulesets: dict[str, str]
-    setup: str = "beginner"
+def _player_counts(counts: list[int], rulesets: dict[str, str]) -> list[int]:
+    """Distinct counts from 2 to 5 that the rules core can set up with every ruleset."""
+    if len(set(counts)) != len(counts):
+        raise ValueError(f"lists a player count twice: {counts!r}")
+    bad = [n for n in counts if not 2 <= n <= 5]
+    if bad:
+        raise ValueError(f"player counts must be 2 to 5, got {bad}")
+    for n in counts:
+        for name, ruleset in rulesets.items():
+            try:
+                NefertitiGame(num_players=n, ruleset=ruleset, seed=0)
+            except NotImplementedError as err:
+                raise ValueError(f"{n} players are not supported by the rules core yet: {err}") from None
+            except ValueError as err:
+                raise ValueError(f"{n} players cannot be set up with ruleset {name!r}: {err}") from None
+    return counts
+
+
+def _ruleset(ruleset: str) -> str:
+    """A ruleset name or file, once it loads."""
+    try:
+        load_ruleset(ruleset)
+    except RulesetError as err:
+        raise ValueError(str(err).replace("\n", " ")) from None
+    return ruleset
+
+
+def _bot(spec: str) -> str:
+    """The spec, stripped, once it builds a bot."""
+    from agents import make_bot     # the bots' module is only needed once a config is checked
+    try:
+        make_bot(spec, seed=0)
+    except (ValueError, OSError, ImportError) as err:
+        raise ValueError(f"bad bot {spec!r}: {err}") from None
+    return spec.strip()
+
+
+BotSpec = Annotated[str, AfterValidator(_bot),
+                    Field(description="a bot spec (agents.make_bot): random, greedy, mcts:iterations=400, ...")]
+
+
+class RestrictedStudy(Section):
+    """Restricted play: one seat forbidden one option, every seat played by `bot`."""
+
+    games: Count = Field(description="games per arm (the unrestricted control is one more arm)")
+    player_counts: Annotated[list[Int], Field(min_length=1)]
+    bot: BotSpec
+    forbid: Annotated[list[Annotated[Restriction, BeforeValidator(
+        _restriction, json_schema_input_type=dict[Literal["character", "market"], str])]], Field(min_length=1)]
+
+    @field_validator("player_counts")
+    @classmethod
+    def _counts(cls, counts, info: ValidationInfo):
+        baseline = (info.context or {}).get("baseline_name")
+        return _player_counts(counts, {baseline: baseline} if baseline else {})
+
+
+class StudyConfig(Section):
+    """A whole balance study (see the module docstring for an example file)."""
+
+    seed: Annotated[Int, Field(ge=0, description="the whole study follows from it")]
+    setup: Literal["beginner", "advanced"] = "beginner"
+    games: Count = Field(description="games per ruleset and player count")
+    workers: Count = Field(1, description="processes playing games (the command line's --workers wins)")
+    out: Annotated[str, Field(min_length=1)] = "results/balance"
+    rulesets: Annotated[dict[str, Annotated[str, AfterValidator(_ruleset)]], Field(min_length=1, description="name: packaged ruleset name or file; "
+                                                                       "the first is the baseline")]
+    player_counts: Annotated[list[Int], Field(min_length=1)]
+    lineups: dict[int, list[BotSpec]] = Field(description="one bot spec per seat for each player count")
     restricted: RestrictedStudy | None = None
-    workers: int = 1
-    out: str = "results/balance"
-    source: str = "<dict>"
+
+    @field_validator("player_counts")
+    @classmethod
+    def _counts(cls, counts, info: ValidationInfo):
+        return _player_counts(counts, info.data.get("rulesets", {}))
+
+    @field_validator("lineups")
+    @classmethod
+    def _lineups(cls, lineups, info: ValidationInfo):
+        wrong = [f"{n} players need {n} bot specs (one per seat), got {len(bots)}" for n, bots in lineups.items()
+                 if len(bots) != n]
+        if "player_counts" in info.data:             # else player_counts has its own problem
+            counts = info.data["player_counts"]
+            wrong += [f"{n} players: no such player count in player_counts {counts}" for n in lineups
+                      if n not in counts]
+            wrong += [f"no line-up for {n} players" for n in counts if n not in lineups]
+        if wrong:
+            raise ValueError("; ".join(wrong))
+        return lineups
 
     @property
     def baseline(self) -> str:
@@ -74,13 +157,13 @@ class StudyConfig:
 
     def to_dict(self) -> dict:
         """The effective configuration (command-line overrides included), in the file's form."""
-        data = {"seed": self.seed, "setup": self.setup, "games": self.games, "player_counts": self.player_counts,
-                "lineups": self.lineups, "rulesets": self.rulesets}
-        r = self.restricted
-        if r is not None:
+        data = self.model_dump(exclude={"restricted"})
+        if self.restricted is not None:
+            r = self.restricted
             data["restricted"] = {"games": r.games, "player_counts": r.player_counts, "bot": r.bot,
                                   "forbid": [{x.kind: x.name} for x in r.forbid]}
-        return {**data, "workers": self.workers, "out": self.out}
+        order = ("seed", "setup", "games", "player_counts", "lineups", "rulesets", "restricted", "workers", "out")
+        return {k: data[k] for k in order if k in data}
 
 
 def read(path: str | Path) -> dict:
@@ -99,182 +182,17 @@ def load(path: str | Path) -> StudyConfig:
 
 def parse(data, source: str = "<dict>") -> StudyConfig:
     """Validate a parsed config: unknown keys and bad values all reported in one ConfigError."""
-    problems: list[tuple[str, str]] = []
-
-    def fail(key, reason):
-        problems.append((key, reason))
-
     if not isinstance(data, dict):
         raise ConfigError(source, [("<file>", "must be a mapping of keys (seed, games, ...)")])
-    for key in data:
-        if key not in TOP_KEYS:
-            fail(str(key), f"unknown key (known: {', '.join(TOP_KEYS)})")
-    for key in ("seed", "games", "player_counts", "lineups", "rulesets"):
-        if key not in data:
-            fail(key, "missing")
-
-    seed = _int(data, "seed", fail, minimum=0)
-    games = _int(data, "games", fail, minimum=1)
-    workers = _int(data, "workers", fail, minimum=1, default=1)
-    setup = data.get("setup", "beginner")
-    if setup not in SETUPS:
-        fail("setup", f"must be one of {', '.join(SETUPS)}, got {setup!r}")
-    out = data.get("out", "results/balance")
-    if not isinstance(out, str) or not out:
-        fail("out", f"must be a folder path, got {out!r}")
-
-    rulesets = _rulesets(data.get("rulesets"), fail)
-    counts = _player_counts(data.get("player_counts"), "player_counts", fail)
-    _check_supported(counts, rulesets, "player_counts", fail)
-    lineups = _lineups(data.get("lineups"), counts, fail)
-    restricted = _restricted(data.get("restricted"), rulesets, fail)
-
-    if problems:
-        raise ConfigError(source, problems)
-    return StudyConfig(seed=seed, games=games, player_counts=counts, lineups=lineups, rulesets=rulesets,
-                       setup=setup, restricted=restricted, workers=workers, out=out, source=source)
-
-
-def _int(table, key, fail, minimum, default=None, path=""):
-    value = table.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        fail(f"{path}{key}", f"must be an integer >= {minimum}, got {value!r}")
-        return default
-    return value
-
-
-def _player_counts(value, key, fail) -> list[int]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not value or not all(isinstance(n, int) and not isinstance(n, bool)
-                                                           for n in value):
-        fail(key, f"must be a non-empty list of player counts (2 to 5), got {value!r}")
-        return []
-    if len(set(value)) != len(value):
-        fail(key, f"lists a player count twice: {value!r}")
-    bad = [n for n in value if not 2 <= n <= 5]
-    if bad:
-        fail(key, f"player counts must be 2 to 5, got {bad}")
-    return [n for n in dict.fromkeys(value) if 2 <= n <= 5]
-
-
-def _check_supported(counts, rulesets, key, fail) -> None:
-    """Every player count must be playable by the rules core with every ruleset."""
-    for n in counts:
-        for name, ruleset in rulesets.items():
-            try:
-                NefertitiGame(num_players=n, ruleset=ruleset, seed=0)
-            except NotImplementedError as err:
-                fail(key, f"{n} players are not supported by the rules core yet: {err}")
-                break
-            except ValueError as err:
-                fail(key, f"{n} players cannot be set up with ruleset {name!r}: {err}")
-
-
-def _rulesets(value, fail) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or not value:
-        fail("rulesets", f"must map names to ruleset files (or 'default'), got {value!r}")
-        return {}
-    good = {}
-    for name, path in value.items():
-        if not isinstance(path, str):
-            fail(f"rulesets.{name}", f"must be a ruleset file path or 'default', got {path!r}")
-            continue
+    context = {}
+    rulesets = data.get("rulesets")
+    if isinstance(rulesets, dict) and rulesets:         # restricted play is checked against the baseline
+        name = next(iter(rulesets.values()))
         try:
-            load_ruleset(path)
-        except RulesetError as err:
-            fail(f"rulesets.{name}", str(err).replace("\n", " "))
-            continue
-        good[str(name)] = path
-    return good
-
-
-def _lineups(value, counts, fail) -> dict[int, list[str]]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        fail("lineups", f"must map each player count to a list of bot specs, got {value!r}")
-        return {}
-    lineups, given = {}, set()
-    for key, bots in value.items():
-        try:
-            n = int(key)
-        except (TypeError, ValueError):
-            fail(f"lineups.{key}", "key must be a player count")
-            continue
-        given.add(n)
-        if n not in counts:
-            fail(f"lineups.{key}", f"no such player count in player_counts {counts}")
-            continue
-        if not isinstance(bots, list) or len(bots) != n:
-            fail(f"lineups.{key}", f"must list {n} bot specs (one per seat), got {bots!r}")
-            continue
-        problems = [p for p in (_bot_problem(b) for b in bots) if p]
-        for p in problems:
-            fail(f"lineups.{key}", p)
-        if not problems:
-            lineups[n] = [b.strip() for b in bots]
-    for n in counts:
-        if n not in given:
-            fail("lineups", f"no line-up for {n} players")
-    return lineups
-
-
-def _bot_problem(spec) -> str | None:
-    """Why `spec` does not build a bot (None when it does)."""
-    from agents import make_bot
-    if not isinstance(spec, str):
-        return f"bot spec must be a string, got {spec!r}"
+            context = {"baseline": load_ruleset(name), "baseline_name": name}
+        except (RulesetError, TypeError):
+            pass                                        # reported under rulesets
     try:
-        make_bot(spec, seed=0)
-    except (ValueError, OSError, ImportError) as err:
-        return f"bad bot {spec!r}: {err}"
-    return None
-
-
-def _restricted(value, rulesets, fail) -> RestrictedStudy | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        fail("restricted", f"must be a mapping (games, player_counts, bot, forbid), got {value!r}")
-        return None
-    for key in value:
-        if key not in RESTRICTED_KEYS:
-            fail(f"restricted.{key}", f"unknown key (known: {', '.join(RESTRICTED_KEYS)})")
-    for key in RESTRICTED_KEYS:
-        if key not in value:
-            fail(f"restricted.{key}", "missing")
-    games = _int(value, "games", fail, minimum=1, path="restricted.")
-    counts = _player_counts(value.get("player_counts"), "restricted.player_counts", fail)
-    _check_supported(counts, dict(list(rulesets.items())[:1]), "restricted.player_counts", fail)
-    bot = value.get("bot")
-    bot_problem = _bot_problem(bot) if bot is not None else None
-    if bot_problem:
-        fail("restricted.bot", bot_problem)
-    forbid = []
-    items = value.get("forbid")
-    if items is not None and (not isinstance(items, list) or not items):
-        fail("restricted.forbid", f"must be a non-empty list like [{{character: Thief}}, {{market: Louqsor}}], "
-                                  f"got {items!r}")
-        items = []
-    baseline = next(iter(rulesets.values()), None)
-    for i, item in enumerate(items or []):
-        key = f"restricted.forbid[{i}]"
-        if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in ("character", "market"):
-            fail(key, f"must be {{character: <name>}} or {{market: <name>}}, got {item!r}")
-            continue
-        kind, name = next(iter(item.items()))
-        restriction = Restriction(kind, str(name))
-        if baseline is not None:
-            problem = restriction.problem(load_ruleset(baseline))
-            if problem:
-                fail(key, problem)
-                continue
-        forbid.append(restriction)
-    if games is None or bot is None or bot_problem:
-        return None
-    return RestrictedStudy(games=games, player_counts=counts, bot=bot.strip(), forbid=forbid)
+        return StudyConfig.model_validate(data, context=context)
+    except ValidationError as err:
+        raise ConfigError(source, problems(err, data, StudyConfig)) from None

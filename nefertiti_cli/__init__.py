@@ -1,7 +1,9 @@
-"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, train, balance).
+"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, train, balance, configs).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
-Each subcommand is a module here with `add_parser(subparsers)` that sets `func`.
+Each subcommand is a module here with `add_parser(subparsers)` that sets `func`. Only the
+env's dependencies are always installed; a subcommand that needs an extra imports it when
+it runs, and a missing one is reported in one line naming the extra to install.
 """
 from __future__ import annotations
 
@@ -9,8 +11,14 @@ import argparse
 import importlib
 import shlex
 import sys
+from importlib.metadata import version
 
-SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "train", "balance"]
+SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "train", "balance", "configs"]
+# top-level import name -> the pip extra (pyproject.toml) that installs it
+EXTRA_OF_MODULE = {
+    "yaml": "lab", "pydantic": "lab", "openskill": "lab", "matplotlib": "lab", "tqdm": "lab",
+    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train", "rich": "train",
+}
 
 
 def fail(command: str, message: str) -> int:
@@ -52,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Nefertiti reinforcement-learning environment: play games, benchmark, "
                     "run bot tournaments, train agents by self-play, study the game's balance.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('nefertiti-env')}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
@@ -73,6 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except ModuleNotFoundError as err:
+        extra = EXTRA_OF_MODULE.get((err.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        if args.command == "train":          # the train extra includes the lab's modules
+            extra = "train"
+        return fail(args.command, f"needs the {extra!r} extra (module {err.name!r} is not installed): "
+                                  f"pip install \"nefertiti-env[{extra}]\"")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

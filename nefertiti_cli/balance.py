@@ -5,11 +5,13 @@ import argparse
 import sys
 
 from . import add_run_folder_options, fail, resume_command
+from .configs import resolve
 
 EXAMPLE = """examples:
-  nefertiti balance --config configs/balance.yaml --workers 2
-  nefertiti balance --config configs/balance_random.yaml --games 10000 --out results/balance/random10k
-  nefertiti balance --config configs/balance.yaml --workers 2 --resume   # continue a killed or stopped study
+  nefertiti balance --config balance --workers 2
+  nefertiti balance --config balance_random --games 10000 --out results/balance/random10k
+  nefertiti balance --config my_study.yaml
+  nefertiti balance --config balance --workers 2 --resume   # continue a killed or stopped study
   nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
 
 
@@ -25,11 +27,12 @@ def add_parser(subparsers) -> None:
                     "effective config) and run.json (timings). Each game is saved as it ends (rows.jsonl): a "
                     "killed or stopped study (Ctrl-C, SIGTERM) continues with --resume to the same tables and "
                     "report as an uninterrupted one. The same config and seed give the same "
-                    "tables and report, whatever --workers. Config format: see configs/balance.yaml and "
-                    "docs/balance.md.",
+                    "tables and report, whatever --workers. Config format: see configs/balance.yaml, "
+                    "docs/balance.md and `nefertiti configs --schema balance`.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", metavar="YAML", help="study config file (e.g. configs/balance.yaml)")
+    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random; "
+                                                               "`nefertiti configs` lists them) or a YAML file")
     source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
                                                                 "a finished study folder")
     p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
@@ -57,14 +60,14 @@ def run(args) -> int:
         return fail("balance", "--resume continues the study in --out and --force starts it over: give one")
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
     try:
-        raw = config.read(args.config)
+        raw = config.read(resolve(args.config))
         if isinstance(raw, dict):
             if args.games is not None and isinstance(raw.get("restricted"), dict):
                 overrides["restricted"] = {**raw["restricted"], "games": args.games}
             raw = {**raw, **overrides}
         cfg = config.parse(raw, args.config)
-    except FileNotFoundError:
-        return fail("balance", f"config file {args.config} not found")
+    except FileNotFoundError as err:
+        return fail("balance", str(err))
     except config.ConfigError as err:
         return fail("balance", str(err))
     try:

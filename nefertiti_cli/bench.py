@@ -21,8 +21,6 @@ import time
 
 import numpy as np
 
-from agents.progress import progress_bar
-
 from . import fail
 
 
@@ -148,6 +146,8 @@ def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, i
 
 
 def run(args) -> int:
+    from agents.progress import progress_bar
+
     if args.seconds <= 0 or args.repeats < 1:
         return fail("bench", f"--seconds must be > 0 and --repeats >= 1, got {args.seconds:g} and {args.repeats}")
     rates = {"core": [], "env": [], "connect_four": [], "floor": []}

@@ -13,10 +13,11 @@ confidence interval, seats rotated), checkpoints. At the end: a result table (pr
 results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.
 
 examples:
-  nefertiti train --config configs/quickstart.yaml
-  nefertiti train --config configs/selfplay_4p.yaml --out runs/long
-  nefertiti train --config configs/selfplay_4p.yaml --out runs/long --resume
-  nefertiti train --config configs/selfplay_4p.yaml --out runs/long --force   # start it over
+  nefertiti train --config quickstart
+  nefertiti train --config selfplay_4p --out runs/long
+  nefertiti train --config my_config.yaml
+  nefertiti train --out runs/long --resume
+  nefertiti train --config selfplay_4p --out runs/long --force   # start it over
 
 The run folder must be new, empty, or a training run's own folder: any other folder is
 refused and nothing in it is touched. Ctrl-C or SIGTERM stops the run and every worker
@@ -30,8 +31,9 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "train", help="train an agent by self-play (MaskablePPO) and evaluate it against the bots",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", metavar="FILE",
-                        help="YAML training config (configs/quickstart.yaml, configs/selfplay_4p.yaml); "
+    parser.add_argument("--config", metavar="NAME|FILE",
+                        help="a packaged config (quickstart, selfplay_4p; `nefertiti configs` lists them) or a "
+                             "YAML file; "
                              "with --resume it may be omitted if --out names the run folder")
     parser.add_argument("--out", metavar="DIR", help="run folder (overrides the config's `out`)")
     parser.add_argument("--resume", action="store_true",
@@ -51,6 +53,8 @@ def run(args) -> int:
     from agents.run_folder import RunFolderError, stop_on_sigterm
     from training.config import ConfigError, config_from_dict, load_config
 
+    from .configs import resolve
+
     out = None
     try:
         if args.config is None and not (args.resume and args.out):
@@ -59,7 +63,10 @@ def run(args) -> int:
             raise ConfigError("give --resume (continue the run) or --force (start it over), not both")
         if args.total_timesteps is not None and args.total_timesteps < 1:
             raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
-        config = load_config(args.config) if args.config else None
+        try:
+            config = load_config(resolve(args.config)) if args.config else None
+        except FileNotFoundError as err:
+            raise ConfigError(str(err)) from None
         out = args.out or config.out
         from training.trainer import load_run_config, train
         if args.resume:

@@ -229,7 +229,7 @@ def test_restriction_names_are_checked_against_the_ruleset():
 # ------------------------------------------------------------- config
 GOOD = {"seed": 3, "games": 6, "player_counts": [3, 4],
         "lineups": {3: ["random"] * 3, 4: ["random"] * 4},
-        "rulesets": {"default": "default", "cheap_gold": str(ROOT / "configs/rulesets/cheap_gold.toml")},
+        "rulesets": {"default": "default", "cheap_gold": "cheap_gold"},
         "restricted": {"games": 4, "player_counts": [4], "bot": "random",
                        "forbid": [{"character": "Thief"}, {"market": "Louqsor"}]}}
 
@@ -242,11 +242,19 @@ def test_config_reports_every_problem_at_once():
     with pytest.raises(config.ConfigError) as err:
         config.parse(bad, "bad.yaml")
     keys = [k for k, _ in err.value.problems]
-    for key in ("gmaes", "games", "setup", "player_counts", "lineups.3", "lineups.4", "rulesets.mine",
+    for key in ("gmaes", "games", "setup", "player_counts", "lineups.3[1]", "rulesets.mine",
                 "restricted.forbid[0]", "restricted.colour"):
         assert key in keys, key
     text = str(err.value)
     assert "bad.yaml" in text and "'nobody'" in text and "Pharaoh" in text and "[9]" in text
+    assert "gmaes: unknown key (known here: games," in text
+
+
+def test_config_checks_each_line_up_against_the_player_counts():
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "lineups": {3: ["random"] * 3, 4: ["random"] * 3, 5: ["random"] * 5}})
+    assert err.value.problems == [("lineups", "4 players need 4 bot specs (one per seat), got 3; 5 players: no "
+                                              "such player count in player_counts [3, 4]")]
 
 
 def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
@@ -279,7 +287,8 @@ def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
                    "rulesets: {default: default}\nspeed: fast\n")
     assert main(["balance", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "games: must be an integer >= 1" in err and "speed: unknown key" in err and "Traceback" not in err
+    assert "games: Input should be greater than or equal to 1, got -1" in err and "speed: unknown key" in err
+    assert "Traceback" not in err
     good = tmp_path / "good.yaml"
     good.write_text("seed: 1\ngames: 2\nplayer_counts: [4]\nlineups: {4: [random, random, random, random]}\n"
                     "rulesets: {default: default}\n")

@@ -186,6 +186,7 @@ def test_shipped_configs_are_valid():
     for name in ("quickstart", "selfplay_4p"):
         config = load_config(f"configs/{name}.yaml")
         assert config.env.num_players == 4
+    assert load_config("configs/tiny.yaml").total_timesteps == 512
     stage2 = yaml.safe_load(open("configs/selfplay_4p_banker.yaml"))       # its init_from is stage 1's output
     assert stage2["init_from"] == load_config("configs/selfplay_4p.yaml").out
     assert config_from_dict({**stage2, "init_from": ""}).env.num_players == 4
@@ -199,17 +200,18 @@ def test_config_errors_name_every_problem_and_the_file(tmp_path):
         load_config(path)
     text = str(err.value)
     assert str(path) in text and "7 problem(s)" in text
-    for needle in ("ppo.learning_rat: unknown key", "extra: unknown key", "ppo.n_steps must be int, got 'many'",
-                   "ppo.gamma must be in (0, 1]", "env.reward must be one of", "env.num_players",
-                   "unknown bot 'randm'"):
+    for needle in ("ppo.learning_rat: unknown key (known here: batch_size", "extra: unknown key",
+                   "ppo.n_steps: Input should be a valid integer, got 'many'",
+                   "ppo.gamma: Input should be less than or equal to 1, got 1.5", "env.reward: Input should be",
+                   "env.num_players", "opponents.weights: unknown bot 'randm'"):
         assert needle in text, needle
 
 
 def test_config_accepts_yaml_exponent_floats_and_rejects_bools_as_ints():
     assert config_from_dict({"ppo": {"learning_rate": "3e-4"}}).ppo.learning_rate == 3e-4
-    with pytest.raises(ConfigError, match="total_timesteps must be int, got True"):
+    with pytest.raises(ConfigError, match="total_timesteps: Input should be a valid integer, got True"):
         config_from_dict({"total_timesteps": True})
-    with pytest.raises(ConfigError, match="evaluation.baselines must be a list"):
+    with pytest.raises(ConfigError, match="evaluation.baselines: Input should be a valid list"):
         config_from_dict({"evaluation": {"baselines": "random"}})
 
 
@@ -220,7 +222,7 @@ def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
     bad = write(tmp_path, {"ppo": {"n_epochs": 0}})
     assert main(["train", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "ppo.n_epochs must be >= 1" in err and "Traceback" not in err
+    assert "ppo.n_epochs: Input should be greater than or equal to 1, got 0" in err and "Traceback" not in err
     assert main(["train", "--resume", "--out", str(tmp_path / "nothing")]) == 2
     assert "no run to resume" in capsys.readouterr().err
 
@@ -242,7 +244,7 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     from training.trainer import RunPaths, load_run_config, train
 
     out = tmp_path / "run"
-    results = train(tiny_config(out, 512), progress=False)
+    results = first = train(tiny_config(out, 512), progress=False)
     paths = RunPaths(out)
     state = json.loads((paths.latest_checkpoint() / "state.json").read_text())
     assert state["num_timesteps"] == 512 and results[0].games == 3
@@ -259,6 +261,16 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     assert steps == sorted(steps) and steps[0] == 0 and steps[-1] == 768          # appended, not overwritten
     logged = [int(r["time/total_timesteps"]) for r in csv.DictReader(open(paths.progress))]
     assert logged == list(range(256, 1025, 256))
+    # TensorBoard: each evaluation at the step it was taken, the final ones (512, 1024) included
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(paths.logs)).Reload()
+    rows = list(csv.DictReader(open(paths.evaluations)))
+    for name, final in (("win_rate", lambda r: r.win_rate), ("ci_low", lambda r: r.ci[0]),
+                        ("ci_high", lambda r: r.ci[1]), ("mean_score", lambda r: r.mean_score)):
+        logged = sorted((e.step, round(e.value, 2)) for e in events.Scalars(f"eval/random/{name}"))
+        expected = [(int(r["timesteps"]), round(float(r[name]), 2)) for r in rows]
+        expected += [(512, round(final(first[0]), 2)), (1024, round(final(results[0]), 2))]
+        assert logged == sorted(expected), name
     for f in (paths.results_csv, paths.results_md, paths.curve, paths.final_model):
         assert f.is_file()
     assert "| random | 3 |" in paths.results_md.read_text()

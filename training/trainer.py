@@ -196,8 +196,8 @@ class Trainer:
             self.model.set_random_seed(session_seed)
         elif cfg.init_from:
             self._load_initial_weights(model_file(cfg.init_from))
-        self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress),
-                                                       TensorBoardOutputFormat(str(paths.logs))]))
+        self.tensorboard = TensorBoardOutputFormat(str(paths.logs))
+        self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress), self.tensorboard]))
 
     def _load_initial_weights(self, model: Path) -> None:
         """Fine-tuning: the new run starts from another model's policy and optimiser state."""
@@ -237,13 +237,19 @@ class Trainer:
             if new:
                 writer.writeheader()
             writer.writerows(r.row(step) for r in results)
-        for r in results:
-            self.model.logger.record(f"eval/{r.baseline}/win_rate", r.win_rate)
-            self.model.logger.record(f"eval/{r.baseline}/ci_low", r.ci[0])
-            self.model.logger.record(f"eval/{r.baseline}/mean_score", r.mean_score)
+        self.log_evaluation(step, results)
         self._say(f"step {step:,}: " + ", ".join(
             f"{r.baseline} {r.win_rate:.0%} [{r.ci[0]:.0%}-{r.ci[1]:.0%}]" for r in results))
         self.state["last_eval"] = step
+
+    def log_evaluation(self, step: int, results: list[MatchResult]) -> None:
+        """Evaluation scalars in TensorBoard at the step the policy was evaluated: written now,
+        not recorded for SB3's next dump (one rollout later, and never after the last one)."""
+        values = {f"eval/{r.baseline}/{name}": value for r in results
+                  for name, value in (("win_rate", r.win_rate), ("ci_low", r.ci[0]), ("ci_high", r.ci[1]),
+                                      ("mean_score", r.mean_score))}
+        self.tensorboard.write(values, dict.fromkeys(values), step)
+        self.tensorboard.writer.flush()
 
     def checkpoint(self, step: int) -> None:
         """model.pt + state.json in a new folder, then `latest` points at it; older ones beyond two go."""
@@ -294,6 +300,7 @@ class Trainer:
             policy_file.save(self.paths.final_model, self.model.policy, optimizer=True, num_timesteps=step,
                              n_updates=self.model._n_updates)
             results = self.evaluate(step, cfg.evaluation.final_games)
+            self.log_evaluation(step, results)
         finally:
             if self.venv is not None:          # _setup may fail after starting the workers, or before
                 self.venv.close()

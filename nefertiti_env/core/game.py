@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_
 from .powers import POWERS
 from .roster import character_roster, check_roster
 from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SYMBOLS
-from .ruleset import DEFAULT_RULESET, Ruleset, deck_counts, load_ruleset
+from .ruleset import PACKAGED_RULESETS, Ruleset, deck_counts, load_ruleset
 
 COIN = SYMBOLS["c"]
 
@@ -591,4 +592,6 @@ class NefertitiGame:
 
 def _ruleset_arg(source: str | dict):
     """A record's ruleset reference back to a loadable argument."""
-    return "default" if source == str(DEFAULT_RULESET) else source
+    if isinstance(source, str) and Path(source).parent == PACKAGED_RULESETS:
+        return Path(source).stem
+    return source

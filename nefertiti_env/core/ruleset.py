@@ -20,7 +20,8 @@ from .limits import (MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPE
                      SIDES, SYMBOLS)
 from .powers import POWER_PARAMS
 
-DEFAULT_RULESET = Path(__file__).resolve().parent.parent / "rulesets" / "default.toml"
+PACKAGED_RULESETS = Path(__file__).resolve().parent.parent / "rulesets"     # in the wheel; loaded by name
+DEFAULT_RULESET = PACKAGED_RULESETS / "default.toml"
 
 # Upper bounds of ruleset integers: far above the published game, low enough that every count,
 # sum and score stays small in int64 and no setting makes a game or a loop unboundedly long.
@@ -148,14 +149,14 @@ class Ruleset:
 
 
 def load_ruleset(ruleset: str | Path | dict = "default") -> Ruleset:
-    """Load a ruleset: "default", a path to a TOML file, or an already parsed dict."""
+    """Load a ruleset: a packaged one by name ("default", "cheap_gold"), a TOML file path, or a parsed dict."""
     if isinstance(ruleset, Ruleset):
         return ruleset
     if isinstance(ruleset, dict):
         return _build(ruleset, "<dict>")
-    if ruleset == "default":
-        return _load_file(DEFAULT_RULESET, 0)      # packaged: parsed once per process
     path = Path(ruleset)
+    if path.name == str(ruleset) and (PACKAGED_RULESETS / f"{ruleset}.toml").is_file():
+        return _load_file(PACKAGED_RULESETS / f"{ruleset}.toml", 0)      # packaged: parsed once per process
     if not path.is_file():
         raise RulesetError(str(path), [("<file>", "no such file")])
     return _load_file(path.resolve(), path.stat().st_mtime_ns)
