@@ -31,7 +31,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from agents.config import Int, Section, problems
+from nefertiti_env.agents.config import Int, Section, problems
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
 
 from .restrict import Restriction
@@ -90,7 +90,7 @@ def _ruleset(ruleset: str) -> str:
 
 def _bot(spec: str) -> str:
     """The spec, stripped, once it builds a bot."""
-    from agents import make_bot     # the bots' module is only needed once a config is checked
+    from nefertiti_env.agents import make_bot     # the bots' module is only needed once a config is checked
     try:
         make_bot(spec, seed=0)
     except (ValueError, OSError, ImportError) as err:

@@ -20,7 +20,7 @@ from nefertiti_env.core.limits import MAX_PLAYERS, NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TUTOR
 from nefertiti_env.core.scoring import type_bonus, type_items, type_values
 
-from agents.stats import ranks_of
+from nefertiti_env.agents.stats import ranks_of
 
 from .stats import lead_change_rows
 

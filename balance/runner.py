@@ -26,10 +26,10 @@ from pathlib import Path
 
 import yaml
 
-from agents import make_bot
-from agents.run_folder import RunFolderError, complete_lines, prepare, write_text
-from agents.tournament import derive_seed
-from agents.workers import ordered_map
+from nefertiti_env.agents import make_bot
+from nefertiti_env.agents.run_folder import RunFolderError, complete_lines, prepare, write_text
+from nefertiti_env.agents.tournament import derive_seed
+from nefertiti_env.agents.workers import ordered_map
 from nefertiti_env import NefertitiGame
 
 from . import tables
@@ -121,7 +121,7 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     resume: continue the study in `cfg.out` (same config) from its last finished game.
     force: start the study in `cfg.out` over. Raises RunFolderError for a folder that cannot
     be used (before any game) or a write that fails (naming what is saved)."""
-    from agents.progress import progress_bar
+    from nefertiti_env.agents.progress import progress_bar
 
     workers = workers or cfg.workers
     folder = prepare(cfg.out, KIND, resume=resume, force=force)

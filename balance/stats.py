@@ -11,7 +11,7 @@ import math
 import numpy as np
 from scipy import stats as sp
 
-from agents.stats import LEVEL, mean_ci, wilson
+from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
 __all__ = ["balance_score", "bootstrap_ci", "chi2_equal", "diff_means", "diff_proportions",
            "lead_change_rows", "lead_changes", "leaders", "mean_ci", "proportion", "wilson"]

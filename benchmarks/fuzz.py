@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from test_expansion_invariants import COMBOS, recomputed_scores, run_game  # noqa: E402
 
-from agents.progress import progress_bar  # noqa: E402
+from nefertiti_env.agents.progress import progress_bar  # noqa: E402
 
 BLOCK = 100          # games per task: small enough to share a short run evenly
 

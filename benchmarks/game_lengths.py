@@ -16,7 +16,7 @@ import itertools
 
 import numpy as np
 
-from agents.progress import progress_bar
+from nefertiti_env.agents.progress import progress_bar
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.actions import DONE
 

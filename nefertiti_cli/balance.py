@@ -46,8 +46,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from agents.run_folder import RunFolderError, stop_on_sigterm
-    from balance import config, report, runner
+    from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
+    from nefertiti_env.balance import config, report, runner
 
     if args.report_only:
         try:

@@ -146,7 +146,7 @@ def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, i
 
 
 def run(args) -> int:
-    from agents.progress import progress_bar
+    from nefertiti_env.agents.progress import progress_bar
 
     if args.seconds <= 0 or args.repeats < 1:
         return fail("bench", f"--seconds must be > 0 and --repeats >= 1, got {args.seconds:g} and {args.repeats}")

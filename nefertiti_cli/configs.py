@@ -67,7 +67,7 @@ def run(args) -> int:
 def _model(kind: str):
     """The pydantic model of a config format, imported only when asked (it needs the lab extra)."""
     if kind == "train":
-        from training.config import Config
+        from nefertiti_env.training.config import Config
         return Config
-    from balance.config import StudyConfig
+    from nefertiti_env.balance.config import StudyConfig
     return StudyConfig

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents import BOTS
+from nefertiti_env.agents import BOTS
 
 from . import add_game_options, fail, game_options
 
@@ -32,8 +32,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from agents import make_bot, play_game
-    from agents.human import HumanBot, QuitGame
+    from nefertiti_env.agents import make_bot, play_game
+    from nefertiti_env.agents.human import HumanBot, QuitGame
     from nefertiti_env import NefertitiGame
 
     specs = [b.strip() for b in args.bots.split(",") if b.strip()]

@@ -53,7 +53,7 @@ class PlaySession:
 
     def new(self, bots: str, seat: int, seed: int | None) -> None:
         """Start a game; raises ValueError naming a bad bot, seat or option."""
-        from agents import make_bot
+        from nefertiti_env.agents import make_bot
         from nefertiti_env import NefertitiGame
 
         specs = [b.strip() for b in bots.split(",") if b.strip()]

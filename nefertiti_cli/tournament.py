@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agents import BOTS
+from nefertiti_env.agents import BOTS
 
 from . import add_game_options, add_run_folder_options, fail, game_options, resume_command
 
@@ -37,8 +37,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from agents.run_folder import RunFolderError, stop_on_sigterm
-    from agents.tournament import check_lineup, finished_games, format_table, run_in_folder, speed_rows
+    from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
+    from nefertiti_env.agents.tournament import check_lineup, finished_games, format_table, run_in_folder, speed_rows
 
     lineup = [b.strip() for b in args.bots.split(",") if b.strip()]
     if args.games < 1:

@@ -50,8 +50,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from agents.run_folder import RunFolderError, stop_on_sigterm
-    from training.config import ConfigError, config_from_dict, load_config
+    from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
+    from nefertiti_env.training.config import ConfigError, config_from_dict, load_config
 
     from .configs import resolve
 
@@ -68,7 +68,7 @@ def run(args) -> int:
         except FileNotFoundError as err:
             raise ConfigError(str(err)) from None
         out = args.out or config.out
-        from training.trainer import load_run_config, train
+        from nefertiti_env.training.trainer import load_run_config, train
         if args.resume:
             config = load_run_config(out, args.total_timesteps)
         else:
@@ -95,5 +95,5 @@ def _saved(out) -> str:
     """What an interrupted run kept, and how to continue it."""
     if out is None:
         return "nothing was started"
-    from training.trainer import resume_hint
+    from nefertiti_env.training.trainer import resume_hint
     return resume_hint(out)

@@ -24,5 +24,5 @@ if find_spec("pettingzoo") is not None:          # the rules core also works wit
     import gymnasium as _gymnasium
 
     # an illegal action loses (reward -1) instead of raising: env checkers and unmasked agents send any action
-    _gymnasium.register("nefertiti/NefertitiSingleAgent-v0", entry_point="training.single_agent:SingleAgentEnv",
+    _gymnasium.register("nefertiti/NefertitiSingleAgent-v0", entry_point="nefertiti_env.training.single_agent:SingleAgentEnv",
                         kwargs={"illegal": "lose"})

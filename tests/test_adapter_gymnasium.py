@@ -10,7 +10,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import nefertiti_env  # noqa: F401  (registers the id)
 from nefertiti_env import IllegalActionError
-from training.single_agent import SingleAgentEnv
+from nefertiti_env.training.single_agent import SingleAgentEnv
 
 ENV_ID = "nefertiti/NefertitiSingleAgent-v0"
 INFO_TYPES = {"seat": int, "opponents": str, "win": bool, "score": int, "illegal": bool}

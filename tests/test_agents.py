@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import nefertiti_env
-from agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
-from agents.evaluation import Position, settle
-from agents.hidden import determinize
-from agents.human import HumanBot, QuitGame
+from nefertiti_env.agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
+from nefertiti_env.agents.evaluation import Position, settle
+from nefertiti_env.agents.hidden import determinize
+from nefertiti_env.agents.human import HumanBot, QuitGame
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.scoring import final_scores
 

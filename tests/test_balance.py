@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_bot
-from balance import analysis, config, record, report, runner, stats, tables
-from balance.restrict import Restriction, RestrictedBot
+from nefertiti_env.agents import make_bot
+from nefertiti_env.balance import analysis, config, record, report, runner, stats, tables
+from nefertiti_env.balance.restrict import Restriction, RestrictedBot
 from nefertiti_cli import main
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A

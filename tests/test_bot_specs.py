@@ -1,7 +1,7 @@
 """Bot specs: every parameter is typed from the bot's constructor and range-checked (issue #19)."""
 import pytest
 
-from agents import make_bot, parse_spec
+from nefertiti_env.agents import make_bot, parse_spec
 
 
 def test_values_take_the_constructor_types():

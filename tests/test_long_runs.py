@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.tournament import run_in_folder
+from nefertiti_env.agents.tournament import run_in_folder
 from nefertiti_cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,7 +133,7 @@ def test_a_file_as_out_fails_before_any_game(tmp_path, capsys):
 
 
 def test_a_full_disk_during_the_run_keeps_the_finished_games(tmp_path, uninterrupted, monkeypatch, capsys):
-    import agents.tournament as tournament
+    import nefertiti_env.agents.tournament as tournament
 
     out = tmp_path / "run"
     real = tournament.game_rows

@@ -60,9 +60,9 @@ def test_version_comes_from_the_package_metadata(capsys):
 def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
     import yaml
 
-    from balance.config import load
+    from nefertiti_env.balance.config import load
     from nefertiti_cli.configs import packaged, resolve
-    from training.config import config_from_dict
+    from nefertiti_env.training.config import config_from_dict
 
     configs = packaged()
     assert {"quickstart", "tiny", "balance", "balance_random"} <= set(configs)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from agents import progress
+from nefertiti_env.agents import progress
 
 
 class _Stream(io.StringIO):

@@ -4,7 +4,7 @@ import signal
 
 import pytest
 
-from agents.run_folder import MARKER, RunFolderError, complete_lines, prepare, run_kind, stop_on_sigterm
+from nefertiti_env.agents.run_folder import MARKER, RunFolderError, complete_lines, prepare, run_kind, stop_on_sigterm
 
 
 def test_new_folder_gets_marker(tmp_path):

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.heuristic import BankerBot, CollectorBot, GreedyBot
+from nefertiti_env.agents.heuristic import BankerBot, CollectorBot, GreedyBot
 from conftest import last_legal
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
-from agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
+from nefertiti_env.agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
+from nefertiti_env.agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
 from nefertiti_cli import main
 
 

@@ -16,17 +16,17 @@ import pytest
 import torch
 import yaml
 
-from agents import Agent, RandomBot, make_bot
-from agents.policy_file import ModelFileError
-from agents.ppo import load_policy
-from agents.run_folder import RunFolderError
-from agents.stats import wilson
+from nefertiti_env.agents import Agent, RandomBot, make_bot
+from nefertiti_env.agents.policy_file import ModelFileError
+from nefertiti_env.agents.ppo import load_policy
+from nefertiti_env.agents.run_folder import RunFolderError
+from nefertiti_env.agents.stats import wilson
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.env.aec import final_rewards
-from training.config import ConfigError, config_from_dict, load_config
-from training.evaluation import play_games
-from training.opponents import OpponentPool
-from training.single_agent import SingleAgentEnv
+from nefertiti_env.training.config import ConfigError, config_from_dict, load_config
+from nefertiti_env.training.evaluation import play_games
+from nefertiti_env.training.opponents import OpponentPool
+from nefertiti_env.training.single_agent import SingleAgentEnv
 
 
 def play_episode(env, rng, **reset_kwargs):
@@ -240,8 +240,8 @@ def tiny_config(out, total):
 
 
 def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
-    from agents.ppo import PPOAgent
-    from training.trainer import RunPaths, load_run_config, train
+    from nefertiti_env.agents.ppo import PPOAgent
+    from nefertiti_env.training.trainer import RunPaths, load_run_config, train
 
     out = tmp_path / "run"
     results = first = train(tiny_config(out, 512), progress=False)
@@ -294,7 +294,7 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
 @pytest.fixture(scope="module")
 def trained_run(tmp_path_factory):
     """A run folder with a final model (256 steps of a tiny run)."""
-    from training.trainer import train
+    from nefertiti_env.training.trainer import train
 
     out = tmp_path_factory.mktemp("trained") / "run"
     train(tiny_config(out, 256), progress=False)
@@ -304,7 +304,7 @@ def trained_run(tmp_path_factory):
 def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_run):
     """Fine-tuning (`init_from`): the new run's first policy is the given model's, a network of
     another shape is refused by name, and a missing model is a config problem."""
-    from training.trainer import Trainer, load_run_config
+    from nefertiti_env.training.trainer import Trainer, load_run_config
 
     first = trained_run
     trained = load_policy(first).state_dict()
@@ -334,8 +334,8 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_
 
 def test_a_trained_agent_enters_the_tournament_harness(tmp_path, trained_run):
     """`ppo:path=RUN` is a bot spec like any other: tournaments, seat rotation, clear errors."""
-    from agents import make_bot
-    from agents.tournament import run as tournament
+    from nefertiti_env.agents import make_bot
+    from nefertiti_env.agents.tournament import run as tournament
 
     spec = f"ppo:path={trained_run}"
     results = tournament([spec, "random", "random"], games=3, seed=0, progress=False)
@@ -381,8 +381,8 @@ def planted_policy_pt(path, marker, trained_run):
 def test_model_files_with_pickled_code_are_refused_by_name(tmp_path, trained_run):
     """Every way the project loads a model (bot spec, PPO bot, opponent snapshot, evaluation,
     init_from, resume) refuses a planted payload without running it, naming the file."""
-    from training.evaluation import evaluate
-    from training.trainer import RunPaths, Trainer, load_run_config, train
+    from nefertiti_env.training.evaluation import evaluate
+    from nefertiti_env.training.trainer import RunPaths, Trainer, load_run_config, train
 
     marker = tmp_path / "pwned"
     files = [planted_sb3_zip(tmp_path / "model.zip", marker), planted_policy_pt(tmp_path / "policy.pt", marker,
@@ -444,7 +444,7 @@ def test_train_refuses_a_user_folder_and_touches_nothing(tmp_path, capsys):
 
 
 def test_force_starts_a_run_over_replacing_only_its_own_files(tmp_path, trained_run):
-    from training.trainer import RunPaths, train
+    from nefertiti_env.training.trainer import RunPaths, train
 
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)
@@ -466,7 +466,7 @@ def test_force_starts_a_run_over_replacing_only_its_own_files(tmp_path, trained_
 
 
 def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeypatch, capsys):
-    from agents import policy_file
+    from nefertiti_env.agents import policy_file
     from nefertiti_cli import main
 
     real_save = policy_file.save
@@ -488,7 +488,7 @@ def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeyp
 def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_path, trained_run):
     """What SB3's pickled zip carried for resuming is in the safe checkpoint: weights, Adam moments,
     the step and update counters."""
-    from training.trainer import RunPaths, Trainer, load_run_config
+    from nefertiti_env.training.trainer import RunPaths, Trainer, load_run_config
 
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)

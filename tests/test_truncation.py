@@ -11,7 +11,7 @@ from conftest import last_legal
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env import env as make_env
 from nefertiti_env.core.game import DEFAULT_MAX_DECISIONS
-from training.single_agent import SingleAgentEnv
+from nefertiti_env.training.single_agent import SingleAgentEnv
 
 
 def play_last(g: NefertitiGame) -> NefertitiGame:

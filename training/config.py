@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from agents import parse_spec
-from agents.config import Float, Int, Section, problems
-from agents.ppo import model_file
+from nefertiti_env.agents import parse_spec
+from nefertiti_env.agents.config import Float, Int, Section, problems
+from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.env.aec import REWARDS
 

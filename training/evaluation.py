@@ -13,10 +13,10 @@ import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from agents import make_bot
-from agents.ppo import PPOAgent, load_policy
-from agents.progress import progress_bar
-from agents.stats import wilson
+from nefertiti_env.agents import make_bot
+from nefertiti_env.agents.ppo import PPOAgent, load_policy
+from nefertiti_env.agents.progress import progress_bar
+from nefertiti_env.agents.stats import wilson
 from nefertiti_env import NefertitiGame
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import Agent, make_bot
-from agents.ppo import PPOAgent
+from nefertiti_env.agents import Agent, make_bot
+from nefertiti_env.agents.ppo import PPOAgent
 
 from .config import SNAPSHOT
 

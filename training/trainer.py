@@ -37,11 +37,11 @@ from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoard
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
-from agents import policy_file
-from agents.policy_file import ModelFileError
-from agents.ppo import FINAL_MODEL, model_file
-from agents.run_folder import RunFolderError, prepare, write_text
-from agents.progress import progress_bar
+from nefertiti_env.agents import policy_file
+from nefertiti_env.agents.policy_file import ModelFileError
+from nefertiti_env.agents.ppo import FINAL_MODEL, model_file
+from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
+from nefertiti_env.agents.progress import progress_bar
 
 from .config import Config, ConfigError, config_from_dict
 from .evaluation import MatchResult, evaluate
