@@ -10,7 +10,11 @@ every hand edit ends with `refresh(g)`; the helpers below do it themselves.
 """
 from __future__ import annotations
 
+import importlib
+import os
+
 import numpy as np
+import pytest
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
@@ -188,3 +192,15 @@ def last_legal(legal: list[int]) -> int:
     """The highest legal action other than `done` when another exists: a policy that can bid above what
     anyone pays, or repeat an optional choice, for ever (issue #19)."""
     return legal[-1] if legal[-1] != DONE or len(legal) == 1 else legal[-2]
+
+
+def import_extra(module: str, extra: str):
+    """An optional library the tests of one extra need: skipped where it is not installed, but a
+    failure in CI (CI=true), where the README's test command installs the `dev` extras."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        message = f"{module} is not installed: pip install -c constraints.txt -e '.[{extra}]'"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"cannot run in CI: {message}", pytrace=False)
+        pytest.skip(message, allow_module_level=True)

@@ -5,7 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install -e '.[openspiel]'")
+from conftest import import_extra
+
+pyspiel = import_extra("pyspiel", "openspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from nefertiti_env.adapters import openspiel  # noqa: E402
