@@ -102,7 +102,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                 money = g.money.tolist()
                 if ph == PH_TUTOR:
                     row[v] = TUTOR + seat
-                elif v >= 0:                          # the placement bonus (RULES.md 2) is paid before closing
+                elif v >= 0:                          # the placement bonus (docs/rules.md §2) is paid before closing
                     first = int(max(row) < 0)
                     money[seat] += min(first + int(g.square_symbol[watch, side, v] == COIN), int(g.reserve[watch]))
                     row[v] = seat
@@ -195,7 +195,7 @@ def _final(g, trajectory, labels, key, paid, bought, turns) -> dict[str, list[tu
     scores = g.scores().tolist()
     money = g.money[:n].tolist()
     rank = ranks_of(scores, money)
-    winners = [s for s in range(n) if rank[s] == 1]      # most points, then most Deben (RULES.md 5)
+    winners = [s for s in range(n) if rank[s] == 1]      # most points, then most Deben (docs/rules.md §5)
     losers = [scores[s] for s in range(n) if s not in winners]
     margin = scores[winners[0]] - max(losers) if losers else 0
     changes = lead_change_rows(trajectory.tolist())        # row i holds the scores after turn i + 1

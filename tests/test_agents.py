@@ -99,7 +99,7 @@ def test_heuristics_beat_three_random_bots():
 
 # ---------------------------------------------------------------- evaluation
 def test_position_scores_match_the_core_scoring():
-    """RULES.md §5: the evaluation's score is the core's, with Deben counted as 0.5 each."""
+    """docs/rules.md §5: the evaluation's score is the core's, with Deben counted as 0.5 each."""
     for seed in range(6):
         g = random_position(seed, 40 + 20 * seed)
         pos = Position(g)

@@ -140,8 +140,8 @@ def test_recorder_agrees_with_an_independent_replay(players, seed):
 
 
 def test_recorder_character_rows_measure_the_power():
-    """Vizier scores 2 per gift type owned (RULES.md 6): its row shows those points, and the score
-    gain is net of the seal spent (3 points, RULES.md 5)."""
+    """Vizier scores 2 per gift type owned (docs/rules.md §6): its row shows those points, and the score
+    gain is net of the seal spent (3 points, docs/rules.md §5)."""
     found = 0
     for seed in range(40):
         game, t, _ = _recorded(4, seed)

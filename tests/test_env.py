@@ -95,7 +95,7 @@ def test_reset_seed_gives_that_game_and_unseeded_resets_follow_the_env_generator
 
 
 def test_agent_selection_is_the_deciding_seat_even_off_turn():
-    """RULES.md section 4: during a resolution each servant's owner decides, so the agent is not the turn player."""
+    """docs/rules.md §4: during a resolution each servant's owner decides, so the agent is not the turn player."""
     env = raw_env()
     _, seen = play_out(env, seed=2)
     assert all(agent == f"player_{current}" for agent, _, current in seen)
@@ -183,7 +183,7 @@ class FinishedGame:
 
 
 def test_rank_reward_is_linear_in_place_with_deben_tie_break_and_shared_ties():
-    """RULES.md section 5: most points, then most Deben; seats still tied share their places."""
+    """docs/rules.md §5: most points, then most Deben; seats still tied share their places."""
     game = FinishedGame(scores=[10, 20, 20, 5], money=[3, 4, 4, 1])
     assert np.allclose(final_rewards(game, "rank"), [-1 / 3, 2 / 3, 2 / 3, -1])
     game = FinishedGame(scores=[20, 20, 8], money=[2, 5, 9])
@@ -220,7 +220,7 @@ def test_ansi_render_shows_the_board():
 
 
 def test_ansi_render_names_a_face_down_gift_and_marks_it():
-    """Beggar (expansion, RULES.md 6): the board shows a face-down gift by name (every seat saw it) and marks it."""
+    """Beggar (expansion, docs/rules.md §6): the board shows a face-down gift by name (every seat saw it) and marks it."""
     env = raw_env(render_mode="ansi", characters="expansion")
     env.reset(seed=0)
     game = env.game

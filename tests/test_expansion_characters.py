@@ -1,4 +1,4 @@
-"""RULES.md §6, expansion characters (powers from the expansion text): Oracle, Beggar, Merchant of Amon,
+"""docs/rules.md §6, expansion characters (powers from the expansion text): Oracle, Beggar, Merchant of Amon,
 Priest of Amon, Royal Scribe, Roaming Thief, Trader. Each test plays the card through `apply`."""
 import numpy as np
 import pytest
@@ -214,7 +214,7 @@ def test_s6_merchant_of_amon_ends_when_nothing_is_left():
 
 
 def test_s6_merchant_of_amon_needs_a_gift():
-    """RULES.md §6: a character is playable only when its power can be carried out."""
+    """docs/rules.md §6: a character is playable only when its power can be carried out."""
     g = game(characters=["merchant_of_amon", "royal_scribe"])
     assert not any(s.startswith("character") for s in legal(g))
 
@@ -242,7 +242,7 @@ def test_s6_priest_of_amon_rank_bonus_after_final_scoring(money, bonus):
 
 
 def test_s6_priest_of_amon_bonus_can_decide_the_winner():
-    """RULES.md §5: the Priest of Amon bonus comes last and counts for the win."""
+    """docs/rules.md §5: the Priest of Amon bonus comes last and counts for the win."""
     g = game(players=3, characters=["priest_of_amon"], seals=1)
     act(g, "character Priest of Amon")
     g.money[:3] = [10, 20, 0]                               # 5 against 10 before the bonus
@@ -385,7 +385,7 @@ def test_s6_roaming_thief_with_no_market_to_use_it_on_leaves_the_game():
 
 
 def test_s6_roaming_thief_needs_a_market_with_a_gift():
-    """RULES.md §6: not playable when no classic market holds a face-up gift."""
+    """docs/rules.md §6: not playable when no classic market holds a face-up gift."""
     g = game(characters=["roaming_thief"])
     for m in range(4):
         set_cards(g, m, [None] * 4, seal=False)
@@ -439,7 +439,7 @@ def test_s6_trader_only_takes_what_the_player_can_pay_for():
 
 
 def test_s6_trader_not_playable_without_an_affordable_exchange():
-    """RULES.md §6: the Trader needs a gift to give and one it can afford on a classic market."""
+    """docs/rules.md §6: the Trader needs a gift to give and one it can afford on a classic market."""
     g = trader_game(money=0)
     assert "character Trader" not in legal(g)
     for m in range(4):

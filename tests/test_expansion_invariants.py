@@ -1,4 +1,4 @@
-"""Random-play invariants for every player count and option combination (RULES.md §1-§8), and the PettingZoo
+"""Random-play invariants for every player count and option combination (docs/rules.md §1-§8), and the PettingZoo
 API checks for 2 and 5 players with the Port of Memphis and expansion characters.
 
 After every decision of seeded random games: money, cards, seals, servants and tutors are conserved, pieces
@@ -84,7 +84,7 @@ class Invariants:
 
 
 def recomputed_scores(g) -> list[int]:
-    """RULES.md §5/§7/§8 by hand: items and foreign bonuses per type for every owner (the neutral player counts
+    """docs/rules.md §5/§7/§8 by hand: items and foreign bonuses per type for every owner (the neutral player counts
     as an owner), value by owner count, 1 per 2 Deben, 3 per seal, points in play, then Priest of Amon ranks."""
     rs, n = g.rules, g.num_players
     owners = list(range(n)) + ([NEUTRAL] if n == 2 else [])
@@ -127,7 +127,7 @@ def run_game(players, memphis, characters, seed):
 
 @pytest.mark.parametrize("players, memphis, characters", COMBOS)
 def test_random_games_keep_every_invariant_and_end(players, memphis, characters):
-    """RULES.md §1-§8: conservation after every decision; every game ends through the Akhenaton card; scores
+    """docs/rules.md §1-§8: conservation after every decision; every game ends through the Akhenaton card; scores
     recomputed by hand; the neutral player never wins; the record replays to the identical state."""
     played = set()
     for seed in range(GAMES):
@@ -145,7 +145,7 @@ def test_random_games_keep_every_invariant_and_end(players, memphis, characters)
 
 @pytest.mark.parametrize("memphis", [False, True])
 def test_two_player_games_use_tutors_and_the_neutral_player(memphis):
-    """RULES.md §8: random 2-player games place tutors, resolve them both ways and give the neutral player gifts."""
+    """docs/rules.md §8: random 2-player games place tutors, resolve them both ways and give the neutral player gifts."""
     tutor_cards = tutor_deben = 0
     for seed in range(GAMES):
         g = NefertitiGame(num_players=2, seed=seed, memphis=memphis)
@@ -161,7 +161,7 @@ def test_two_player_games_use_tutors_and_the_neutral_player(memphis):
 
 @pytest.mark.parametrize("memphis", [False, True])
 def test_s8_deben_leave_the_game_only_as_a_tutor_placement_bonus(memphis):
-    """RULES.md §1/§8: money only moves between players and Reserves; the one way out of the game is a tutor's
+    """docs/rules.md §1/§8: money only moves between players and Reserves; the one way out of the game is a tutor's
     placement bonus given to the neutral player [R]. A tutor taking Deben puts them all on Reserves."""
     for seed in range(GAMES):
         g = NefertitiGame(num_players=2, seed=seed, memphis=memphis)

@@ -1,4 +1,4 @@
-"""RULES.md §7 and the expansion's "The Port of Memphis and Foreign Gifts".
+"""docs/rules.md §7 and the expansion's "The Port of Memphis and Foreign Gifts".
 
 Memphis is market index 4 ("Memphis" in the action grammar). Refills are caused the
 way the game causes them: a market closes and the previously closed one reopens
@@ -33,7 +33,7 @@ def is_foreign(g, code: int) -> bool:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_s7_foreign_gifts_drawn_at_setup_go_to_memphis_and_drawing_continues(players):
-    """RULES.md §1/§7: filling the three open markets, each foreign gift drawn goes to Memphis and drawing
+    """docs/rules.md §1/§7: filling the three open markets, each foreign gift drawn goes to Memphis and drawing
     continues until every market holds 4 classic gifts; no seal at Memphis; its Reserve starts with 1."""
     seen_foreign = 0
     for seed in range(20):
@@ -51,7 +51,7 @@ def test_s7_foreign_gifts_drawn_at_setup_go_to_memphis_and_drawing_continues(pla
 
 
 def test_s7_without_memphis_no_foreign_gift_is_in_play():
-    """RULES.md §7: foreign gifts and papyrus are only used with the Port of Memphis."""
+    """docs/rules.md §7: foreign gifts and papyrus are only used with the Port of Memphis."""
     for players in (2, 3, 4):
         g = new_game(players, 1, memphis=False)
         assert not any(is_foreign(g, c) or g.rules.kind_names[c] == "papyrus" for c in g.deck[:-1].tolist()
@@ -61,7 +61,7 @@ def test_s7_without_memphis_no_foreign_gift_is_in_play():
 
 
 def test_s7_foreign_gifts_drawn_in_a_refill_go_to_memphis_and_drawing_continues():
-    """RULES.md §7: a foreign gift drawn for a market goes to Memphis; keep drawing for the market."""
+    """docs/rules.md §7: a foreign gift drawn for a market goes to Memphis; keep drawing for the market."""
     g = memphis_game()
     set_memphis(g, ["foreign_harp_1"])
     stack_deck(g, ["foreign_chair_2", "harp", "foreign_mirror_1", "chair", "mirror", "gold", "harp"])
@@ -83,7 +83,7 @@ def test_s7_foreign_gifts_drawn_in_a_refill_go_to_memphis_and_drawing_continues(
     (7, 0, False),
 ])
 def test_s7_distribution_needs_a_foreign_gift_added_by_this_refill_and_four_there(before, drawn, distributes):
-    """RULES.md §7: after a refill, Memphis is resolved only if at least one foreign gift was added AND it holds
+    """docs/rules.md §7: after a refill, Memphis is resolved only if at least one foreign gift was added AND it holds
     at least four."""
     g = memphis_game()
     set_memphis(g, ["foreign_gold_1"] * before)
@@ -128,7 +128,7 @@ def distribution(money=(20, 20, 20), reserve=1):
 
 
 def test_s7_memphis_resolves_like_a_market_the_highest_bidder_takes_two_cards():
-    """RULES.md §7: in bid order; the highest bidder pays the bid into Memphis' Reserve and takes two cards of
+    """docs/rules.md §7: in bid order; the highest bidder pays the bid into Memphis' Reserve and takes two cards of
     choice (no seal); the others buy one card or take half the Reserve; unbought gifts stay; Memphis stays open."""
     g = distribution(reserve=1)
     assert (g.phase, g.current_player) == (PH_HIGH, 1)
@@ -154,7 +154,7 @@ def test_s7_memphis_resolves_like_a_market_the_highest_bidder_takes_two_cards():
 
 
 def test_s7_memphis_highest_bidder_who_cannot_pay_discards_and_the_next_does_not_take_two():
-    """RULES.md §4 at Memphis: the highest bidder who cannot pay discards a gift; the next servant is no highest bidder."""
+    """docs/rules.md §4 at Memphis: the highest bidder who cannot pay discards a gift; the next servant is no highest bidder."""
     g = memphis_game()
     g.money[1] = 3
     give(g, 1, harp=1)
@@ -172,7 +172,7 @@ def test_s7_memphis_highest_bidder_who_cannot_pay_discards_and_the_next_does_not
 
 
 def test_s7_memphis_never_closes():
-    """RULES.md §7: no placement closes Memphis (not even filling every square), and it cannot be closed by choice."""
+    """docs/rules.md §7: no placement closes Memphis (not even filling every square), and it cannot be closed by choice."""
     g = memphis_game()
     squares = [0, 1, 2, 3, 4, 5, 6, 8]
     for v in squares[:-1]:
@@ -190,7 +190,7 @@ def test_s7_memphis_never_closes():
 
 
 def test_s7_memphis_placement_bonuses_come_from_its_reserve():
-    """RULES.md §2/§3: Memphis's stall has a coin on 1; first into Memphis and the coin take from its Reserve."""
+    """docs/rules.md §2/§3: Memphis's stall has a coin on 1; first into Memphis and the coin take from its Reserve."""
     g = memphis_game(money=5)
     g.reserve[MEMPHIS] = 3
     refresh(g)
@@ -201,7 +201,7 @@ def test_s7_memphis_placement_bonuses_come_from_its_reserve():
 # ------------------------------------------------------------- the final distribution (§7)
 
 def test_s7_memphis_is_resolved_one_last_time_when_akhenaton_is_drawn():
-    """RULES.md §7: when the Akhenaton card is drawn, Memphis is resolved (no new foreign gift needed, fewer than 4)."""
+    """docs/rules.md §7: when the Akhenaton card is drawn, Memphis is resolved (no new foreign gift needed, fewer than 4)."""
     g = memphis_game()
     set_memphis(g, ["foreign_harp_1"])
     stack_deck(g, ["akhenaton"])
@@ -216,7 +216,7 @@ def test_s7_memphis_is_resolved_one_last_time_when_akhenaton_is_drawn():
 
 
 def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
-    """RULES.md §4/§7: resolved "one last time": servants placed at Memphis after the Akhenaton card stay there;
+    """docs/rules.md §4/§7: resolved "one last time": servants placed at Memphis after the Akhenaton card stay there;
     the game ends when the two open markets have closed."""
     g = memphis_game()
     stack_deck(g, ["akhenaton"])
@@ -242,7 +242,7 @@ def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
 @pytest.mark.parametrize("key, name", [("treasurer", "Treasurer"), ("thief", "Thief"), ("trader", "Trader"),
                                        ("roaming_thief", "Roaming Thief")])
 def test_s7_characters_never_choose_memphis(key, name):
-    """RULES.md §6/§7: no character acts on the Port of Memphis (Treasurer, Thief, Trader, Roaming Thief)."""
+    """docs/rules.md §6/§7: no character acts on the Port of Memphis (Treasurer, Thief, Trader, Roaming Thief)."""
     g = memphis_game(seals=[1, 0, 0], characters=[key])
     g.reserve[MEMPHIS] = 9
     set_memphis(g, ["harp", "chair", "mirror"])     # even cheap classic-looking cards are out of reach
@@ -255,7 +255,7 @@ def test_s7_characters_never_choose_memphis(key, name):
 
 
 def test_s7_beggar_visits_the_four_classic_markets_only():
-    """RULES.md §7: the Beggar cannot take money at Memphis: its choices go Gizeh, Akhet-Aton, Abou Simbel, Louqsor."""
+    """docs/rules.md §7: the Beggar cannot take money at Memphis: its choices go Gizeh, Akhet-Aton, Abou Simbel, Louqsor."""
     g = memphis_game(seals=[1, 0, 0], characters=["beggar"], reserve=[1, 1, 1, 1])
     g.reserve[MEMPHIS] = 9
     refresh(g)
@@ -277,7 +277,7 @@ def test_s7_head_priest_second_servant_never_at_memphis():
 # --------------------------------------------------------------------------- papyrus (§7)
 
 def test_s7_papyrus_bought_from_a_market_brings_a_seal_from_the_supply():
-    """RULES.md §7: a papyrus taken from the board brings a seal from the supply with it."""
+    """docs/rules.md §7: a papyrus taken from the board brings a seal from the supply with it."""
     g = memphis_game(cards={ABOU_SIMBEL: ["statuette", "papyrus", "chair", "gold"]})
     supply = g.seal_supply
     put(g, ABOU_SIMBEL, 7, 1)
@@ -289,7 +289,7 @@ def test_s7_papyrus_bought_from_a_market_brings_a_seal_from_the_supply():
 
 
 def test_s7_papyrus_as_upper_card_brings_its_seal_and_one_from_the_supply():
-    """RULES.md §7: the upper card's seal plus the papyrus' own seal from the supply."""
+    """docs/rules.md §7: the upper card's seal plus the papyrus' own seal from the supply."""
     g = memphis_game(cards={ABOU_SIMBEL: ["papyrus", "harp", "chair", "gold"]})
     supply = g.seal_supply
     put(g, ABOU_SIMBEL, 7, 1)
@@ -299,7 +299,7 @@ def test_s7_papyrus_as_upper_card_brings_its_seal_and_one_from_the_supply():
 
 
 def test_s7_papyrus_without_a_seal_in_the_supply():
-    """RULES.md §7: "if any": with an empty supply the papyrus comes alone."""
+    """docs/rules.md §7: "if any": with an empty supply the papyrus comes alone."""
     g = memphis_game(cards={ABOU_SIMBEL: ["statuette", "papyrus", "chair", "gold"]})
     g.seals[2] += g.seal_supply
     g.seal_supply = 0
@@ -311,7 +311,7 @@ def test_s7_papyrus_without_a_seal_in_the_supply():
 
 
 def test_s7_papyrus_stolen_by_the_thief_brings_a_seal():
-    """RULES.md §7: stolen from the board (Thief): the papyrus brings a seal."""
+    """docs/rules.md §7: stolen from the board (Thief): the papyrus brings a seal."""
     g = memphis_game(seals=[1, 0, 0], cards={LOUQSOR: ["statuette", "harp", "papyrus", "gold"]})
     supply = g.seal_supply
     act(g, "character Thief", "market Louqsor", "card 2")
@@ -320,7 +320,7 @@ def test_s7_papyrus_stolen_by_the_thief_brings_a_seal():
 
 
 def test_s7_papyrus_exchanged_with_the_trader_brings_a_seal():
-    """RULES.md §7: exchanged on the board (Trader): the papyrus brings a seal."""
+    """docs/rules.md §7: exchanged on the board (Trader): the papyrus brings a seal."""
     g = memphis_game(seals=[1, 0, 0], characters=["trader"], cards={GIZEH: ["statuette", "harp", "papyrus", "gold"]})
     give(g, 0, chair=1)
     act(g, "character Trader", "kind chair", "market Gizeh", "card 2", "done")
@@ -329,7 +329,7 @@ def test_s7_papyrus_exchanged_with_the_trader_brings_a_seal():
 
 
 def test_s7_papyrus_from_another_player_brings_no_seal():
-    """RULES.md §7: "not from a player": a papyrus swapped with the Merchant brings no seal."""
+    """docs/rules.md §7: "not from a player": a papyrus swapped with the Merchant brings no seal."""
     g = memphis_game(seals=[1, 0, 0])
     give(g, 0, harp=1)
     give(g, 1, papyrus=1)
@@ -340,7 +340,7 @@ def test_s7_papyrus_from_another_player_brings_no_seal():
 # ----------------------------------------------------------------------- scoring (§7)
 
 def test_s7_foreign_bonuses_add_to_every_item_of_the_type_and_stack():
-    """RULES.md §7: each foreign gift adds its bonus to every item of its type its owner holds (bonuses stack);
+    """docs/rules.md §7: each foreign gift adds its bonus to every item of its type its owner holds (bonuses stack);
     other owners' items and other types get nothing."""
     g = memphis_game()
     give(g, 0, foreign_harp_1=1, foreign_harp_2=1, harp=1, mirror=1)
@@ -353,7 +353,7 @@ def test_s7_foreign_bonuses_add_to_every_item_of_the_type_and_stack():
 
 
 def test_s5_papyrus_and_cup_values():
-    """RULES.md §5: papyrus 4 points and cup 9 points whatever the number of owners."""
+    """docs/rules.md §5: papyrus 4 points and cup 9 points whatever the number of owners."""
     g = new_game(5, 0)
     give(g, 0, papyrus=2, cup=1)
     give(g, 1, papyrus=1, cup=1)
@@ -364,7 +364,7 @@ def test_s5_papyrus_and_cup_values():
 # --------------------------------------------------------------------- stalemate [R]
 
 def test_s7_every_servant_stuck_at_memphis_distributes_it():
-    """RULES.md §7 [R]: when no player can act because all servants stand at Memphis (which never closes),
+    """docs/rules.md §7 [R]: when no player can act because all servants stand at Memphis (which never closes),
     Memphis is resolved so the game goes on."""
     g = memphis_game(players=2)
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2"])

@@ -1,4 +1,4 @@
-"""RULES.md §1, §6-§8 setup with the expansion: player counts 2-5, the `memphis` and `characters` options,
+"""docs/rules.md §1, §6-§8 setup with the expansion: player counts 2-5, the `memphis` and `characters` options,
 5-player components, the deck with foreign gifts and papyrus, seals."""
 from collections import Counter
 
@@ -37,7 +37,7 @@ def deck(g) -> Counter:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_s1_every_player_count_from_2_to_5(players):
-    """RULES.md §1: 2 to 5 players (2 and 5 with the expansion rules)."""
+    """docs/rules.md §1: 2 to 5 players (2 and 5 with the expansion rules)."""
     g = new_game(players, 7)
     assert g.num_players == players and g.phase == PH_TURN
     assert 0 <= g.current_player < players and g.legal_actions()
@@ -46,7 +46,7 @@ def test_s1_every_player_count_from_2_to_5(players):
 
 @pytest.mark.parametrize("players", [0, 1, 6, "3"])
 def test_s1_bad_player_count_raises(players):
-    """RULES.md §1: any other player count is refused with a message naming it."""
+    """docs/rules.md §1: any other player count is refused with a message naming it."""
     with pytest.raises(ValueError, match="num_players"):
         NefertitiGame(num_players=players)
 
@@ -55,7 +55,7 @@ def test_s1_bad_player_count_raises(players):
 
 @pytest.mark.parametrize("players, default", [(2, False), (3, False), (4, False), (5, True)])
 def test_s1_memphis_default_only_where_mandatory(players, default):
-    """RULES.md §1: the Port of Memphis is optional with 2-4 players and mandatory with 5 (memphis=None)."""
+    """docs/rules.md §1: the Port of Memphis is optional with 2-4 players and mandatory with 5 (memphis=None)."""
     g = new_game(players, 0)
     assert g.options["memphis"] is default and g.is_open[MEMPHIS] == default
     assert new_game(players, 0, memphis=None).options["memphis"] is default
@@ -63,14 +63,14 @@ def test_s1_memphis_default_only_where_mandatory(players, default):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_s1_memphis_can_be_switched_on_with_2_to_4_players(players):
-    """RULES.md §1/§7: optional with 2-4 players: Memphis open with 1 Deben on its Reserve."""
+    """docs/rules.md §1/§7: optional with 2-4 players: Memphis open with 1 Deben on its Reserve."""
     g = new_game(players, 0, memphis=True)
     assert g.options["memphis"] is True and g.is_open[MEMPHIS] and g.reserve[MEMPHIS] == 1
     assert any(g.action_to_string(a).startswith("place Memphis") for a in g.legal_actions())
 
 
 def test_s1_memphis_is_forced_on_with_5_players():
-    """RULES.md §1: mandatory for 5 players: memphis=False is refused, naming the reason."""
+    """docs/rules.md §1: mandatory for 5 players: memphis=False is refused, naming the reason."""
     with pytest.raises(ValueError, match="Memphis is mandatory with 5 players"):
         NefertitiGame(num_players=5, memphis=False)
     assert NefertitiGame(num_players=5, memphis=True).options["memphis"] is True
@@ -86,7 +86,7 @@ def test_s1_bad_memphis_value_raises():
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_s7_deck_with_memphis_replaces_ten_classic_gifts_by_foreign_ones_and_adds_papyrus(players):
-    """RULES.md §7: with Memphis, 1 gold, 1 necklace, 2 statuettes, 2 mirrors, 2 harps, 2 chairs are replaced by the
+    """docs/rules.md §7: with Memphis, 1 gold, 1 necklace, 2 statuettes, 2 mirrors, 2 harps, 2 chairs are replaced by the
     10 foreign gifts; one papyrus per player; senets only with 4-5 players, cups only with 5."""
     g = new_game(players, 3, memphis=True)
     senets = {"senet": 5, "double_senet": 3} if players >= 4 else {}
@@ -103,7 +103,7 @@ def test_s7_deck_with_memphis_replaces_ten_classic_gifts_by_foreign_ones_and_add
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_s1_deck_without_memphis_has_no_foreign_gift_papyrus_or_cup(players):
-    """RULES.md §1/§7: without Memphis the deck is the base deck (no senets with 2 or 3 players)."""
+    """docs/rules.md §1/§7: without Memphis the deck is the base deck (no senets with 2 or 3 players)."""
     g = new_game(players, 3, memphis=False)
     senets = {"senet": 5, "double_senet": 3} if players == 4 else {}
     assert deck(g) == Counter({"harp": 8, "chair": 8, "mirror": 6, "statuette": 6, "necklace": 5, "gold": 5,
@@ -113,7 +113,7 @@ def test_s1_deck_without_memphis_has_no_foreign_gift_papyrus_or_cup(players):
 @pytest.mark.parametrize("players, memphis", [(2, False), (2, True), (3, False), (3, True), (4, False), (4, True),
                                               (5, True)])
 def test_s1_akhenaton_among_the_last_five_cards(players, memphis):
-    """RULES.md §1: 4 unseen gifts shuffled with the Akhenaton card at the bottom."""
+    """docs/rules.md §1: 4 unseen gifts shuffled with the Akhenaton card at the bottom."""
     places = {len(g.deck) - list(g.deck).index(g.kind_akhenaton)
               for g in (new_game(players, seed, memphis=memphis) for seed in range(30))}
     assert places <= {1, 2, 3, 4, 5} and len(places) >= 3
@@ -122,7 +122,7 @@ def test_s1_akhenaton_among_the_last_five_cards(players, memphis):
 @pytest.mark.parametrize("players, memphis, seals", [(2, False, 14), (2, True, 14), (3, False, 12), (3, True, 14),
                                                      (4, False, 12), (4, True, 14), (5, True, 14)])
 def test_s1_twelve_royal_seals_fourteen_with_the_expansion(players, memphis, seals):
-    """RULES.md §1: 12 Royal Seals, 14 with the expansion components (2 or 5 players, or the Port of Memphis)."""
+    """docs/rules.md §1: 12 Royal Seals, 14 with the expansion components (2 or 5 players, or the Port of Memphis)."""
     g = new_game(players, 0, memphis=memphis)
     assert g.seal_supply + g.seal_on.sum() + g.seals.sum() == seals
     assert g.seal_on.tolist() == [True, True, True, False, False]
@@ -131,7 +131,7 @@ def test_s1_twelve_royal_seals_fourteen_with_the_expansion(players, memphis, sea
 # -------------------------------------------------------------------------- 5 players
 
 def test_s1_five_players_money_8_8_8_9_9_by_seat_and_3_servants():
-    """RULES.md §1: 5 players: 8, 8, 8, 9, 9 Deben from the first player on; 3 servants each, no tutors."""
+    """docs/rules.md §1: 5 players: 8, 8, 8, 9, 9 Deben from the first player on; 3 servants each, no tutors."""
     firsts = set()
     for seed in range(30):
         g = new_game(5, seed)
@@ -144,7 +144,7 @@ def test_s1_five_players_money_8_8_8_9_9_by_seat_and_3_servants():
 
 
 def test_s1_five_players_cups_senets_memphis_and_the_whole_base_roster():
-    """RULES.md §1: 5 players: the 4 cups are added, senets stay, Memphis is in play, no character is removed."""
+    """docs/rules.md §1: 5 players: the 4 cups are added, senets stay, Memphis is in play, no character is removed."""
     g = new_game(5, 2)
     cards = deck(g)
     assert cards["cup"] == 4 and cards["senet"] == 5 and cards["double_senet"] == 3
@@ -157,7 +157,7 @@ def test_s1_five_players_cups_senets_memphis_and_the_whole_base_roster():
 @pytest.mark.parametrize("players, removed", [(2, {"scribe_3": 1, "scribe_2": 1}), (3, {"scribe_2": 1}), (4, {}),
                                               (5, {})])
 def test_s6_base_characters_with_player_count_removals(players, removed):
-    """RULES.md §1/§6: characters="base" is the 13-card base roster minus the player-count removals."""
+    """docs/rules.md §1/§6: characters="base" is the 13-card base roster minus the player-count removals."""
     g = new_game(players, 0, characters="base")
     assert roster(g) == Counter(BASE) - Counter(removed)
     assert roster(new_game(players, 0)) == roster(g)                 # the default
@@ -165,7 +165,7 @@ def test_s6_base_characters_with_player_count_removals(players, removed):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_s6_expansion_characters_scribes_merchants_plus_six_drawn(players):
-    """RULES.md §6 / expansion setup: the Scribes and Merchants (minus player-count removals) plus 6 cards drawn at
+    """docs/rules.md §6 / expansion setup: the Scribes and Merchants (minus player-count removals) plus 6 cards drawn at
     random from all other base and expansion characters; the draw follows the seed."""
     others = Counter({k: n for k, n in BASE.items() if k not in ("scribe_3", "scribe_2", "merchant")}) \
         + Counter(EXPANSION)
@@ -193,7 +193,7 @@ def test_s6_scenarios_are_the_scribes_merchants_and_their_six_characters(scenari
 
 
 def test_s6_explicit_character_list_is_exactly_those_cards():
-    """RULES.md §6: a list of character keys (one entry per card) is the whole roster."""
+    """docs/rules.md §6: a list of character keys (one entry per card) is the whole roster."""
     keys = ["oracle", "royal_servant", "royal_servant", "scribe_3"]
     g = new_game(2, 0, characters=keys)
     assert roster(g) == Counter(keys)

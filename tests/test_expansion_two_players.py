@@ -1,4 +1,4 @@
-"""RULES.md §8 and the expansion's "2-player game": tutors, the neutral player, 2-player setup.
+"""docs/rules.md §8 and the expansion's "2-player game": tutors, the neutral player, 2-player setup.
 
 Red is seat 0 and Black seat 1. A tutor on a bid square is stored as 5 + its owner's seat.
 """
@@ -29,7 +29,7 @@ def placements(g) -> set[str]:
 # ----------------------------------------------------------------------------- setup
 
 def test_s8_setup_money_10_11_by_seat_from_the_first_player_4_servants_2_tutors():
-    """RULES.md §1/§8: the first player takes 10 Deben, the second 11; 4 servants and 2 tutors each."""
+    """docs/rules.md §1/§8: the first player takes 10 Deben, the second 11; 4 servants and 2 tutors each."""
     firsts = set()
     for seed in range(20):
         g = new_game(2, seed)
@@ -45,7 +45,7 @@ def test_s8_setup_money_10_11_by_seat_from_the_first_player_4_servants_2_tutors(
 @pytest.mark.parametrize("memphis", [False, True])
 @pytest.mark.parametrize("characters", ["base", "expansion"])
 def test_s8_setup_no_senets_scribes_removed_14_seals(memphis, characters):
-    """RULES.md §1/§8: no senet cards; Scribe +3 and one Scribe +2 removed; 14 Royal Seals (3 on the upper cards)."""
+    """docs/rules.md §1/§8: no senet cards; Scribe +3 and one Scribe +2 removed; 14 Royal Seals (3 on the upper cards)."""
     for seed in range(5):
         g = new_game(2, seed, memphis=memphis, characters=characters)
         deck = Counter(g.deck.tolist())
@@ -60,7 +60,7 @@ def test_s8_setup_no_senets_scribes_removed_14_seals(memphis, characters):
 # ------------------------------------------------------------------ tutor placement
 
 def test_s8_tutor_placement_follows_the_servant_placement_below_a_higher_servant():
-    """RULES.md §8: after the servant, one tutor on an empty square of an open market holding a servant
+    """docs/rules.md §8: after the servant, one tutor on an empty square of an open market holding a servant
     with a higher bid (either colour); `done` is always possible."""
     g = two()
     put(g, GIZEH, 4, BLACK)
@@ -71,7 +71,7 @@ def test_s8_tutor_placement_follows_the_servant_placement_below_a_higher_servant
 
 
 def test_s8_tutor_never_on_the_square_just_used():
-    """RULES.md §8: never on the square just used (nor any other occupied square)."""
+    """docs/rules.md §8: never on the square just used (nor any other occupied square)."""
     g = two()
     put(g, ABOU_SIMBEL, 6, BLACK)
     act(g, "place Abou Simbel 2")
@@ -87,7 +87,7 @@ def test_s8_tutor_placement_also_at_memphis():
 
 
 def test_s8_tutor_placement_is_optional_done_skips_it():
-    """RULES.md §8: the tutor is optional: `done` ends the turn with both tutors kept."""
+    """docs/rules.md §8: the tutor is optional: `done` ends the turn with both tutors kept."""
     g = two()
     act(g, "place Gizeh 6", "place Gizeh 2")
     assert g.occ[GIZEH, 2] == TUTOR + RED and g.tutors[RED] == 1
@@ -98,7 +98,7 @@ def test_s8_tutor_placement_is_optional_done_skips_it():
 
 
 def test_s8_no_tutor_placement_without_a_tutor_or_a_square():
-    """RULES.md §8: no tutor left, or no empty square below a servant: the turn simply passes."""
+    """docs/rules.md §8: no tutor left, or no empty square below a servant: the turn simply passes."""
     g = two()
     act(g, "place Gizeh 0")                             # nothing below bid 0 anywhere
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
@@ -110,7 +110,7 @@ def test_s8_no_tutor_placement_without_a_tutor_or_a_square():
 
 
 def test_s8_tutor_placement_after_the_closing_the_servant_caused():
-    """RULES.md §8: the tutor comes after the servant's placement and the closing it caused (then the turn passes)."""
+    """docs/rules.md §8: the tutor comes after the servant's placement and the closing it caused (then the turn passes)."""
     g = two(reserve=(1, 1, 5, 1), cards={ABOU_SIMBEL: CARDS})
     put(g, GIZEH, 5, BLACK)
     put(g, ABOU_SIMBEL, 7, BLACK)
@@ -151,7 +151,7 @@ def test_s8_closing_by_choice_needs_a_servant_of_yours_not_a_tutor():
 
 
 def test_s8_tutor_bonus_square_coin_goes_to_the_neutral_player_and_leaves_the_game():
-    """RULES.md §8 [R]: a tutor on a coin square takes the Deben for the neutral player: it leaves the game."""
+    """docs/rules.md §8 [R]: a tutor on a coin square takes the Deben for the neutral player: it leaves the game."""
     g = two(money=(5, 5), reserve=(3, 1, 1, 1))
     act(g, "place Gizeh 4", "place Gizeh 1")           # Gizeh right: 1 is a coin square
     assert g.money[RED] == 6                            # the servant's first-into-market bonus only
@@ -168,7 +168,7 @@ def test_s8_tutor_bonus_square_coin_goes_to_the_neutral_player_and_leaves_the_ga
     (GIZEH, {8: RED, 6: RED, 5: RED}, 0, True),       # four pieces (two colours)
 ])
 def test_s3_a_tutor_counts_as_a_servant_for_closing(market, servants, tutor, closes):
-    """RULES.md §3: tutors (2p) count as servants for every closing kind; a tutor's placement can close a market."""
+    """docs/rules.md §3: tutors (2p) count as servants for every closing kind; a tutor's placement can close a market."""
     g = two(cards={market: CARDS}, reserve=(1, 1, 1, 1))
     for v, seat in list(servants.items())[:-1]:
         put(g, market, v, seat)
@@ -187,7 +187,7 @@ def test_s3_a_tutor_counts_as_a_servant_for_closing(market, servants, tutor, clo
     ({8: RED, 2: TUTOR + BLACK, 1: TUTOR + BLACK}, False),  # Black's two tutors are one colour
 ])
 def test_s3_gizeh_right_red_and_black_tutors_are_two_more_colours(pieces, closes):
-    """RULES.md §3 / expansion: for Gizeh right's three colours, a red and a black tutor are two extra colours."""
+    """docs/rules.md §3 / expansion: for Gizeh right's three colours, a red and a black tutor are two extra colours."""
     g = two(cards={GIZEH: CARDS})
     *first, (last_v, last_piece) = sorted(pieces.items(), reverse=True)
     for v, piece in first:
@@ -213,7 +213,7 @@ def gizeh_with_tutor(reserve=5, memphis=False):
 
 
 def test_s4_a_tutor_is_never_the_highest_bidder():
-    """RULES.md §4/§8: the top servant is the highest bidder; tutors below it are resolved by their owners."""
+    """docs/rules.md §4/§8: the top servant is the highest bidder; tutors below it are resolved by their owners."""
     g = gizeh_with_tutor()
     assert (g.phase, g.current_player) == (PH_HIGH, RED)
     act(g, "card upper")
@@ -230,7 +230,7 @@ def test_s8_a_market_without_servants_takes_no_tutor():
 
 
 def test_s4_tutor_takes_3_deben_and_puts_one_on_each_other_reserve():
-    """RULES.md §4: tutor: take 3 Deben from this Reserve and put exactly 1 on each other Reserve."""
+    """docs/rules.md §4: tutor: take 3 Deben from this Reserve and put exactly 1 on each other Reserve."""
     g = gizeh_with_tutor(reserve=1)
     act(g, "card upper")                                # Red paid 6: Gizeh's Reserve holds 7
     assert g.reserve[:5].tolist() == [7, 0, 1, 1, 0]    # Red's servant took Akhet-Aton's Deben
@@ -241,7 +241,7 @@ def test_s4_tutor_takes_3_deben_and_puts_one_on_each_other_reserve():
 
 
 def test_s4_tutor_takes_4_deben_with_memphis_one_for_each_other_reserve():
-    """RULES.md §4: with the Port of Memphis the tutor takes 4 Deben: one for each of the other four Reserves."""
+    """docs/rules.md §4: with the Port of Memphis the tutor takes 4 Deben: one for each of the other four Reserves."""
     g = gizeh_with_tutor(reserve=1, memphis=True)
     act(g, "card upper")
     assert g.reserve.tolist() == [7, 0, 1, 1, 1]
@@ -250,7 +250,7 @@ def test_s4_tutor_takes_4_deben_with_memphis_one_for_each_other_reserve():
 
 
 def test_s4_tutor_with_a_short_reserve_chooses_the_reserves_one_by_one():
-    """RULES.md §4: with fewer Deben available, the tutor's owner puts each one on a Reserve of his choice,
+    """docs/rules.md §4: with fewer Deben available, the tutor's owner puts each one on a Reserve of his choice,
     at most one per Reserve; an empty Reserve gives nothing."""
     g = two(money=(20, 20), reserve=(0, 1, 1, 1), cards={GIZEH: CARDS})
     put(g, GIZEH, 2, RED)
@@ -277,7 +277,7 @@ def test_s4_tutor_with_a_short_reserve_chooses_the_reserves_one_by_one():
 
 @pytest.mark.parametrize("memphis", [False, True])
 def test_s4_every_tutor_puts_one_deben_on_each_other_reserve_after_a_short_distribution(memphis):
-    """RULES.md §1/§4: a tutor takes 3 (4) Deben and puts exactly 1 on each other Reserve, whatever an earlier
+    """docs/rules.md §1/§4: a tutor takes 3 (4) Deben and puts exactly 1 on each other Reserve, whatever an earlier
     tutor did; money only moves (a full take never sends Deben out of the game)."""
     g = two(money=(20, 20), reserve=(0, 1, 1, 1), memphis=memphis, cards={GIZEH: CARDS})
     put(g, GIZEH, 2, RED)
@@ -303,7 +303,7 @@ def test_s4_every_tutor_puts_one_deben_on_each_other_reserve_after_a_short_distr
 
 
 def test_s4_tutor_takes_a_card_for_the_neutral_player_and_its_seal_goes_to_the_supply():
-    """RULES.md §4: tutor: take one remaining card for the neutral player; a seal on it goes to the supply."""
+    """docs/rules.md §4: tutor: take one remaining card for the neutral player; a seal on it goes to the supply."""
     g = gizeh_with_tutor()
     act(g, "card 1", "card 2")                          # Red takes two lower cards: the seal stays up
     supply = g.seal_supply
@@ -317,7 +317,7 @@ def test_s4_tutor_takes_a_card_for_the_neutral_player_and_its_seal_goes_to_the_s
 
 
 def test_s7_a_papyrus_taken_by_a_tutor_brings_no_seal_to_the_neutral_player():
-    """RULES.md §7/§8: the neutral player holds no seals: a papyrus a tutor takes leaves the seal in the supply."""
+    """docs/rules.md §7/§8: the neutral player holds no seals: a papyrus a tutor takes leaves the seal in the supply."""
     g = two(memphis=True, cards={GIZEH: ["statuette", "papyrus", "chair", "gold"]})
     put(g, GIZEH, 6, RED)
     put_tutor(g, GIZEH, 3, BLACK)
@@ -329,7 +329,7 @@ def test_s7_a_papyrus_taken_by_a_tutor_brings_no_seal_to_the_neutral_player():
 
 
 def test_s8_tutors_return_to_their_owners():
-    """RULES.md §8: after the resolution each tutor goes back to the player who placed it."""
+    """docs/rules.md §8: after the resolution each tutor goes back to the player who placed it."""
     g = gizeh_with_tutor()
     assert g.tutors[:2].tolist() == [1, 1]
     act(g, "card upper", "take deben", "take deben")
@@ -338,7 +338,7 @@ def test_s8_tutors_return_to_their_owners():
 
 
 def test_s4_tutor_at_memphis_takes_4_and_gives_one_to_each_classic_reserve():
-    """RULES.md §4/§7: a tutor at Memphis takes 4 Deben there and puts 1 on each of the four classic Reserves."""
+    """docs/rules.md §4/§7: a tutor at Memphis takes 4 Deben there and puts 1 on each of the four classic Reserves."""
     g = two(memphis=True, reserve=(1, 1, 1, 1))
     g.reserve[MEMPHIS] = 2
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"])
@@ -358,7 +358,7 @@ def test_s4_tutor_at_memphis_takes_4_and_gives_one_to_each_classic_reserve():
 # ------------------------------------------------------------- the neutral player
 
 def test_s5_the_neutral_player_counts_as_an_owner():
-    """RULES.md §5: the neutral player counts in the number of owners of a type."""
+    """docs/rules.md §5: the neutral player counts in the number of owners of a type."""
     g = two()
     give(g, RED, chair=2)
     assert gift_points(g)[RED] == 2 * 9
@@ -369,7 +369,7 @@ def test_s5_the_neutral_player_counts_as_an_owner():
 
 
 def test_s5_the_neutral_player_never_wins():
-    """RULES.md §5: the neutral player is scored like a third player but never wins."""
+    """docs/rules.md §5: the neutral player is scored like a third player but never wins."""
     g = two(money=(4, 2))
     give(g, NEUTRAL, gold=3, necklace=3)
     give(g, BLACK, harp=1)
@@ -402,7 +402,7 @@ def test_s6_royal_servant_makes_the_neutral_player_discard():
 
 
 def test_s4_a_tutor_cannot_take_the_roaming_thief_card():
-    """RULES.md §4 [R]: the Roaming Thief card is no gift: a tutor cannot take it for the neutral player."""
+    """docs/rules.md §4 [R]: the Roaming Thief card is no gift: a tutor cannot take it for the neutral player."""
     g = two(cards={GIZEH: CARDS})
     g.slots[GIZEH, 3] = g.kind_roaming
     refresh(g)

@@ -1,4 +1,4 @@
-"""Hidden information (issue 3; RULES.md §1 deck, expansion Oracle): what a seat may know of the undrawn deck.
+"""Hidden information (issue 3; docs/rules.md §1 deck, expansion Oracle): what a seat may know of the undrawn deck.
 
 Two states that differ only in the order of undrawn cards a seat has not seen must look the same to that
 seat: identical observation vectors, readable views and legal actions. The Oracle's player knows the bottom
@@ -57,7 +57,7 @@ def positions(players, memphis, characters, seed, every=7):
 
 @pytest.mark.parametrize("players, memphis, characters", SETTINGS)
 def test_unseen_deck_order_changes_no_observation_or_legal_action(players, memphis, characters):
-    """RULES.md §1: the deck order is hidden: permuting the undrawn cards a seat has not seen (all of them, or all
+    """docs/rules.md §1: the deck order is hidden: permuting the undrawn cards a seat has not seen (all of them, or all
     but the Oracle player's known bottom cards) changes nothing that seat observes or may do."""
     rng = np.random.default_rng(players)
     checked = oracle_positions = 0

@@ -1,4 +1,4 @@
-"""Random-play invariants over thousands of seeded 3- and 4-player games (RULES.md §1-§5).
+"""Random-play invariants over thousands of seeded 3- and 4-player games (docs/rules.md §1-§5).
 
 After every decision: money, cards, seals and servants are conserved, a closed
 market holds no servant once resolved, resolutions go in descending bid order, the
@@ -44,7 +44,7 @@ def card_places(g) -> np.ndarray:
 
 
 def recomputed_scores(g) -> list[int]:
-    """RULES.md §5 by hand: items per type, value by owner count (1, 2, 3+), 1 per 2 Deben, 3 per seal, points."""
+    """docs/rules.md §5 by hand: items per type, value by owner count (1, 2, 3+), 1 per 2 Deben, 3 per seal, points."""
     rs, n = g.rules, g.num_players
     items = np.zeros((n, len(rs.type_names)), dtype=int)
     for p in range(n):
@@ -126,7 +126,7 @@ def run_game(players: int, seed: int) -> tuple[NefertitiGame, int]:
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_random_games_keep_every_invariant_and_end(players):
-    """RULES.md §1-§5: conservation after every decision, bounded length, scores recomputed from the final state."""
+    """docs/rules.md §1-§5: conservation after every decision, bounded length, scores recomputed from the final state."""
     lengths, resolutions, akhenaton_ends = [], 0, 0
     for seed in range(GAMES):
         g, closed = run_game(players, seed)

@@ -167,7 +167,7 @@ def test_cards_and_pieces_on_the_board():
 
 
 def test_turn_and_deciding_flags_follow_the_resolution():
-    """RULES.md section 4: during a resolution each servant's owner decides, not the turn player."""
+    """docs/rules.md §4: during a resolution each servant's owner decides, not the turn player."""
     g = play_until(lambda g: g.phase == phases.PH_OTHER and g.current_player != g.turn_player)
     for seat in range(g.num_players):
         obs = observe(g, seat)
@@ -180,14 +180,14 @@ def test_turn_and_deciding_flags_follow_the_resolution():
 
 
 def test_highest_bidder_stage_is_encoded():
-    """RULES.md section 4: the highest bidder's picks are a sequence of decisions."""
+    """docs/rules.md §4: the highest bidder's picks are a sequence of decisions."""
     g = play_until(lambda g: g.phase == phases.PH_HIGH)
     stage = block(observe(g, g.current_player), "high_stage")
     assert stage[g.res_stage] == 1 and stage.sum() == 1
 
 
 def test_character_in_progress_and_its_selections():
-    """RULES.md section 6: the Merchant's give and target choices are visible while it is played."""
+    """docs/rules.md §6: the Merchant's give and target choices are visible while it is played."""
     merchant = [c.power for c in NefertitiGame(seed=0).rules.characters].index("merchant")
     g = play_until(lambda g: g.char_index == merchant and g.char_step == 2, seeds=range(600))
     seat = g.current_player
@@ -227,7 +227,7 @@ EXPANSION_ROSTER = ["oracle", "roaming_thief", "trader", "beggar", "merchant", "
 @pytest.mark.parametrize("players, options", [(2, {}), (5, {}), (4, {"memphis": True}),
                                               (3, {"characters": EXPANSION_ROSTER})])
 def test_every_table_and_option_set_fits_the_same_vector(players, options):
-    """RULES.md sections 7-8 and the expansion characters: same length, in bounds, one phase.
+    """docs/rules.md §7-§8 and the expansion characters: same length, in bounds, one phase.
     Every number an indicator block looks at lies in the range of the encoder's lookup table."""
     g = NefertitiGame(num_players=players, seed=1, **options)
     rng = np.random.default_rng(1)
@@ -244,7 +244,7 @@ def test_every_table_and_option_set_fits_the_same_vector(players, options):
 
 
 def test_oracle_player_sees_the_bottom_cards_and_nobody_else_does():
-    """RULES.md section 6 (Oracle): the cards seen stay known to that seat only."""
+    """docs/rules.md §6 (Oracle): the cards seen stay known to that seat only."""
     g = play_until(lambda g: g.oracle_seat >= 0 and g.char_index < 0
                    and len(set(g.deck[max(g.deck_pos, g.oracle_from):].tolist())) > 1
                    and len(set(g.deck[g.deck_pos:g.oracle_from].tolist())) > 1,
@@ -271,7 +271,7 @@ def test_oracle_player_sees_the_bottom_cards_and_nobody_else_does():
 
 
 def test_a_face_down_card_shows_its_kind_and_the_face_down_flag():
-    """Beggar (expansion, RULES.md 6): every seat saw the gift face up before it was turned face down, so it
+    """Beggar (expansion, docs/rules.md §6): every seat saw the gift face up before it was turned face down, so it
     keeps its kind, gains the face-down flag and is not among the unseen cards; its identity matters (a
     different kind face down gives another observation)."""
     g = play_until(lambda g: (g.face_down & (g.slots >= 0)).any() and g.oracle_seat < 0, players=4,

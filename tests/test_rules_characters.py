@@ -1,4 +1,4 @@
-"""RULES.md §6: the base characters' powers, their cost (one seal) and when they are playable."""
+"""docs/rules.md §6: the base characters' powers, their cost (one seal) and when they are playable."""
 import pytest
 
 from conftest import (ABOU_SIMBEL, AKHET_ATON, LOUQSOR, act, character, close_with, give, kind, legal, position,
@@ -20,7 +20,7 @@ def with_seal(players=4, **kw):
 
 @pytest.mark.parametrize("name, key, bonus", [("Scribe +2", "scribe_2", 2), ("Scribe +3", "scribe_3", 3)])
 def test_s6_scribe_scores_one_type_at_current_value_plus_n_and_discards_it(name, key, bonus):
-    """RULES.md §6: Scribe +N: each item of a chosen owned type scores its current value + N; the cards are discarded."""
+    """docs/rules.md §6: Scribe +N: each item of a chosen owned type scores its current value + N; the cards are discarded."""
     g = with_seal()
     give(g, 0, chair=2, harp=1)
     give(g, 1, chair=1)
@@ -36,7 +36,7 @@ def test_s6_scribe_scores_one_type_at_current_value_plus_n_and_discards_it(name,
 
 
 def test_s6_scribe_counts_a_double_senet_as_two_items():
-    """RULES.md §6/§5: Scribe on senets: a double senet is two items at the current senet value + N."""
+    """docs/rules.md §6/§5: Scribe on senets: a double senet is two items at the current senet value + N."""
     g = with_seal()
     give(g, 0, double_senet=1, senet=1)
     act(g, "character Scribe +2", "type senet")
@@ -45,7 +45,7 @@ def test_s6_scribe_counts_a_double_senet_as_two_items():
 
 
 def test_s6_merchant_swaps_a_gift_with_another_player():
-    """RULES.md §6: Merchant: give one of your gifts, take one gift of another player."""
+    """docs/rules.md §6: Merchant: give one of your gifts, take one gift of another player."""
     g = with_seal()
     give(g, 0, harp=1)
     give(g, 2, gold=1, chair=1)
@@ -62,7 +62,7 @@ def test_s6_merchant_swaps_a_gift_with_another_player():
 
 
 def test_s6_merchant_targets_are_relative_to_the_player():
-    """RULES.md §6: target +r is the seat r places to the player's left."""
+    """docs/rules.md §6: target +r is the seat r places to the player's left."""
     g = position(4, turn=2, seals=[0, 0, 1, 0])
     give(g, 2, harp=1)
     give(g, 1, mirror=1)
@@ -73,7 +73,7 @@ def test_s6_merchant_targets_are_relative_to_the_player():
 
 
 def test_s6_royal_servant_every_other_owner_discards_their_least_valuable_card():
-    """RULES.md §6: Royal Servant names a type; each other owner discards one card of it, a single senet first."""
+    """docs/rules.md §6: Royal Servant names a type; each other owner discards one card of it, a single senet first."""
     g = with_seal()
     give(g, 0, senet=1)
     give(g, 1, senet=1, double_senet=1)
@@ -88,7 +88,7 @@ def test_s6_royal_servant_every_other_owner_discards_their_least_valuable_card()
 
 
 def test_s6_treasurer_takes_half_a_reserve_rounded_up():
-    """RULES.md §6: Treasurer takes half (rounded up) of one market Reserve, not Memphis."""
+    """docs/rules.md §6: Treasurer takes half (rounded up) of one market Reserve, not Memphis."""
     g = with_seal(money=[5, 5, 5, 5], reserve=[1, 7, 2, 3])
     act(g, "character Treasurer")
     assert legal(g) == {"market Gizeh", "market Akhet-Aton", "market Abou Simbel", "market Louqsor"}
@@ -98,7 +98,7 @@ def test_s6_treasurer_takes_half_a_reserve_rounded_up():
 
 
 def test_s6_vizier_scores_two_points_per_owned_type():
-    """RULES.md §6: Vizier scores 2 points per different gift type owned (single and double senet are one type)."""
+    """docs/rules.md §6: Vizier scores 2 points per different gift type owned (single and double senet are one type)."""
     g = with_seal()
     give(g, 0, senet=1, double_senet=1, harp=2, gold=1)
     act(g, "character Vizier")
@@ -108,7 +108,7 @@ def test_s6_vizier_scores_two_points_per_owned_type():
 
 
 def test_s6_head_priest_places_two_servants():
-    """RULES.md §6: Head Priest: two placements this turn, each with its bonuses."""
+    """docs/rules.md §6: Head Priest: two placements this turn, each with its bonuses."""
     g = with_seal(money=[5, 5, 5, 5], reserve=[2, 2, 2, 2])
     act(g, "character Head Priest", "place Gizeh 1")        # first into Gizeh, coin square: +2
     assert (g.phase, g.current_player) == (PH_SECOND, 0)
@@ -119,7 +119,7 @@ def test_s6_head_priest_places_two_servants():
 
 
 def test_s6_head_priest_second_placement_after_a_close():
-    """RULES.md §6: with the Head Priest a market may close after the first placement; the second follows."""
+    """docs/rules.md §6: with the Head Priest a market may close after the first placement; the second follows."""
     g = with_seal(money=[20] * 4, cards={ABOU_SIMBEL: ["statuette", "harp", "chair", "gold"]})
     act(g, "character Head Priest")
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
@@ -132,7 +132,7 @@ def test_s6_head_priest_second_placement_after_a_close():
 
 
 def test_s6_thief_takes_a_lower_card_from_a_closed_market_for_free():
-    """RULES.md §6: Thief takes one face-up lower-row gift, for free, from any market, even a closed one."""
+    """docs/rules.md §6: Thief takes one face-up lower-row gift, for free, from any market, even a closed one."""
     g = with_seal(money=[5, 5, 5, 5])
     set_cards(g, LOUQSOR, ["mirror", "harp", None, "chair"], seal=True)
     act(g, "character Thief")
@@ -148,7 +148,7 @@ def test_s6_thief_takes_a_lower_card_from_a_closed_market_for_free():
 
 
 def test_s6_a_character_costs_one_seal_that_returns_to_the_supply():
-    """RULES.md §2/§6: playing a character spends one seal into the supply and removes the card from the game."""
+    """docs/rules.md §2/§6: playing a character spends one seal into the supply and removes the card from the game."""
     g = position(4, seals=[2, 1, 0, 0])
     supply = g.seal_supply
     vizier = character(g, "vizier")
@@ -161,14 +161,14 @@ def test_s6_a_character_costs_one_seal_that_returns_to_the_supply():
 
 
 def test_s6_no_character_without_a_seal():
-    """RULES.md §2: a character needs a Royal Seal acquired earlier."""
+    """docs/rules.md §2: a character needs a Royal Seal acquired earlier."""
     g = position(4)
     give(g, 0, harp=1)
     assert characters(g) == set()
 
 
 def test_s6_unplayable_characters_are_masked():
-    """RULES.md §6: characters whose power cannot be carried out are not legal."""
+    """docs/rules.md §6: characters whose power cannot be carried out are not legal."""
     g = with_seal()
     assert characters(g) == {"Royal Servant", "Treasurer", "Vizier", "Head Priest", "Thief"}
     give(g, 0, harp=1)
@@ -179,7 +179,7 @@ def test_s6_unplayable_characters_are_masked():
 
 
 def test_s6_head_priest_needs_two_servants_in_supply():
-    """RULES.md §6: the Head Priest needs two servants in supply."""
+    """docs/rules.md §6: the Head Priest needs two servants in supply."""
     g = with_seal()
     for v in (0, 2, 4):
         put(g, ABOU_SIMBEL, v, 0)
@@ -189,7 +189,7 @@ def test_s6_head_priest_needs_two_servants_in_supply():
 
 
 def test_s6_thief_needs_a_face_up_lower_card():
-    """RULES.md §6: no lower-row card anywhere: the Thief is not playable."""
+    """docs/rules.md §6: no lower-row card anywhere: the Thief is not playable."""
     g = with_seal()
     for m in range(4):
         set_cards(g, m, ["mirror", None, None, None], seal=m != LOUQSOR)
@@ -199,7 +199,7 @@ def test_s6_thief_needs_a_face_up_lower_card():
 
 
 def test_s6_character_only_at_the_start_of_a_turn():
-    """RULES.md §2: characters are played on one's own turn, not during a resolution decision."""
+    """docs/rules.md §2: characters are played on one's own turn, not during a resolution decision."""
     g = position(4, seals=[0, 1, 1, 0], money=[20] * 4, cards={ABOU_SIMBEL: ["statuette", "harp", "chair", "gold"]})
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper")

@@ -1,4 +1,4 @@
-"""RULES.md §3: every closing kind of the default stalls, positive and negative, and close_when_full."""
+"""docs/rules.md §3: every closing kind of the default stalls, positive and negative, and close_when_full."""
 import tomllib
 
 import numpy as np
@@ -30,7 +30,7 @@ def closed(g, market) -> bool:
 
 
 def test_s3_default_stall_kinds():
-    """RULES.md §3: the table of stalls and closing kinds as the default ruleset loads it."""
+    """docs/rules.md §3: the table of stalls and closing kinds as the default ruleset loads it."""
     rs = load_ruleset()
     kinds = [(m.stalls[LEFT].closing.kind, m.stalls[RIGHT].closing.kind) for m in rs.markets]
     assert kinds == [("connected_group", "colours_or_count"), ("dice_match", "line"),
@@ -46,7 +46,7 @@ def test_s3_default_stall_kinds():
     ([1, 2, 3, 4], 5, False),   # 15, five servants
 ])
 def test_s3_bid_sum(occupied, value, closes):
-    """RULES.md §3: Abou Simbel right closes when the occupied bids add up to 17 or more."""
+    """docs/rules.md §3: Abou Simbel right closes when the occupied bids add up to 17 or more."""
     g = place_last(ABOU_SIMBEL, RIGHT, occupied, value)
     assert closed(g, ABOU_SIMBEL) == closes
 
@@ -58,7 +58,7 @@ def test_s3_bid_sum(occupied, value, closes):
     ([0], False),               # two servants, one colour
 ])
 def test_s3_colours_or_count(occupant_seats, closes):
-    """RULES.md §3: Gizeh right closes with servants of 3 different colours, or 4 servants."""
+    """docs/rules.md §3: Gizeh right closes with servants of 3 different colours, or 4 servants."""
     g = position(4, money=[20] * 4)
     for v, seat in zip([0, 2, 4], occupant_seats):
         put(g, GIZEH, v, seat)
@@ -74,7 +74,7 @@ def test_s3_colours_or_count(occupant_seats, closes):
     ([10, 9, 7], 8, True),      # 8-10 above, 7-9 below
 ])
 def test_s3_connected_group(occupied, value, closes):
-    """RULES.md §3: Gizeh left closes when 4 occupied squares are orthogonally connected."""
+    """docs/rules.md §3: Gizeh left closes when 4 occupied squares are orthogonally connected."""
     g = place_last(GIZEH, LEFT, occupied, value)
     assert closed(g, GIZEH) == closes
 
@@ -86,7 +86,7 @@ def test_s3_connected_group(occupied, value, closes):
     ([1, 3], 5, False),
 ])
 def test_s3_line(occupied, value, closes):
-    """RULES.md §3: Akhet-Aton right closes with 3 occupied squares in a row."""
+    """docs/rules.md §3: Akhet-Aton right closes with 3 occupied squares in a row."""
     g = place_last(AKHET_ATON, RIGHT, occupied, value)
     assert closed(g, AKHET_ATON) == closes
 
@@ -98,7 +98,7 @@ def test_s3_line(occupied, value, closes):
     ([1, 5], 3, False),
 ])
 def test_s3_diagonal(occupied, value, closes):
-    """RULES.md §3: Abou Simbel left closes when either diagonal of its 3x3 grid is fully occupied."""
+    """docs/rules.md §3: Abou Simbel left closes when either diagonal of its 3x3 grid is fully occupied."""
     g = place_last(ABOU_SIMBEL, LEFT, occupied, value)
     assert closed(g, ABOU_SIMBEL) == closes
 
@@ -110,7 +110,7 @@ def _copy_rng(g) -> np.random.Generator:
 
 
 def test_s3_dice_match_rolls_the_games_generator():
-    """RULES.md §3: after each placement on Akhet-Aton left roll 2d6 (the game's rng); close on an occupied value."""
+    """docs/rules.md §3: after each placement on Akhet-Aton left roll 2d6 (the game's rng); close on an occupied value."""
     outcomes = set()
     for seed in range(60):
         g = position(4, seed, money=[20] * 4)
@@ -130,7 +130,7 @@ def test_s3_dice_match_rolls_the_games_generator():
 
 
 def test_s3_dice_are_rolled_only_for_the_dice_stall():
-    """RULES.md §3: placing elsewhere rolls no dice; placing on the dice stall draws from the game's rng."""
+    """docs/rules.md §3: placing elsewhere rolls no dice; placing on the dice stall draws from the game's rng."""
     g = position(4)
     g.side[AKHET_ATON] = LEFT
     refresh(g)
@@ -146,7 +146,7 @@ def test_s3_dice_are_rolled_only_for_the_dice_stall():
     ([0, 1, 2], 4, False),
 ])
 def test_s3_count(occupied, value, closes):
-    """RULES.md §3: Louqsor left closes with 5 servants."""
+    """docs/rules.md §3: Louqsor left closes with 5 servants."""
     g = place_last(LOUQSOR, LEFT, occupied, value)
     assert closed(g, LOUQSOR) == closes
 
@@ -158,7 +158,7 @@ def test_s3_count(occupied, value, closes):
     ([8, 5], 6, False),         # three servants, no 12
 ])
 def test_s3_square_or_count(occupied, value, closes):
-    """RULES.md §3: Louqsor right closes when its 12 square is occupied, or with 4 servants."""
+    """docs/rules.md §3: Louqsor right closes when its 12 square is occupied, or with 4 servants."""
     g = place_last(LOUQSOR, RIGHT, occupied, value)
     assert closed(g, LOUQSOR) == closes
 
@@ -172,7 +172,7 @@ def _unreachable_bid_sum(close_when_full: bool):
 
 @pytest.mark.parametrize("close_when_full", [True, False])
 def test_s3_close_when_full(close_when_full):
-    """RULES.md §3 / ruleset setup.close_when_full: a stall whose every square is occupied closes."""
+    """docs/rules.md §3 / ruleset setup.close_when_full: a stall whose every square is occupied closes."""
     rules = _unreachable_bid_sum(close_when_full)
     g = place_last(ABOU_SIMBEL, RIGHT, [0, 1, 2, 3, 4, 5, 6, 7], 8, ruleset=rules)
     assert closed(g, ABOU_SIMBEL) == close_when_full
@@ -181,7 +181,7 @@ def test_s3_close_when_full(close_when_full):
 
 
 def test_s3_close_when_full_not_before_full():
-    """RULES.md §3: one empty square left: an unreachable condition keeps the stall open."""
+    """docs/rules.md §3: one empty square left: an unreachable condition keeps the stall open."""
     rules = _unreachable_bid_sum(True)
     g = place_last(ABOU_SIMBEL, RIGHT, [0, 1, 2, 3, 4, 5, 6], 8, ruleset=rules)
     assert not closed(g, ABOU_SIMBEL)

@@ -1,4 +1,4 @@
-"""RULES.md §4: market resolution, rotation, refill, seals and the Akhenaton end."""
+"""docs/rules.md §4: market resolution, rotation, refill, seals and the Akhenaton end."""
 import numpy as np
 import pytest
 
@@ -20,7 +20,7 @@ def owned(g, seat) -> dict[str, int]:
 
 
 def test_rulebook_abou_simbel_closing_example():
-    """RULES.md §4, rulebook "Example of a market closing", replayed move by move (Red 0, Green 1, Blue 2)."""
+    """docs/rules.md §4, rulebook "Example of a market closing", replayed move by move (Red 0, Green 1, Blue 2)."""
     red, green, blue, black = range(4)
     g = position(4, turn=red, money=[10, 10, 10, 10], reserve=[1, 1, 4, 1],
                  cards={ABOU_SIMBEL: ["statuette", "harp", "chair", "gold"]})
@@ -65,7 +65,7 @@ def test_rulebook_abou_simbel_closing_example():
 
 
 def test_s4_resolution_in_descending_bid_order():
-    """RULES.md §4: servants are resolved from the highest bid down, each by its owner."""
+    """docs/rules.md §4: servants are resolved from the highest bid down, each by its owner."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {8: 3, 5: 1, 1: 2}, 3)         # 17
     deciders = []
@@ -77,7 +77,7 @@ def test_s4_resolution_in_descending_bid_order():
 
 
 def test_s4_highest_bidder_pays_and_takes_upper_card_with_seal():
-    """RULES.md §4: the highest bidder pays the bid into the Reserve and takes the upper card with its seal."""
+    """docs/rules.md §4: the highest bidder pays the bid into the Reserve and takes the upper card with its seal."""
     g = abou_simbel()
     supply = g.seal_supply
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
@@ -91,7 +91,7 @@ def test_s4_highest_bidder_pays_and_takes_upper_card_with_seal():
 
 
 def test_s4_highest_bidder_takes_two_lower_cards():
-    """RULES.md §4: instead of the upper card, two lower-row cards of choice (no seal)."""
+    """docs/rules.md §4: instead of the upper card, two lower-row cards of choice (no seal)."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card 3")
@@ -104,7 +104,7 @@ def test_s4_highest_bidder_takes_two_lower_cards():
 
 @pytest.mark.parametrize("first", ["card upper", "card 2"])
 def test_s4_single_square_takes_exactly_one_card(first):
-    """RULES.md §4: on a `single` square the highest bidder takes exactly one card, upper or lower."""
+    """docs/rules.md §4: on a `single` square the highest bidder takes exactly one card, upper or lower."""
     g = position(4, money=[20] * 4, cards={AKHET_ATON: CARDS})
     close_with(g, AKHET_ATON, {4: 1, 5: 2}, 6)          # Akhet-Aton right: 4-5-6 line; 6 is `single`
     assert g.square_symbol[AKHET_ATON, RIGHT, 6] == 2
@@ -115,7 +115,7 @@ def test_s4_single_square_takes_exactly_one_card(first):
 
 
 def test_s4_extra_square_after_upper_card_takes_one_lower_card():
-    """RULES.md §4: on an `extra` square the highest bidder takes one more lower-row card after the upper card."""
+    """docs/rules.md §4: on an `extra` square the highest bidder takes one more lower-row card after the upper card."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 2: 2}, 8)          # 8 is `extra`
     act(g, "card upper")
@@ -126,7 +126,7 @@ def test_s4_extra_square_after_upper_card_takes_one_lower_card():
 
 
 def test_s4_extra_square_after_two_lower_cards_takes_a_third():
-    """RULES.md §4: `extra` after two lower-row cards: the third lower card too (never the upper one)."""
+    """docs/rules.md §4: `extra` after two lower-row cards: the third lower card too (never the upper one)."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 2: 2}, 8)
     act(g, "card 1", "card 2")
@@ -142,7 +142,7 @@ def test_s4_extra_square_after_two_lower_cards_takes_a_third():
     ([None, None, "chair", "gold"], ["card 2", "card 3"], {"chair": 1, "gold": 1}),
 ])
 def test_s4_fewer_cards_than_allowed_take_what_there_is(cards, picks, expected):
-    """RULES.md §4: with fewer cards available than allowed, the highest bidder takes what there is."""
+    """docs/rules.md §4: with fewer cards available than allowed, the highest bidder takes what there is."""
     g = abou_simbel(cards=cards)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, *picks)
@@ -151,7 +151,7 @@ def test_s4_fewer_cards_than_allowed_take_what_there_is(cards, picks, expected):
 
 
 def test_s4_extra_square_with_two_cards_left():
-    """RULES.md §4: `extra` square, only the upper card and one lower card: both, then the next servant."""
+    """docs/rules.md §4: `extra` square, only the upper card and one lower card: both, then the next servant."""
     g = abou_simbel(cards=["statuette", None, "gold", None])
     close_with(g, ABOU_SIMBEL, {7: 1, 2: 2}, 8)
     act(g, "card upper", "card 2")
@@ -160,7 +160,7 @@ def test_s4_extra_square_with_two_cards_left():
 
 
 def test_s4_highest_bidder_cannot_pay_discards_one_gift():
-    """RULES.md §4: a highest bidder who cannot pay pays nothing, takes nothing, discards a gift of choice."""
+    """docs/rules.md §4: a highest bidder who cannot pay pays nothing, takes nothing, discards a gift of choice."""
     g = abou_simbel(money=[20, 6, 20, 20])
     give(g, 1, harp=1, gold=2)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
@@ -174,7 +174,7 @@ def test_s4_highest_bidder_cannot_pay_discards_one_gift():
 
 
 def test_s4_after_shame_the_next_servant_is_not_highest_bidder():
-    """RULES.md §4: after a highest bidder who cannot pay, the next servant buys one card or takes half."""
+    """docs/rules.md §4: after a highest bidder who cannot pay, the next servant buys one card or takes half."""
     g = abou_simbel(money=[20, 6, 20, 20])
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)          # seat 1 owns nothing: no discard, no decision
     assert (g.current_player, g.phase) == (2, PH_OTHER)
@@ -186,7 +186,7 @@ def test_s4_after_shame_the_next_servant_is_not_highest_bidder():
 
 
 def test_s4_other_servant_buys_one_card_paying_its_bid():
-    """RULES.md §4: another servant may buy one remaining card (upper with its seal) paying its bid."""
+    """docs/rules.md §4: another servant may buy one remaining card (upper with its seal) paying its bid."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card 1")
@@ -199,7 +199,7 @@ def test_s4_other_servant_buys_one_card_paying_its_bid():
 
 
 def test_s4_other_servant_who_cannot_pay_only_takes_half():
-    """RULES.md §4: buying needs the bid in hand; otherwise only half the Reserve."""
+    """docs/rules.md §4: buying needs the bid in hand; otherwise only half the Reserve."""
     g = abou_simbel(money=[20, 20, 5, 20])
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper")
@@ -208,7 +208,7 @@ def test_s4_other_servant_who_cannot_pay_only_takes_half():
 
 @pytest.mark.parametrize("reserve, half", [(9, 5), (8, 4), (1, 1), (0, 0)])
 def test_s4_take_half_the_reserve_rounded_up(reserve, half):
-    """RULES.md §4: take half the Reserve, rounded up (0 if empty)."""
+    """docs/rules.md §4: take half the Reserve, rounded up (0 if empty)."""
     g = abou_simbel(money=[20, 20, 5, 20], reserve=0)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper")
@@ -219,7 +219,7 @@ def test_s4_take_half_the_reserve_rounded_up(reserve, half):
 
 
 def test_s4_market_flips_closes_and_the_closed_market_reopens():
-    """RULES.md §4: the resolved stall flips and closes; unbought cards stay; the closed market reopens."""
+    """docs/rules.md §4: the resolved stall flips and closes; unbought cards stay; the closed market reopens."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
@@ -233,7 +233,7 @@ def test_s4_market_flips_closes_and_the_closed_market_reopens():
 
 
 def test_s4_closed_market_reopens_on_its_other_stall():
-    """RULES.md §4: a market reopens on the stall revealed when it closed."""
+    """docs/rules.md §4: a market reopens on the stall revealed when it closed."""
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
@@ -247,7 +247,7 @@ def test_s4_closed_market_reopens_on_its_other_stall():
 
 
 def test_s4_refill_slides_cards_then_draws_and_seals():
-    """RULES.md §4: leftmost lower card moves up if the upper slot is empty, lower cards slide left, draw to 4."""
+    """docs/rules.md §4: leftmost lower card moves up if the upper slot is empty, lower cards slide left, draw to 4."""
     g = abou_simbel(cards=CARDS)
     set_cards(g, LOUQSOR, [None, "harp", None, "chair"], seal=False)
     supply, pos = g.seal_supply, g.deck_pos
@@ -260,7 +260,7 @@ def test_s4_refill_slides_cards_then_draws_and_seals():
 
 
 def test_s4_refill_keeps_the_seal_already_on_the_upper_card():
-    """RULES.md §4: an unbought upper card keeps its seal; no new seal is taken."""
+    """docs/rules.md §4: an unbought upper card keeps its seal; no new seal is taken."""
     g = abou_simbel(cards=CARDS)
     set_cards(g, LOUQSOR, ["mirror", None, "gold", None], seal=True)
     supply, pos = g.seal_supply, g.deck_pos
@@ -271,7 +271,7 @@ def test_s4_refill_keeps_the_seal_already_on_the_upper_card():
 
 
 def test_s4_refill_without_seals_in_supply():
-    """RULES.md §4: the upper card gets a seal only if the supply has one."""
+    """docs/rules.md §4: the upper card gets a seal only if the supply has one."""
     g = abou_simbel()
     g.seals[3] += g.seal_supply
     g.seal_supply = 0
@@ -296,7 +296,7 @@ def _resolve_taking_half(g, market):
 
 
 def test_s4_akhenaton_closes_the_reopening_market_for_good_and_ends_the_game():
-    """RULES.md §4: Akhenaton drawn in a refill: that market closes for good, none reopens, two more closings end it."""
+    """docs/rules.md §4: Akhenaton drawn in a refill: that market closes for good, none reopens, two more closings end it."""
     g = abou_simbel()
     set_cards(g, LOUQSOR, [None, "harp", None, None], seal=False)
     _akhenaton_next_but(g, 1)

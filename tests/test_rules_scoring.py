@@ -1,4 +1,4 @@
-"""RULES.md §5: scoring by owner count, double senets, Deben, seals, in-play points, winners."""
+"""docs/rules.md §5: scoring by owner count, double senets, Deben, seals, in-play points, winners."""
 import pytest
 
 from conftest import give, position, refresh
@@ -18,13 +18,13 @@ def scored(players=4, gifts=None, money=0, seals=0, points=0):
 
 @pytest.mark.parametrize("owners, value", [(1, 9), (2, 7), (3, 5), (4, 5)])
 def test_s5_value_by_owner_count(owners, value):
-    """RULES.md §5: a harp is worth 9, 7, 5 points with 1, 2, 3+ owners of harps."""
+    """docs/rules.md §5: a harp is worth 9, 7, 5 points with 1, 2, 3+ owners of harps."""
     g = scored(gifts={seat: {"harp": 2} for seat in range(owners)})
     assert g.scores().tolist() == [2 * value] * owners + [0] * (4 - owners)
 
 
 def test_s5_gold_and_statuette_rulebook_values():
-    """RULES.md §5 (rulebook): gold 14 alone, 7 with 3+ owners; statuette 11 alone, 6 with 3+ owners."""
+    """docs/rules.md §5 (rulebook): gold 14 alone, 7 with 3+ owners; statuette 11 alone, 6 with 3+ owners."""
     assert scored(gifts={0: {"gold": 1}}).scores()[0] == 14
     assert scored(gifts={s: {"gold": 1} for s in range(3)}).scores()[0] == 7
     assert scored(gifts={0: {"statuette": 1}}).scores()[0] == 11
@@ -33,7 +33,7 @@ def test_s5_gold_and_statuette_rulebook_values():
 
 @pytest.mark.parametrize("others, double_value", [(0, 12), (1, 10), (2, 8)])
 def test_s5_double_senet_counts_two_items(others, double_value):
-    """RULES.md §5: a double senet is two senets: 12, 10 or 8 points; single and double senets are one type."""
+    """docs/rules.md §5: a double senet is two senets: 12, 10 or 8 points; single and double senets are one type."""
     gifts = {0: {"double_senet": 1}}
     gifts.update({1 + i: {"senet": 1} for i in range(others)})
     g = scored(gifts=gifts)
@@ -43,13 +43,13 @@ def test_s5_double_senet_counts_two_items(others, double_value):
 
 
 def test_s5_one_point_per_two_deben_three_per_seal_and_in_play_points():
-    """RULES.md §5: +1 point per 2 Deben (rounded down), +3 per unspent seal, plus points scored in play."""
+    """docs/rules.md §5: +1 point per 2 Deben (rounded down), +3 per unspent seal, plus points scored in play."""
     g = scored(money=[0, 1, 7, 10], seals=[0, 0, 1, 2], points=[0, 4, 0, 1])
     assert g.scores().tolist() == [0, 0 + 4, 3 + 3, 5 + 6 + 1]
 
 
 def test_s5_scores_equal_a_hand_computation():
-    """RULES.md §5: a hand-built 4-player position, counted by hand."""
+    """docs/rules.md §5: a hand-built 4-player position, counted by hand."""
     g = scored(gifts={0: {"harp": 2, "double_senet": 1, "gold": 1},
                       1: {"harp": 1, "senet": 1, "necklace": 2},
                       2: {"senet": 2, "mirror": 1, "statuette": 1},
@@ -65,7 +65,7 @@ def test_s5_scores_equal_a_hand_computation():
 
 
 def test_s5_three_player_scores():
-    """RULES.md §5 with 3 players: 3 owners is the 3+ column."""
+    """docs/rules.md §5 with 3 players: 3 owners is the 3+ column."""
     g = scored(players=3, gifts={0: {"chair": 1}, 1: {"chair": 2}, 2: {"chair": 1, "gold": 1}}, money=[2, 0, 0])
     assert g.scores().tolist() == [5 + 1, 10, 5 + 14]
 
@@ -78,7 +78,7 @@ def _over(g):
 
 
 def test_s5_tie_broken_by_most_deben():
-    """RULES.md §5: equal points: the player with most Deben wins."""
+    """docs/rules.md §5: equal points: the player with most Deben wins."""
     g = _over(scored(gifts={0: {"harp": 1}, 1: {"chair": 1}}, money=[9, 8, 0, 0]))
     assert g.scores()[0] == g.scores()[1] == 9 + 4
     assert g.winners() == [0]
@@ -86,14 +86,14 @@ def test_s5_tie_broken_by_most_deben():
 
 
 def test_s5_still_tied_is_a_shared_win():
-    """RULES.md §5: equal points and equal Deben: a shared win."""
+    """docs/rules.md §5: equal points and equal Deben: a shared win."""
     g = _over(scored(gifts={0: {"harp": 1}, 2: {"chair": 1}}, money=[4, 0, 4, 0]))
     assert g.winners() == [0, 2]
     assert g.returns().tolist() == [1, -1, 1, -1]
 
 
 def test_s5_returns_are_zero_before_the_end():
-    """RULES.md §5: the winner is decided at the end; returns are zero while the game runs."""
+    """docs/rules.md §5: the winner is decided at the end; returns are zero while the game runs."""
     g = scored(gifts={0: {"gold": 1}})
     assert g.winners() == [0]
     assert not g.returns().any()

@@ -1,4 +1,4 @@
-"""RULES.md §1: components and setup for 3 and 4 players."""
+"""docs/rules.md §1: components and setup for 3 and 4 players."""
 from collections import Counter
 
 import numpy as np
@@ -13,7 +13,7 @@ MONEY = {3: [9, 10, 10], 4: [8, 9, 9, 10]}
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_s1_money_by_seat_from_the_first_player(players):
-    """RULES.md §1: starting Deben by seat in turn order, starting with the first player."""
+    """docs/rules.md §1: starting Deben by seat in turn order, starting with the first player."""
     firsts = set()
     for seed in SEEDS:
         g = new_game(players, seed)
@@ -28,7 +28,7 @@ def test_s1_money_by_seat_from_the_first_player(players):
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_s1_servants_reserves_and_seals(players):
-    """RULES.md §1: 4 servants each, 1 Deben on each Reserve, 12 Royal Seals (3 on the upper cards)."""
+    """docs/rules.md §1: 4 servants each, 1 Deben on each Reserve, 12 Royal Seals (3 on the upper cards)."""
     g = new_game(players, 3)
     assert g.servants[:players].tolist() == [4] * players
     assert not g.servants[players:].any() and not g.tutors.any()
@@ -41,7 +41,7 @@ def test_s1_servants_reserves_and_seals(players):
 
 
 def test_s1_senets_removed_with_3_players():
-    """RULES.md §1: the 8 senet cards go back in the box with 3 players; all 46 gifts with 4."""
+    """docs/rules.md §1: the 8 senet cards go back in the box with 3 players; all 46 gifts with 4."""
     senets = [kind(new_game(3), "senet"), kind(new_game(3), "double_senet")]
     g3, g4 = new_game(3, 5), new_game(4, 5)
     akhenaton3, akhenaton4 = g3.rules.num_kinds, g4.rules.num_kinds
@@ -56,7 +56,7 @@ def test_s1_senets_removed_with_3_players():
 
 
 def test_s1_one_scribe_plus_2_removed_with_3_players():
-    """RULES.md §1/§6: 13 base characters with 4 players; one Scribe +2 fewer with 3."""
+    """docs/rules.md §1/§6: 13 base characters with 4 players; one Scribe +2 fewer with 3."""
     g3, g4 = new_game(3), new_game(4)
     roster = {"scribe_3": 1, "scribe_2": 3, "merchant": 2, "royal_servant": 2, "treasurer": 2,
               "vizier": 1, "head_priest": 1, "thief": 1}
@@ -68,7 +68,7 @@ def test_s1_one_scribe_plus_2_removed_with_3_players():
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_s1_akhenaton_among_the_last_five_cards(players):
-    """RULES.md §1: Akhenaton is shuffled with 4 unseen gifts at the bottom of the deck."""
+    """docs/rules.md §1: Akhenaton is shuffled with 4 unseen gifts at the bottom of the deck."""
     places = Counter()
     for seed in SEEDS:
         g = new_game(players, seed)
@@ -81,7 +81,7 @@ def test_s1_akhenaton_among_the_last_five_cards(players):
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_s1_three_open_markets_filled_with_four_cards_and_a_seal(players):
-    """RULES.md §1: each open market gets 4 gifts, the first drawn on the upper slot with a seal."""
+    """docs/rules.md §1: each open market gets 4 gifts, the first drawn on the upper slot with a seal."""
     g = new_game(players, 11)
     open_markets = [GIZEH, AKHET_ATON, ABOU_SIMBEL]
     assert g.deck_pos == 12
@@ -93,7 +93,7 @@ def test_s1_three_open_markets_filled_with_four_cards_and_a_seal(players):
 
 
 def test_s1_louqsor_starts_closed_and_empty():
-    """RULES.md §1: the Market Closed tile covers Louqsor's visible stall; nobody may place there."""
+    """docs/rules.md §1: the Market Closed tile covers Louqsor's visible stall; nobody may place there."""
     g = new_game(4, 2)
     assert not g.is_open[LOUQSOR] and not g.dead[LOUQSOR]
     assert (g.slots[LOUQSOR] < 0).all() and not g.seal_on[LOUQSOR]
@@ -101,7 +101,7 @@ def test_s1_louqsor_starts_closed_and_empty():
 
 
 def test_s1_beginner_visible_stalls():
-    """RULES.md §1/§3: beginner setup shows the right stalls, and Louqsor's left stall (closed)."""
+    """docs/rules.md §1/§3: beginner setup shows the right stalls, and Louqsor's left stall (closed)."""
     for seed in range(5):
         g = new_game(4, seed, setup="beginner")
         assert g.side[:4].tolist() == [RIGHT, RIGHT, RIGHT, LEFT]
@@ -113,7 +113,7 @@ def test_s1_beginner_visible_stalls():
 
 
 def test_s1_advanced_setup_randomises_sides_seeded():
-    """RULES.md §1: advanced setup puts each Reserve on a random side, from the game's seed."""
+    """docs/rules.md §1: advanced setup puts each Reserve on a random side, from the game's seed."""
     sides = [tuple(new_game(4, seed, setup="advanced").side[:4].tolist()) for seed in SEEDS]
     for m in range(4):
         assert {s[m] for s in sides} == {LEFT, RIGHT}
@@ -123,7 +123,7 @@ def test_s1_advanced_setup_randomises_sides_seeded():
 
 
 def test_s1_bad_options_are_refused():
-    """RULES.md §1: base game with 3 or 4 players; a bad option names the problem."""
+    """docs/rules.md §1: base game with 3 or 4 players; a bad option names the problem."""
     with pytest.raises(ValueError, match="setup"):
         new_game(4, setup="expert")
     with pytest.raises(ValueError, match="num_players"):

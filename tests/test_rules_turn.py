@@ -1,4 +1,4 @@
-"""RULES.md §2: a turn (character, placement bonuses, closing by choice, turn order)."""
+"""docs/rules.md §2: a turn (character, placement bonuses, closing by choice, turn order)."""
 import pytest
 
 from conftest import ABOU_SIMBEL, GIZEH, act, legal, position, put
@@ -15,7 +15,7 @@ from nefertiti_env.core.phases import PH_HIGH, PH_OTHER, PH_PLACE, PH_TURN
     ("3", False, 0, 0),     # both, but the Reserve is empty
 ])
 def test_s2_placement_bonuses(square, occupied, reserve, gain):
-    """RULES.md §2: +1 Deben for the first servant into an empty market, +1 on a coin square, from the Reserve."""
+    """docs/rules.md §2: +1 Deben for the first servant into an empty market, +1 on a coin square, from the Reserve."""
     g = position(4, money=[5, 5, 5, 5], reserve=[1, 1, reserve, 1])
     if occupied:
         put(g, ABOU_SIMBEL, 8, 1)
@@ -26,7 +26,7 @@ def test_s2_placement_bonuses(square, occupied, reserve, gain):
 
 
 def test_s2_one_servant_per_square():
-    """RULES.md §2: a bid square holds one servant; an occupied square is not a legal placement."""
+    """docs/rules.md §2: a bid square holds one servant; an occupied square is not a legal placement."""
     g = position(4)
     put(g, ABOU_SIMBEL, 5, 2)
     assert "place Abou Simbel 5" not in legal(g)
@@ -37,7 +37,7 @@ def test_s2_one_servant_per_square():
 
 
 def test_s2_placement_only_on_visible_stalls_of_open_markets():
-    """RULES.md §2: servants go on the visible stall of an open market (not Louqsor, not hidden squares)."""
+    """docs/rules.md §2: servants go on the visible stall of an open market (not Louqsor, not hidden squares)."""
     g = position(4)
     places = {s for s in legal(g) if s.startswith("place")}
     assert "place Gizeh 10" not in places          # square of Gizeh's hidden left stall
@@ -48,7 +48,7 @@ def test_s2_placement_only_on_visible_stalls_of_open_markets():
 
 
 def test_s2_turn_passes_to_the_left():
-    """RULES.md §2: after a placement the player to the left plays."""
+    """docs/rules.md §2: after a placement the player to the left plays."""
     g = position(3, turn=1)
     act(g, "place Gizeh 2")
     assert g.current_player == g.turn_player == 2
@@ -57,7 +57,7 @@ def test_s2_turn_passes_to_the_left():
 
 
 def test_s2_several_servants_of_a_player_in_one_market():
-    """RULES.md §2: a player may have several servants in the same market."""
+    """docs/rules.md §2: a player may have several servants in the same market."""
     g = position(4)
     put(g, GIZEH, 0, 0)
     act(g, "place Gizeh 5")
@@ -65,7 +65,7 @@ def test_s2_several_servants_of_a_player_in_one_market():
 
 
 def test_s2_closing_by_choice_only_without_servants_in_supply():
-    """RULES.md §2: a player with a servant left must place; no close action is legal."""
+    """docs/rules.md §2: a player with a servant left must place; no close action is legal."""
     g = position(4)
     put(g, GIZEH, 0, 0)
     assert not any(s.startswith("close") for s in legal(g))
@@ -74,7 +74,7 @@ def test_s2_closing_by_choice_only_without_servants_in_supply():
 
 
 def test_s2_closing_by_choice_only_markets_holding_your_servant():
-    """RULES.md §2: with no servant left, choose a market holding one of your servants; it closes at once."""
+    """docs/rules.md §2: with no servant left, choose a market holding one of your servants; it closes at once."""
     g = position(4, money=[10, 10, 10, 10], reserve=[1, 1, 1, 1])
     put(g, GIZEH, 0, 0)
     put(g, GIZEH, 1, 0)
@@ -94,7 +94,7 @@ def test_s2_closing_by_choice_only_markets_holding_your_servant():
 
 
 def test_s2_at_most_one_character_per_turn():
-    """RULES.md §2: a player spends at most one seal (one character) per turn."""
+    """docs/rules.md §2: a player spends at most one seal (one character) per turn."""
     g = position(4, seals=[2, 0, 0, 0])
     act(g, "character Vizier")
     assert g.phase == PH_PLACE
@@ -106,7 +106,7 @@ def test_s2_at_most_one_character_per_turn():
 
 
 def test_s2_placement_is_mandatory_after_a_character():
-    """RULES.md §2: playing a character does not replace the placement."""
+    """docs/rules.md §2: playing a character does not replace the placement."""
     g = position(4, seals=[1, 0, 0, 0])
     act(g, "character Vizier")
     assert g.current_player == 0 and g.turn_player == 0
@@ -116,7 +116,7 @@ def test_s2_placement_is_mandatory_after_a_character():
 
 @pytest.mark.parametrize("players, closer", [(4, 2), (4, 3), (3, 2)])
 def test_s2_play_resumes_left_of_the_closer(players, closer):
-    """RULES.md §2: after a resolution, the player to the left of the one who caused the closing plays."""
+    """docs/rules.md §2: after a resolution, the player to the left of the one who caused the closing plays."""
     others = [s for s in range(players) if s != closer]
     g = position(players, turn=closer, money=[10] * players)
     put(g, ABOU_SIMBEL, 7, others[0])
@@ -133,7 +133,7 @@ def test_s2_play_resumes_left_of_the_closer(players, closer):
 
 
 def test_s2_current_player_is_the_servant_owner_during_resolution():
-    """RULES.md §2/§4: each servant's owner decides, while the turn stays with the closer."""
+    """docs/rules.md §2/§4: each servant's owner decides, while the turn stays with the closer."""
     g = position(4, turn=1, money=[10] * 4)
     put(g, ABOU_SIMBEL, 8, 3)
     put(g, ABOU_SIMBEL, 7, 0)

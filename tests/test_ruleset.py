@@ -1,4 +1,4 @@
-"""The ruleset file (RULES.md preamble, §1, §3, §5, §6 data): loading, and every validation error.
+"""The ruleset file (docs/rules.md (introduction), §1, §3, §5, §6 data): loading, and every validation error.
 
 Invalid rulesets are modified copies of the default TOML, built as dicts (tomllib) or
 written as files; `RulesetError.problems` must name each problem's key with a reason.
@@ -233,7 +233,7 @@ def test_unknown_key_is_an_error():
 
 
 def test_default_ruleset_loads_and_says_it_is_reconstructed():
-    """RULES.md preamble: the default ruleset is the reconstruction and says so."""
+    """docs/rules.md (introduction): the default ruleset is the reconstruction and says so."""
     rs = load_ruleset()
     assert rs.reconstructed and rs.name == "default"
     assert "RECONSTRUCTION" in DEFAULT_TEXT
@@ -272,7 +272,7 @@ def test_missing_ruleset_file(tmp_path):
 
 
 def test_user_ruleset_file_changes_gift_values_and_scores(tmp_path):
-    """RULES.md: a user corrects a value in their own file; the game scores with it."""
+    """docs/rules.md: a user corrects a value in their own file; the game scores with it."""
     old = "gold      = { values = [14, 10, 7]"
     assert old in DEFAULT_TEXT
     path = tmp_path / "my_rules.toml"

@@ -23,7 +23,7 @@ POLICIES = {"first": lambda legal: legal[0], "last": last_legal}
 
 def power_bound(g: NefertitiGame, char, seat: int) -> int:
     """The most decisions the power of `char` may take for `seat`, from its parameters and the position
-    when it was played (RULES.md §6): one per own card for the discarding powers, `cards` exchanges of two
+    when it was played (docs/rules.md §6): one per own card for the discarding powers, `cards` exchanges of two
     decisions plus `done` plus the order of the seen cards for the Oracle, `exchanges` exchanges of three
     decisions plus `done` for the Trader, one choice per classic market for the Beggar."""
     params, owned = char.params, int(g.owned[seat].sum())

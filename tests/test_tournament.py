@@ -61,7 +61,7 @@ def test_mean_rank_interval_hand_computed():
 
 
 def test_ranks_break_ties_by_deben_and_share_equal_places():
-    """RULES.md §5: most points; tie: most Deben; still tied: shared."""
+    """docs/rules.md §5: most points; tie: most Deben; still tied: shared."""
     assert ranks_of([50, 60, 60, 40], [3, 1, 2, 9]) == [3, 2, 1, 4]
     assert ranks_of([60, 60, 40], [2, 2, 9]) == [1, 1, 3]
 

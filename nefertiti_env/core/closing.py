@@ -1,4 +1,4 @@
-"""Market closing conditions (RULES.md section 3): every closing kind lives here.
+"""Market closing conditions (docs/rules.md §3): every closing kind lives here.
 
 A kind is a parameter schema plus a check. The ruleset file names a kind and its
 parameters per stall; a corrected reference sheet needs no new code unless it

@@ -1,4 +1,4 @@
-"""NefertitiGame: state, legal actions, apply, turn flow (RULES.md sections 1-2).
+"""NefertitiGame: state, legal actions, apply, turn flow (docs/rules.md §1-§2).
 
 State lives in small numpy arrays plus a few ints. The integer arrays are views
 of one buffer, `state` (layout in `state_layout`), so the observation encoder

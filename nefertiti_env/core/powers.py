@@ -1,4 +1,4 @@
-"""Character powers (RULES.md section 6): each power in one place.
+"""Character powers (docs/rules.md §6): each power in one place.
 
 A power is a parameterised kind named by the ruleset file (`power = "scribe"`,
 `bonus = 2`). Its choices are a sequence of masked decisions by the player who

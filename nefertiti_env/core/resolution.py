@@ -1,4 +1,4 @@
-"""Market resolution, closing and refill (RULES.md sections 4 and 7).
+"""Market resolution, closing and refill (docs/rules.md §4 and §7).
 
 Servants (and tutors) are resolved in descending bid order. Each owner's choice
 is a decision of that owner, so `current_player` can differ from the seat whose

@@ -1,4 +1,4 @@
-"""Which character cards are available in a game (RULES.md section 6, expansion setup)."""
+"""Which character cards are available in a game (docs/rules.md §6, expansion setup)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Load and validate a ruleset file: all component data of the game lives there.
 
-The default file is RULES.md's reconstruction. `load_ruleset` checks everything
+The default file is docs/rules.md's reconstruction. `load_ruleset` checks everything
 and raises one `RulesetError` listing every problem with its key and reason, so a
 user correcting a value sees all mistakes at once.
 """

@@ -1,4 +1,4 @@
-"""Scoring (RULES.md section 5): gift values by owner count, foreign bonuses, Deben, seals."""
+"""Scoring (docs/rules.md §5): gift values by owner count, foreign bonuses, Deben, seals."""
 from __future__ import annotations
 
 import numpy as np
