@@ -17,6 +17,7 @@ import yaml
 from agents import parse_spec
 from agents.ppo import model_file
 from nefertiti_env import NefertitiGame
+from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
@@ -34,11 +35,14 @@ class EnvConfig:
     ruleset: str = "default"            # "default" or a ruleset file path
     setup: str = "beginner"             # beginner or advanced stall sides
     reward: str = "win_loss"            # terminal reward of the learner, one of REWARDS
+    observation: str = "v0"             # observation version: v0 (3,225 floats) or the compact v1 (657)
     n_envs: int = 16                    # environments stepped together (the policy runs on all at once)
     workers: int = 2                    # processes that step them (1: in the training process)
 
     def problems(self) -> list[str]:
         out = [f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}"] * (self.reward not in REWARDS)
+        out += [f"observation must be one of {', '.join(OBSERVATIONS)}, got {self.observation!r}"] \
+            * (self.observation not in OBSERVATIONS)
         out += [f"{k} must be >= 1, got {getattr(self, k)}" for k in ("n_envs", "workers") if getattr(self, k) < 1]
         try:                             # the core knows which tables it can play
             NefertitiGame(num_players=self.num_players, ruleset=self.ruleset, setup=self.setup, seed=0)
