@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.limits import MAX_KINDS, MAX_SLOTS, NUM_MARKETS
+from ..core.limits import MAX_SLOTS, NUM_MARKETS
 from ..core.ruleset import Ruleset
-from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SHAPES, SLICES, \
+from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SLICES, \
     Plan, block_slices, encode, observation_high, seat_plan
 
 DROPPED = ("market_squares",)
