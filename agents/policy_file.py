@@ -7,7 +7,7 @@ nefertiti model file (`.pt`) is instead a dict of tensors and plain values only,
 `torch.load(weights_only=True)` (torch's restricted loader refuses anything else):
 
     format, version     "nefertiti-ppo", 1
-    meta                JSON text: net_arch, obs_size, num_actions (and a checkpoint's counters)
+    meta                JSON text: net_arch, obs_size (which names the observation version), num_actions (and a checkpoint's counters)
     policy              the policy's state dict
     optimizer           the Adam state dict (checkpoints and final models; snapshots have none)
 
@@ -89,13 +89,15 @@ def build_policy(meta: dict):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from nefertiti_env.encoding import OBS_SIZE
+    from nefertiti_env.encoding.versions import version_of_size
 
-    if meta["obs_size"] != OBS_SIZE:
-        raise ModelFileError(f"the model sees {meta['obs_size']} observation features, this version encodes "
-                             f"{OBS_SIZE}: train it again with this version")
+    try:                                 # its input size names the observation version it reads
+        version_of_size(meta["obs_size"])
+    except ValueError as err:
+        raise ModelFileError(f"the model sees {meta['obs_size']} observation features: {err}; "
+                             "train it again with this version") from None
     # the bounds do not shape the network (a vector observation is not rescaled), so none are stored
-    observation_space = spaces.Box(low=0.0, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+    observation_space = spaces.Box(low=0.0, high=np.inf, shape=(meta["obs_size"],), dtype=np.float32)
     return MaskableActorCriticPolicy(observation_space, spaces.Discrete(meta["num_actions"]),
                                      lambda _: 0.0, net_arch=meta["net_arch"])
 

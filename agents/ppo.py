@@ -2,8 +2,8 @@
 
 `PPOAgent(path)` loads a model file (`.pt`: a run's `final_model.pt`, a checkpoint's
 `model.pt` or an opponent-pool snapshot) or a run folder (its final model), without
-unpickling anything (`agents.policy_file`). It observes its seat with the same encoder
-as training and chooses among the legal actions only. Sampled actions
+unpickling anything (`agents.policy_file`). It observes its seat with the encoder it was
+trained on (v0 or v1, told by the policy's input size) and chooses among the legal actions only. Sampled actions
 (`deterministic=False`) come from the bot's own seeded generator, so the same
 seed gives the same decisions. torch and sb3-contrib load on first use.
 """
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nefertiti_env.encoding import observe
+from nefertiti_env.encoding import OBSERVATIONS
+from nefertiti_env.encoding.versions import version_of_size
 
 from . import policy_file
 from .base import Agent
@@ -62,6 +63,7 @@ class PPOAgent(Agent):
         self.path = str(path)
         self.deterministic = bool(deterministic)
         self.policy = load_policy(path)
+        self.observe = OBSERVATIONS[version_of_size(self.policy.observation_space.shape[0])].observe
 
     def probabilities(self, game, seat: int) -> np.ndarray:
         """The policy's probability of each action (zero for illegal ones) for `seat` now."""
@@ -78,7 +80,7 @@ class PPOAgent(Agent):
 
         policy = self.policy
         with torch.no_grad():
-            features = policy.pi_features_extractor(torch.as_tensor(observe(game, seat))[None])
+            features = policy.pi_features_extractor(torch.as_tensor(self.observe(game, seat))[None])
             return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
 
     def act(self, game, seat: int) -> int:

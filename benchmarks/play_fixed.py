@@ -60,9 +60,10 @@ def main() -> None:
         decisions = play_env(args.games, OTHER_ENVS[args.target])
     else:
         if args.target == "env-no-obs":
-            aec = importlib.import_module("nefertiti_env.env.aec")
-            constant = np.zeros(aec.OBS_SIZE, dtype=np.float32)
-            aec.observe = lambda game, seat: constant
+            versions = importlib.import_module("nefertiti_env.encoding.versions")
+            v0 = versions.OBSERVATIONS["v0"]
+            constant = np.zeros(v0.size, dtype=np.float32)
+            versions.OBSERVATIONS["v0"] = v0._replace(observe=lambda game, seat: constant)
         decisions = play_env(args.games, "nefertiti/Nefertiti-v0", num_players=4)
     seconds = time.process_time() - start
     print(decisions)

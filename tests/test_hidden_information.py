@@ -1,7 +1,7 @@
 """Hidden information (issue 3; docs/rules.md §1 deck, expansion Oracle): what a seat may know of the undrawn deck.
 
 Two states that differ only in the order of undrawn cards a seat has not seen must look the same to that
-seat: identical observation vectors, readable views and legal actions. The Oracle's player knows the bottom
+seat: identical observation vectors (v0 and the compact v1), readable views and legal actions. The Oracle's player knows the bottom
 cards from then on (`known_cards`), and no other player does. `resample_hidden` reshuffles exactly the
 cards a seat has not seen, keeping the Akhenaton card among the last five places.
 """
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import act, card_code, give, play_random, position, refresh
 from nefertiti_env import NefertitiGame
-from nefertiti_env.encoding import observation_dict, observe
+from nefertiti_env.encoding import observation_dict, observe, observe_v1
 
 SETTINGS = [(2, True, "intrigue_at_court"), (3, False, "expansion"), (4, True, "intrigue_at_court"),
             (5, True, "expansion"), (3, True, "base")]
@@ -39,7 +39,8 @@ def reordered(g, places: list[int], rng) -> NefertitiGame:
 
 
 def looks_the_same(g, h, seat) -> bool:
-    same = np.array_equal(observe(g, seat), observe(h, seat)) and observation_dict(g, seat) == observation_dict(h, seat)
+    same = all(np.array_equal(encoder(g, seat), encoder(h, seat)) for encoder in (observe, observe_v1)) \
+        and observation_dict(g, seat) == observation_dict(h, seat)
     if g.current_player == seat:
         same = same and g.legal_actions() == h.legal_actions()
     return same
@@ -96,6 +97,7 @@ def test_oracle_player_observation_shows_the_known_bottom_cards():
     refresh(h)
     assert g.known_cards(0) != h.known_cards(0)
     assert not np.array_equal(observe(g, 0), observe(h, 0))
+    assert not np.array_equal(observe_v1(g, 0), observe_v1(h, 0))
     assert observation_dict(g, 0) != observation_dict(h, 0)
     for seat in (1, 2):
         assert h.known_cards(seat) == {}

@@ -11,7 +11,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 from nefertiti_env.encoding import OBS_SIZE, observation_dict, observation_high, observe
 from nefertiti_env.core.limits import MAX_KINDS
-from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, SHAPES, SLICES, _plan, _state, card_name, \
+from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, SHAPES, SLICES, seat_plan, _state, card_name, \
     layout_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
@@ -233,7 +233,7 @@ def test_every_table_and_option_set_fits_the_same_vector(players, options):
     rng = np.random.default_rng(1)
     while not g.is_over():
         for seat in range(players):
-            numbers = _state(g, seat).take(_plan(g, seat).ind_src)
+            numbers = _state(g, seat).take(seat_plan(g, seat).ind_src)
             assert ((numbers >= _LOWEST) & (numbers < _LOWEST + _WIDTH)).all()
             obs = observe(g, seat)
             assert obs.shape == (OBS_SIZE,) and (obs >= 0).all() and (obs <= observation_high(g.rules)).all()

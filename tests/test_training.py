@@ -16,7 +16,7 @@ import pytest
 import torch
 import yaml
 
-from nefertiti_env.agents import Agent, RandomBot, make_bot
+from nefertiti_env.agents import Agent, RandomBot, make_bot, policy_file
 from nefertiti_env.agents.policy_file import ModelFileError
 from nefertiti_env.agents.ppo import load_policy
 from nefertiti_env.agents.run_folder import RunFolderError
@@ -229,10 +229,10 @@ def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
 
 # ---------------------------------------------------------------- a tiny run
 
-def tiny_config(out, total):
+def tiny_config(out, total, observation="v0"):
     return config_from_dict({
         "total_timesteps": total, "seed": 3, "out": str(out), "checkpoint_every": 256,
-        "env": {"num_players": 3, "n_envs": 2, "workers": 1},
+        "env": {"num_players": 3, "n_envs": 2, "workers": 1, "observation": observation},
         "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}, "snapshot_every": 256, "max_snapshots": 3},
         "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "evaluation": {"every_steps": 256, "games": 3, "final_games": 3, "baselines": ["random"], "workers": 1},
@@ -289,6 +289,27 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
     again = PPOAgent(out, deterministic=False, seed=1)                           # a run folder loads its final model
     assert [bot.act(game, game.current_player) for _ in range(5)] == [again.act(game, game.current_player)
                                                                        for _ in range(5)]
+
+
+def test_a_v1_run_trains_on_the_compact_observation_and_its_bot_reads_v1(tmp_path):
+    """`env.observation: v1`: the learner's network takes the 657 floats, and the saved model, loaded as a
+    bot, observes with the v1 encoder (its input size names the version)."""
+    from nefertiti_env.agents.ppo import PPOAgent
+    from nefertiti_env.encoding import V1_SIZE, observe_v1
+    from nefertiti_env.training.trainer import RunPaths, train
+
+    out = tmp_path / "run"
+    results = train(tiny_config(out, 256, observation="v1"), progress=False)
+    assert results[0].games == 3
+    meta, _ = policy_file.read(RunPaths(out).final_model)
+    assert meta["obs_size"] == V1_SIZE
+    bot = PPOAgent(out, deterministic=False, seed=1)
+    assert bot.observe is observe_v1
+    game = NefertitiGame(num_players=3, seed=2)
+    probs = bot.probabilities(game, game.current_player)
+    assert probs.sum() == pytest.approx(1) and set(np.flatnonzero(probs)) <= set(game.legal_actions())
+    with pytest.raises(ConfigError, match="env.observation must be one of v0, v1, got 'v9'"):
+        config_from_dict({"env": {"observation": "v9"}})
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from nefertiti_env.agents import parse_spec
 from nefertiti_env.agents.config import Float, Int, Section, problems
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
+from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
@@ -43,6 +44,8 @@ class EnvConfig(Section):
     ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
     setup: Literal["beginner", "advanced"] = Field("beginner", description="the visible stalls")
     reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
+    observation: Literal[tuple(OBSERVATIONS)] = Field(
+        "v0", description="observation version: v0 (3,225 floats) or the compact v1 (657)")
     n_envs: Count = Field(16, description="environments stepped together (the policy runs on all at once)")
     workers: Count = Field(2, description="processes that step them (1: in the training process)")
 

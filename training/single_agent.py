@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
-from nefertiti_env.encoding import OBS_SIZE, observation_high, observe
+from nefertiti_env.encoding import observation_version
 from nefertiti_env.env.aec import final_rewards
 
 from .opponents import OpponentPool
@@ -27,7 +27,7 @@ from .opponents import OpponentPool
 class SingleAgentEnv(gymnasium.Env):
     """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
 
-    Observation: the encoder's float32 vector from the learner's seat. Action: the
+    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0" or the compact "v1". Action: the
     flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the legal ones.
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
     opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
@@ -45,15 +45,18 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
-                 opponents: OpponentPool | dict[str, float] | None = None, illegal: str = "raise", **options):
+                 opponents: OpponentPool | dict[str, float] | None = None, illegal: str = "raise",
+                 observation: str = "v0", **options):
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal must be 'raise' or 'lose'; got {illegal!r}")
         self.reward = reward
+        self.encoder = observation_version(observation)
         self.illegal = illegal
         self.opponents = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents or {"random": 1.0})
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.num_players = num_players
-        self.observation_space = spaces.Box(low=0.0, high=observation_high(self._game_args["ruleset"]), shape=(OBS_SIZE,), dtype=np.float32)
+        high = self.encoder.high(self._game_args["ruleset"])
+        self.observation_space = spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: NefertitiGame | None = None
         self.seat = -1
@@ -75,7 +78,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._opponent_kind = names.pop() if len(names) == 1 else "mixed"
         self.done = False
         self._play_opponents()
-        return observe(self.game, self.seat), self._info()
+        return self.encoder.observe(self.game, self.seat), self._info()
 
     def step(self, action):
         game = self.game
@@ -87,14 +90,14 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal == "raise":
                 raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None
             self.done = True
-            return observe(game, self.seat), -1.0, True, False, self._info(illegal=True)
+            return self.encoder.observe(game, self.seat), -1.0, True, False, self._info(illegal=True)
         self._play_opponents()
         if not game.is_over():
-            return observe(game, self.seat), 0.0, False, False, self._info()
+            return self.encoder.observe(game, self.seat), 0.0, False, False, self._info()
         self.done = True
         truncated = game.is_truncated()            # the decision limit: nobody won, reward 0
         reward = 0.0 if truncated else float(final_rewards(game, self.reward)[self.seat])
-        return observe(game, self.seat), reward, not truncated, truncated, self._info()
+        return self.encoder.observe(game, self.seat), reward, not truncated, truncated, self._info()
 
     def _info(self, illegal: bool = False) -> dict:
         """The same keys and types at every reset and step; win and score are the final ones."""

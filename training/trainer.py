@@ -133,7 +133,8 @@ def _env_factory(config: Config, pool_state: dict, subprocess: bool):
     def make():
         if subprocess:
             torch.set_num_threads(1)            # one core per worker: no oversubscription
-        return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state), **game_args(config))
+        return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state),
+                              observation=config.env.observation, **game_args(config))
     return make
 
 

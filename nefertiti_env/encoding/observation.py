@@ -111,14 +111,18 @@ INDICATOR_BLOCKS = (
 )
 BLOCKS = LINEAR_BLOCKS + INDICATOR_BLOCKS
 
-SLICES: dict[str, slice] = {}
-SHAPES: dict[str, tuple[int, ...]] = {}
-_offset = 0
-for _name, _shape, _, _ in BLOCKS:
-    SLICES[_name] = slice(_offset, _offset + int(np.prod(_shape)))
-    SHAPES[_name] = _shape
-    _offset += int(np.prod(_shape))
-OBS_SIZE = _offset
+
+
+def block_slices(blocks) -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
+    """(slice per block, shape per block, size) of blocks laid one after the other."""
+    slices, shapes, offset = {}, {}, 0
+    for name, shape, _, _ in blocks:
+        slices[name], shapes[name] = slice(offset, offset + int(np.prod(shape))), shape
+        offset += int(np.prod(shape))
+    return slices, shapes, offset
+
+
+SLICES, SHAPES, OBS_SIZE = block_slices(BLOCKS)
 LINEAR = SLICES[LINEAR_BLOCKS[-1][0]].stop       # entries [0, LINEAR) are linear, the rest indicators
 
 SCALE = np.ones(OBS_SIZE, dtype=np.float32)      # what each entry's number is divided by (1 for flags)
@@ -210,13 +214,16 @@ def _unseen_start(g) -> int:
     return len(g.state) + len(_FLAGS) * NUM_MARKETS
 
 
-class _Plan(NamedTuple):
+class Plan(NamedTuple):
     src: np.ndarray           # [LINEAR] position of each linear entry's number in the state vector
     a: np.ndarray             # [LINEAR] linear entries: a + b * number
     b: np.ndarray
     ind_src: np.ndarray       # [S] state positions of the numbers indicator entries look at
     ind_offset: np.ndarray    # [S] row start in `lit` minus _LOWEST
-    lit: np.ndarray           # [S * _WIDTH] the entry that is 1 when number S has value v (or the spare OBS_SIZE)
+    lit: np.ndarray           # [S * _WIDTH] the entry number S sets when it has value v (or the spare `size`)
+    lit_value: np.ndarray     # [S * _WIDTH] the value it sets there: 1 for one-hots (v1 also writes codes)
+    face_down: np.ndarray     # [market * place] the entry a face-down card sets to 1
+    size: int                 # entries of the vector
     relative: np.ndarray      # [owner] its seat row as seen by the observer
 
 
@@ -226,7 +233,7 @@ _WIDTH = max(MAX_KINDS + 1, TUTOR + MAX_PLAYERS - 1, NUM_PHASES - 1, MAX_CHARACT
              NUM_OWNERS - 1, KNOWN - 1) + 1 - _LOWEST
 
 
-def _build_plan(g, seat: int) -> _Plan:
+def _build_plan(g, seat: int) -> Plan:
     """The tables of one (ruleset, player count, observer seat)."""
     n, nk = g.num_players, g.rules.num_kinds
     first = {name: part.start for name, part, _ in state_slices(nk)}
@@ -313,17 +320,19 @@ def _build_plan(g, seat: int) -> _Plan:
         assert lit[row[source], equals - _LOWEST] == OBS_SIZE, "two entries lit by one value"
         lit[row[source], equals - _LOWEST] = entry
     offset = np.arange(len(sources)) * _WIDTH - _LOWEST
-    return _Plan(src, a, b, np.array(sources), offset, lit.ravel(), relative)
+    return Plan(src, a, b, np.array(sources), offset, lit.ravel(), np.ones(lit.size, np.float32), FACE_DOWN_ENTRIES,
+                 OBS_SIZE, relative)
 
 
 # The face-down column of every card place; a face-down gift also lights its kind (every seat saw it turned).
-_FACE_DOWN_ENTRIES = (SLICES["market_cards"].start + MAX_KINDS
-                      + np.arange(NUM_MARKETS * MAX_SLOTS) * SHAPES["market_cards"][2])
+FACE_DOWN_ENTRIES = (SLICES["market_cards"].start + MAX_KINDS
+                     + np.arange(NUM_MARKETS * MAX_SLOTS) * SHAPES["market_cards"][2])
 
 _PLANS: dict[tuple[int, int, int], tuple] = {}
 
 
-def _plan(g, seat: int) -> _Plan:
+def seat_plan(g, seat: int) -> Plan:
+    """The cached tables of `g`'s (ruleset, player count) for the observer `seat`."""
     key = (id(g.rules), g.num_players, seat)
     entry = _PLANS.get(key)
     if entry is None or entry[0] is not g.rules:
@@ -351,7 +360,7 @@ def _selection_view(game, seat: int) -> list:
     g = game
     spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
     spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
-    relative = _plan(g, seat).relative
+    relative = seat_plan(g, seat).relative
     views = []
     for i, what in enumerate(spec):
         if what == "places":
@@ -370,27 +379,32 @@ def _selection_view(game, seat: int) -> list:
 
 @njit(cache=True)
 def _encode(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending, choices,
-            src, a, b, ind_src, ind_offset, lit, face_down):
-    """The observation vector from `_state_args` and a _Plan's tables."""
+            src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, size, face_down):
+    """The observation vector from `_state_args` and a Plan's tables."""
     vec = _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending,
                         choices)
-    out = np.zeros(OBS_SIZE + 1, dtype=np.float32)           # + a spare entry for values that light nothing
+    out = np.zeros(size + 1, dtype=np.float32)               # + a spare entry for values that light nothing
     for i in range(src.size):                                # float32 products and sums, as numpy would do them
         out[i] = np.float32(vec[src[i]]) * b[i] + a[i]
     for j in range(ind_src.size):
-        out[lit[vec[ind_src[j]] + ind_offset[j]]] = 1
+        k = vec[ind_src[j]] + ind_offset[j]
+        out[lit[k]] = lit_value[k]
     for m in range(face_down.shape[0]):                      # Beggar (expansion): rare, so not an indicator number
         for k in range(face_down.shape[1]):
             if face_down[m, k]:
-                out[_FACE_DOWN_ENTRIES[m * face_down.shape[1] + k]] = 1
-    return out[:OBS_SIZE]
+                out[face_down_entries[m * face_down.shape[1] + k]] = 1
+    return out[:size]
+
+
+def encode(game, seat: int, plan: Plan) -> np.ndarray:
+    """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's)."""
+    return _encode(*_state_args(game, seat), plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
+                   plan.lit_value, plan.face_down, plan.size, game.face_down)
 
 
 def observe(game, seat: int) -> np.ndarray:
     """The float32 observation vector of `seat` (layout in BLOCKS and docs/observation.md)."""
-    plan = _plan(game, seat)
-    return _encode(*_state_args(game, seat), plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
-                   game.face_down)
+    return encode(game, seat, seat_plan(game, seat))
 
 
 def observation_dict(game, seat: int) -> dict:
@@ -402,7 +416,7 @@ def observation_dict(game, seat: int) -> dict:
     """
     g, rs = game, game.rules
     n = g.num_players
-    relative = _plan(g, seat).relative
+    relative = seat_plan(g, seat).relative
     scores = scoring.final_scores(g)
     actor = g.current_player
 
@@ -516,11 +530,12 @@ def observation_high(rules: Ruleset) -> np.ndarray:
     return high
 
 
-def layout_markdown() -> str:
-    """The block table of docs/observation.md."""
+def layout_markdown(blocks=BLOCKS) -> str:
+    """The block table of docs/observation.md (v0's, or v1's with `compact.V1_BLOCKS`)."""
     lines = ["| block | offset | size | shape | content |", "|---|---|---|---|---|"]
-    for name, shape, _, meaning in BLOCKS:
-        s = SLICES[name]
+    slices, _, size = block_slices(blocks)
+    for name, shape, _, meaning in blocks:
+        s = slices[name]
         lines.append(f"| `{name}` | {s.start} | {s.stop - s.start} | {' x '.join(map(str, shape))} | {meaning} |")
-    lines.append(f"| total | | {OBS_SIZE} | | |")
+    lines.append(f"| total | | {size} | | |")
     return "\n".join(lines)

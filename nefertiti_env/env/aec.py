@@ -12,10 +12,12 @@ chosen with `reward=`:
   their places;
 - "score_diff": (own score - mean score of the others) / 100.
 
-Observations are {"observation": float32[OBS_SIZE], "action_mask": int8[NUM_ACTIONS]};
-the mask is all zeros for agents that are not deciding. A game cut short by the decision
-limit (core option `max_decisions`, `game.is_truncated()`) sets `truncations` true for every
-agent, with reward 0 for all (nobody won), per the PettingZoo convention. The observation vector is
+Observations are {"observation": float32[size], "action_mask": int8[NUM_ACTIONS]}, the vector being
+the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0") or the compact "v1" (657,
+"nefertiti/Nefertiti-v1"; docs/observation.md); the mask is all zeros for agents that are not deciding.
+A game cut short by the decision limit (core option `max_decisions`, `game.is_truncated()`) sets
+`truncations` true for every agent, with reward 0 for all (nobody won), per the PettingZoo convention.
+The observation vector is
 computed lazily in `observe`, never in `step`. The game is `env.unwrapped.game`.
 
 Note: `nefertiti_env.env` is the factory function below (like the classic
@@ -32,7 +34,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
 from ..core.actions import action_mask
-from ..encoding import OBS_SIZE, global_state, observation_high, observe, state_high
+from ..encoding import global_state, observation_version, state_high
 from .render import board_text
 
 REWARDS = ("win_loss", "rank", "score_diff")
@@ -65,7 +67,8 @@ class raw_env(AECEnv, EzPickle):
     """Nefertiti for 2 to 5 players.
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
-    ("beginner" or "advanced"), reward (one of REWARDS), render_mode (None,
+    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0" or
+    the compact "v1"), render_mode (None,
     "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
     uint8 array, needing the `viz` extra); any other keyword goes to NefertitiGame
     as a core option.
@@ -75,25 +78,26 @@ class raw_env(AECEnv, EzPickle):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
-                 render_mode: str | None = None, **options):
+                 observation: str = "v0", render_mode: str | None = None, **options):
         EzPickle.__init__(self, num_players=num_players, ruleset=ruleset, setup=setup, reward=reward,
-                          render_mode=render_mode, **options)
+                          observation=observation, render_mode=render_mode, **options)
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.reward = reward
+        self.encoder = observation_version(observation)
         self.render_mode = render_mode
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.game = NefertitiGame(seed=0, **self._game_args)      # checks the options now; reset() replaces it
-        high = observation_high(self.game.rules)
+        high = self.encoder.high(self.game.rules)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
             agent: spaces.Dict({
-                "observation": spaces.Box(low=0.0, high=high, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
@@ -129,7 +133,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat[agent]
         # a new mask, not the game's cached one: that one is read-only
         legal = self.game.legal_actions() if seat == self.game.current_player else []
-        return {"observation": observe(self.game, seat), "action_mask": action_mask(legal)}
+        return {"observation": self.encoder.observe(self.game, seat), "action_mask": action_mask(legal)}
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics: everything, hidden deck order included

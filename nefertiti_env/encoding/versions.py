@@ -1,0 +1,35 @@
+"""The observation versions by name: "v0" (the full layout, 3,225 floats) and "v1" (compact, 657)."""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .compact import V1_SIZE, observation_v1_high, observe_v1
+from .observation import OBS_SIZE, observation_high, observe
+
+
+class ObservationVersion(NamedTuple):
+    size: int                                       # floats in the vector
+    observe: Callable[..., np.ndarray]              # observe(game, seat) -> float32[size]
+    high: Callable[..., np.ndarray]                 # high(rules) -> float32[size]: finite upper bounds
+
+
+OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high),
+                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high)}
+
+
+def observation_version(name: str) -> ObservationVersion:
+    """The encoder called `name`; an unknown name is a ValueError listing the known ones."""
+    if name not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {name!r}")
+    return OBSERVATIONS[name]
+
+
+def version_of_size(size: int) -> str:
+    """The version whose vectors have `size` floats (a trained policy's input size names its encoder)."""
+    names = [name for name, version in OBSERVATIONS.items() if version.size == size]
+    if not names:
+        raise ValueError(f"no observation version has {size} floats (known: "
+                         + ", ".join(f"{n} {v.size}" for n, v in OBSERVATIONS.items()) + ")")
+    return names[0]
