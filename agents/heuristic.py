@@ -6,14 +6,16 @@ out with `evaluation.quick_action`, and the resulting position is scored by
 `evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
 the position after its choices (each looking `power_depth` choices ahead) plus the
-gain of the best placement, since a character is always followed by a placement.
+gain of the best placement, since a character is always followed by a placement; a
+character that grants more placements this turn (the Head Priest) is also credited
+with the best of each further placement, played one after the other.
 The archetypes differ only in their weights, i.e. in what they think a position is
 worth, which makes their plans differ.
 """
 from __future__ import annotations
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.phases import PH_CHARACTER
+from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
 from .base import Agent
 from .evaluation import Weights, seat_value, settle
@@ -55,10 +57,11 @@ class HeuristicBot(Agent):
         values = {a: self._value(base, a, seat) for a in legal if not A.CHARACTER <= a < A.MARKET}
         if len(values) < len(legal):
             # a character is followed by the placement: credit it with the best placement's gain
-            best_move = max(values.values()) - seat_value(base, seat, self.weights)
+            best = max(values, key=values.get)
+            best_move = values[best] - seat_value(base, seat, self.weights)
             for a in legal:
                 if a not in values:
-                    values[a] = self._character_value(base, a, seat) + best_move
+                    values[a] = self._character_value(base, a, seat, best) + best_move
         return values
 
     def _value(self, base, action: int, seat: int) -> float:
@@ -93,15 +96,34 @@ class HeuristicBot(Agent):
             return max(self._character_choices(g, g.legal_actions(), seat, depth).values())
         return seat_value(g, seat, self.weights)
 
-    def _character_value(self, base, action: int, seat: int) -> float:
-        """Value after playing the character with its choices made as in `_character_choices`."""
+    def _character_value(self, base, action: int, seat: int, best: int) -> float:
+        """Value after playing the character with its choices made as in `_character_choices`,
+        plus the gain of the extra placements it grants, if any, after the `best` placement."""
         g = base.clone()
         g.apply(action)
         while g.phase == PH_CHARACTER and g.current_player == seat:
             values = self._character_choices(g, g.legal_actions(), seat)
             g.apply(max(values, key=values.get))
         settle(g, self.rng)
-        return seat_value(g, seat, self.weights)
+        value = seat_value(g, seat, self.weights)
+        if g.extra_placements and best in g.legal_actions():
+            value += self._extra_placements_gain(g, best, seat)
+        return value
+
+    def _extra_placements_gain(self, g, first: int, seat: int) -> float:
+        """Gain of the placements a character grants beyond the usual one (as many as its
+        power's parameter gives): after the `first` placement, the best of each further one."""
+        g.apply(first)
+        settle(g, self.rng)
+        gain = 0.0
+        while g.phase == PH_SECOND and g.current_player == seat:
+            before = seat_value(g, seat, self.weights)
+            values = {a: self._value(g, a, seat) for a in g.legal_actions()}
+            a = max(values, key=values.get)
+            gain += values[a] - before
+            g.apply(a)
+            settle(g, self.rng)
+        return gain
 
 
 class GreedyBot(HeuristicBot):

@@ -2,19 +2,24 @@
 seeding, the evaluation's scoring, hidden information, the terminal player."""
 from __future__ import annotations
 
+import copy
 import io
+import tomllib
 
 import numpy as np
 import pytest
 
 import nefertiti_env
+from conftest import ABOU_SIMBEL, GIZEH, character, position, put, refresh
 from nefertiti_env.agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
 from nefertiti_env.agents.evaluation import Position, settle
 from nefertiti_env.agents.hidden import determinize
 from nefertiti_env.agents.human import HumanBot, QuitGame
-from nefertiti_env import NefertitiGame
+from nefertiti_env import NefertitiGame, load_ruleset
+from nefertiti_env.core.ruleset import DEFAULT_RULESET
 from nefertiti_env.core.scoring import final_scores
 
+DEFAULT_RULES = tomllib.loads(DEFAULT_RULESET.read_text(encoding="utf-8"))
 FAST = {"mcts": "mcts:iterations=8", "greedy": "greedy:samples=1"}
 
 
@@ -95,6 +100,48 @@ def test_heuristics_beat_three_random_bots():
             game = play_game(NefertitiGame(4, seed=seed), bots)
             wins += (seed % 4) in game.winners()
         assert wins >= 3, name
+
+
+
+def head_priest_position(servants: int = 2) -> NefertitiGame:
+    """Seat 0 holds a seal, the Head Priest is the only character left, and each of two
+    markets closes on seat 0's next servant there, seat 0 the highest bidder for gold or a
+    necklace: two valuable placements, worth more than the seal together, not one alone.
+    `servants`: the Head Priest's parameter (placements it grants) in the ruleset."""
+    rules = copy.deepcopy(DEFAULT_RULES)
+    rules["characters"]["head_priest"]["servants"] = servants
+    g = position(4, seals=[1, 0, 0, 0], money=[20, 5, 5, 5], ruleset=load_ruleset(rules),
+                 cards={GIZEH: ["gold", "chair", "harp"], ABOU_SIMBEL: ["necklace", "statuette", "harp"]})
+    for market, value, seat in ((GIZEH, 8, 0), (GIZEH, 0, 1), (GIZEH, 2, 1),   # a 4th piece closes Gizeh
+                                (ABOU_SIMBEL, 7, 0), (ABOU_SIMBEL, 6, 0)):     # a bid of 4 or more closes it
+        put(g, market, value, seat)
+    g.servants[0] = 3
+    g.char_avail[:] = 0
+    g.char_avail[character(g, "head_priest")] = 1
+    refresh(g)
+    return g
+
+
+@pytest.mark.parametrize("name", ["greedy", "collector", "banker"])
+def test_heuristics_play_the_head_priest_for_two_valuable_placements(name):
+    """The Head Priest is credited with the placements its parameter grants: with two it is
+    the best action here; granting one (a seal for nothing) it is not."""
+    for servants, wanted in ((2, True), (1, False)):
+        g = head_priest_position(servants)
+        head_priest = g.string_to_action("character Head Priest")
+        assert head_priest in g.legal_actions()
+        action = make_bot(name, seed=0).act(g, 0)
+        assert (action == head_priest) == wanted, (servants, g.action_to_string(action))
+
+
+def test_heuristics_play_the_head_priest_in_games():
+    """Over a few seeded all-heuristic games the Head Priest gets played (it never was before)."""
+    bots = ["greedy", "collector", "banker", "greedy"]
+    played = 0
+    for seed in range(3):
+        game = play_game(NefertitiGame(4, seed=seed), [make_bot(f"{b}:samples=1", seed=seed) for b in bots])
+        played += int(game.char_played[:4, character(game, "head_priest")].sum())
+    assert played >= 1
 
 
 # ---------------------------------------------------------------- evaluation
