@@ -19,12 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.limits import MEMPHIS
+from nefertiti_env.core.limits import EXTRA, MEMPHIS, SINGLE
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
 from nefertiti_env.core.scoring import scores_of
 
 TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
-SINGLE, EXTRA = 2, 3          # square symbols (core/limits.py SYMBOLS)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.limits import MAX_PLAYERS, NUM_BIDS
+from nefertiti_env.core.limits import COIN, MAX_PLAYERS, NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TUTOR
 from nefertiti_env.core.scoring import base_scores, scores_of, type_bonus, type_items, type_values
 
@@ -24,7 +24,6 @@ from nefertiti_env.agents.stats import ranks_of
 
 from .stats import lead_change_rows
 
-COIN = 1
 CONDITIONS = {"bid_sum": "bid sum {total}", "connected_group": "group of {size}", "line": "line of {length}",
               "count": "{count} servants", "diagonal": "diagonal"}
 

@@ -23,10 +23,9 @@ from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_
                      TUTOR)
 from .powers import POWERS
 from .roster import character_roster, check_roster
-from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SYMBOLS
+from .limits import COIN, MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .ruleset import PACKAGED_RULESETS, Ruleset, deck_counts, load_ruleset
 
-COIN = SYMBOLS["c"]
 
 
 def state_layout(num_kinds: int) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .limits import MEMPHIS, NUM_BIDS, NUM_MARKETS
+from .limits import EXTRA, MEMPHIS, NUM_BIDS, NUM_MARKETS, SINGLE
 from .market import cards, gifts, take_card
 from .powers import start_roaming_thief
 
 from . import phases
 
-SINGLE, EXTRA = 2, 3
 _DONE = 3                       # highest bidder stage after the last pick
 
 
