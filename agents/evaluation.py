@@ -91,13 +91,13 @@ class Position:
         self.tab = tab = tables(rules)
         self.n = game.num_players
         owned, money, seals, points = game.owned[rows], game.money[rows], game.seals[rows], game.points[rows]
-        self.items = (owned @ rules.kind_type_items).tolist()
-        self.bonus = (owned @ rules.kind_type_bonus).tolist()
+        items, bonus = owned @ rules.kind_type_items, owned @ rules.kind_type_bonus
+        self.items, self.bonus = items.tolist(), bonus.tolist()
         self.counts = [sum(1 for row in self.items if row[t] > 0) for t in range(tab.num_types)]
         self.money, self.seals, self.points = money.tolist(), seals.tolist(), points.tolist()
         self.seal_supply = int(game.seal_supply)
         # the core's score, with every Deben worth half a point (an odd one too)
-        self.score = (scores_of(rules, owned, money, seals, points) + money % 2 / 2).tolist()
+        self.score = (scores_of(rules, items, bonus, money, seals, points) + money % 2 / 2).tolist()
 
     def copy(self) -> "Position":
         new = Position()

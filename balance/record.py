@@ -125,7 +125,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             char = None
 
     snaps += [_state(g), *after_chars]                # one batch: turn starts, the end, after characters
-    scores = scores_of(rules, *(np.stack(x) for x in zip(*snaps)))[:, :n]
+    owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
+    scores = scores_of(rules, owned @ rules.kind_type_items, owned @ rules.kind_type_bonus, money, seals, points)[:, :n]
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
     characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]

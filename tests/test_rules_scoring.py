@@ -111,7 +111,8 @@ def test_scores_of_stacked_snapshots_are_each_position_s_base_scores():
         expected.append(base_scores(g))
         legal = g.legal_actions()
         g.apply(legal[rng.integers(len(legal))])
-    stacked = scores_of(g.rules, *(np.stack(x) for x in zip(*snaps)))
+    owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
+    stacked = scores_of(g.rules, owned @ g.rules.kind_type_items, owned @ g.rules.kind_type_bonus, money, seals, points)
     assert stacked.shape == (len(snaps), g.owned.shape[0])
     assert (stacked == np.stack(expected)).all()
     assert stacked[-1, :4].max() > 0                   # the game really scored something

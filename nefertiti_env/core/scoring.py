@@ -28,30 +28,29 @@ def type_values(g, items: np.ndarray | None = None) -> np.ndarray:
     return values_by_owners(g.rules, type_items(g) if items is None else items)
 
 
-def gift_points_of(rules, owned: np.ndarray) -> np.ndarray:
-    """[..., owner] points of the gifts in `owned` ([..., owner, kind]), foreign bonuses included.
+def gift_points_of(rules, items: np.ndarray, bonus: np.ndarray) -> np.ndarray:
+    """[..., owner] points of the gifts held: `items` and foreign `bonus` per type ([..., owner, type]).
 
     Pure over arrays, so bots and the balance lab score positions and snapshots with this code.
     """
-    items = owned @ rules.kind_type_items
-    per_item = values_by_owners(rules, items)[..., None, :] + owned @ rules.kind_type_bonus
+    per_item = values_by_owners(rules, items)[..., None, :] + bonus
     return np.add.reduce(items * per_item, axis=-1)
 
 
-def scores_of(rules, owned: np.ndarray, money: np.ndarray, seals: np.ndarray, points: np.ndarray) -> np.ndarray:
+def scores_of(rules, items, bonus, money: np.ndarray, seals: np.ndarray, points: np.ndarray) -> np.ndarray:
     """[..., owner] gifts + 1 per 2 Deben + 3 per unspent seal + points scored during play
-    (money, seals, points: [..., owner])."""
-    return gift_points_of(rules, owned) + money // 2 + 3 * seals + points
+    (items, bonus as in `gift_points_of`; money, seals, points: [..., owner])."""
+    return gift_points_of(rules, items, bonus) + money // 2 + 3 * seals + points
 
 
 def gift_points(g) -> np.ndarray:
     """[owner] points of the gifts each owner holds now."""
-    return gift_points_of(g.rules, g.owned)
+    return gift_points_of(g.rules, type_items(g), type_bonus(g))
 
 
 def base_scores(g) -> np.ndarray:
     """[owner] scores before the rank bonuses of the end of the game."""
-    return scores_of(g.rules, g.owned, g.money, g.seals, g.points)
+    return scores_of(g.rules, type_items(g), type_bonus(g), g.money, g.seals, g.points)
 
 
 def final_scores(g) -> np.ndarray:
