@@ -6,8 +6,8 @@ gathers them with one copy; `clone()` copies the buffer and rebinds the views.
 Every chance event (shuffles, first player, dice) comes from the game's own seeded
 Generator, so the same seed and actions give the same game, bit for bit.
 
-Market resolution lives in `resolution.py`, character powers in `powers.py`,
-closing kinds in `closing.py`, scoring in `scoring.py`.
+Market resolution lives in `resolution.py`, character powers in `powers.py` (both take
+cards with `market.py`), closing kinds in `closing.py`, scoring in `scoring.py`.
 """
 from __future__ import annotations
 
