@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.limits import MEMPHIS
+from nefertiti_env.core.limits import EXTRA, MEMPHIS, SINGLE
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
+from nefertiti_env.core.scoring import scores_of
 
 TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
-SINGLE, EXTRA = 2, 3          # square symbols (core/limits.py SYMBOLS)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 
 
@@ -87,19 +87,17 @@ class Position:
     def __init__(self, game=None):
         if game is None:
             return
-        rows = owner_rows(game)
-        self.tab = tab = tables(game.rules)
+        rows, rules = owner_rows(game), game.rules
+        self.tab = tab = tables(rules)
         self.n = game.num_players
-        owned = game.owned[rows]
-        self.items = (owned @ game.rules.kind_type_items).tolist()
-        self.bonus = ((owned @ game.rules.kind_type_bonus).tolist() if game.options["memphis"]
-                      else [[0] * tab.num_types for _ in rows])
+        owned, money, seals, points = game.owned[rows], game.money[rows], game.seals[rows], game.points[rows]
+        items, bonus = owned @ rules.kind_type_items, owned @ rules.kind_type_bonus
+        self.items, self.bonus = items.tolist(), bonus.tolist()
         self.counts = [sum(1 for row in self.items if row[t] > 0) for t in range(tab.num_types)]
-        self.money = game.money[rows].tolist()
-        self.seals = game.seals[rows].tolist()
-        self.points = game.points[rows].tolist()
+        self.money, self.seals, self.points = money.tolist(), seals.tolist(), points.tolist()
         self.seal_supply = int(game.seal_supply)
-        self.score = self.scores()
+        # the core's score, with every Deben worth half a point (an odd one too)
+        self.score = (scores_of(rules, items, bonus, money, seals, points) + money % 2 / 2).tolist()
 
     def copy(self) -> "Position":
         new = Position()
@@ -115,17 +113,6 @@ class Position:
         """Points per item of type t with `owners` owners (default: the current count)."""
         owners = self.counts[t] if owners is None else owners
         return self.tab.values[t][min(owners, 3) - 1] if owners else 0
-
-    def scores(self) -> list[float]:
-        """Points per owner row as the game would score now (Deben counted as 0.5 each)."""
-        out = [self.money[o] / 2 + 3 * self.seals[o] + self.points[o] for o in range(len(self.items))]
-        for t in range(self.tab.num_types):
-            value = self.type_value(t)
-            if value:
-                for o, row in enumerate(self.items):
-                    if row[t]:
-                        out[o] += row[t] * (value + self.bonus[o][t])
-        return out
 
     # ------------------------------------------------------------- card gains
     def card_deltas(self, p: int, kind: int, sign: int = 1) -> list[float]:

@@ -16,31 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.limits import MAX_PLAYERS, NUM_BIDS
+from nefertiti_env.core.limits import COIN, MAX_PLAYERS, NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TUTOR
-from nefertiti_env.core.scoring import type_bonus, type_items, type_values
+from nefertiti_env.core.scoring import base_scores, scores_of, type_bonus, type_items, type_values
 
 from nefertiti_env.agents.stats import ranks_of
 
 from .stats import lead_change_rows
 
-COIN = 1
 CONDITIONS = {"bid_sum": "bid sum {total}", "connected_group": "group of {size}", "line": "line of {length}",
               "count": "{count} servants", "diagonal": "diagonal"}
-
-
-def snapshot_scores(rules, owned, money, seals, points) -> np.ndarray:
-    """Scores now (before end-of-game rank bonuses), as `scoring.base_scores`, for stacked snapshots.
-
-    owned: [snapshots, owners, kinds]; money, seals, points: [snapshots, owners].
-    Gifts by owner count (the neutral player's row counts as an owner), plus
-    foreign bonuses, 1 per 2 Deben, 3 per seal and points scored in play.
-    """
-    items = owned @ rules.kind_type_items
-    owners = (items > 0).sum(axis=1)
-    values = rules.type_values[np.arange(rules.num_types)[None, :], np.clip(owners, 1, 3) - 1]
-    gifts = (items * (values[:, None, :] + owned @ rules.kind_type_bonus)).sum(axis=2)
-    return gifts + money // 2 + 3 * seals + points
 
 
 def condition(closing, bits: int, v: int, row) -> str:
@@ -140,7 +125,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             char = None
 
     snaps += [_state(g), *after_chars]                # one batch: turn starts, the end, after characters
-    scores = snapshot_scores(rules, *(np.stack(x) for x in zip(*snaps)))[:, :n]
+    owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
+    scores = scores_of(rules, owned @ rules.kind_type_items, owned @ rules.kind_type_bonus, money, seals, points)[:, :n]
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
     characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]
@@ -208,13 +194,13 @@ def _final(g, trajectory, labels, key, paid, bought, turns) -> dict[str, list[tu
     owners = (items > 0).sum(axis=0)
     per_item = type_values(g, items)[None, :] + type_bonus(g)
     points = items * per_item
+    base = base_scores(g).tolist()
     seats, gifts = [], []
     for s in range(n):
         gift_points = int(points[s].sum())
-        parts = gift_points + money[s] // 2 + 3 * int(g.seals[s]) + int(g.points[s])
         seats.append(key + (s, (s - g.first_player) % n, labels[s], scores[s], rank[s],
                             1 / len(winners) if s in winners else 0.0, money[s], int(g.seals[s]), gift_points,
-                            money[s] // 2, 3 * int(g.seals[s]), int(g.points[s]), scores[s] - parts,
+                            money[s] // 2, 3 * int(g.seals[s]), int(g.points[s]), scores[s] - base[s],
                             int(g.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4)))
         for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
             gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(owners[t]),

@@ -1,8 +1,11 @@
 """docs/rules.md §5: scoring by owner count, double senets, Deben, seals, in-play points, winners."""
+import numpy as np
 import pytest
 
 from conftest import give, position, refresh
+from nefertiti_env.core.game import NefertitiGame
 from nefertiti_env.core.phases import PH_OVER
+from nefertiti_env.core.scoring import base_scores, scores_of
 
 
 def scored(players=4, gifts=None, money=0, seals=0, points=0):
@@ -97,3 +100,19 @@ def test_s5_returns_are_zero_before_the_end():
     g = scored(gifts={0: {"gold": 1}})
     assert g.winners() == [0]
     assert not g.returns().any()
+
+
+def test_scores_of_stacked_snapshots_are_each_position_s_base_scores():
+    """The array scoring the balance lab and bots call gives, snapshot by snapshot, the game's own scores."""
+    g, rng = NefertitiGame(4, seed=3, memphis=True), np.random.default_rng(3)
+    snaps, expected = [], []
+    while not g.is_over():
+        snaps.append((g.owned.copy(), g.money.copy(), g.seals.copy(), g.points.copy()))
+        expected.append(base_scores(g))
+        legal = g.legal_actions()
+        g.apply(legal[rng.integers(len(legal))])
+    owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
+    stacked = scores_of(g.rules, owned @ g.rules.kind_type_items, owned @ g.rules.kind_type_bonus, money, seals, points)
+    assert stacked.shape == (len(snaps), g.owned.shape[0])
+    assert (stacked == np.stack(expected)).all()
+    assert stacked[-1, :4].max() > 0                   # the game really scored something

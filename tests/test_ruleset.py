@@ -10,6 +10,7 @@ import pytest
 
 from conftest import give, refresh
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
+from nefertiti_env.core.limits import COIN, EXTRA, NO_SYMBOL, SINGLE, SYMBOL_NAMES
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
 
 DEFAULT_TEXT = DEFAULT_RULESET.read_text(encoding="utf-8")
@@ -290,3 +291,11 @@ def test_user_ruleset_file_changes_gift_values_and_scores(tmp_path):
     assert g.record()["ruleset"] == str(path)
     g.apply(g.legal_actions()[0])
     assert NefertitiGame.replay(g.record()).to_json() == g.to_json()
+
+
+def test_square_letters_load_as_the_one_set_of_symbol_codes():
+    """A stall's c/s/x letters become the codes the rules, bots and views compare with (core/limits.py)."""
+    rs = load_ruleset(modified(setter(*ABOU_RIGHT, "squares", [["0", "1c", "2s", "3x"]])))
+    codes = [int(rs.square_symbol[2, 1, v]) for v in range(4)]
+    assert codes == [NO_SYMBOL, COIN, SINGLE, EXTRA]
+    assert [SYMBOL_NAMES[c] for c in codes] == ["", "coin", "single", "extra"]

@@ -6,8 +6,8 @@ gathers them with one copy; `clone()` copies the buffer and rebinds the views.
 Every chance event (shuffles, first player, dice) comes from the game's own seeded
 Generator, so the same seed and actions give the same game, bit for bit.
 
-Market resolution lives in `resolution.py`, character powers in `powers.py`,
-closing kinds in `closing.py`, scoring in `scoring.py`.
+Market resolution lives in `resolution.py`, character powers in `powers.py` (both take
+cards with `market.py`), closing kinds in `closing.py`, scoring in `scoring.py`.
 """
 from __future__ import annotations
 
@@ -23,10 +23,9 @@ from .phases import (NUM_OWNERS, PH_CHARACTER, PH_OVER, PH_PLACE, PH_SECOND, PH_
                      TUTOR)
 from .powers import POWERS
 from .roster import character_roster, check_roster
-from .limits import MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SYMBOLS
+from .limits import COIN, MAX_CHARACTERS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .ruleset import PACKAGED_RULESETS, Ruleset, deck_counts, load_ruleset
 
-COIN = SYMBOLS["c"]
 
 
 def state_layout(num_kinds: int) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -8,8 +8,12 @@ MAX_SLOTS = 12           # card places above one market
 MAX_KINDS = 24           # card kinds in a ruleset
 MAX_TYPES = 12           # gift types in a ruleset
 MAX_CHARACTERS = 16      # character entries in a ruleset
-SYMBOLS = {"": 0, "c": 1, "s": 2, "x": 3}     # none, coin, single, extra
+# square symbols, the one definition: codes (as in `square_symbol`), letters of the ruleset files, names
+NO_SYMBOL, COIN, SINGLE, EXTRA = range(4)
+SYMBOL_CODES = (COIN, SINGLE, EXTRA)          # the symbols a square may bear
+SYMBOL_LETTERS = ("", "c", "s", "x")
 SYMBOL_NAMES = ("", "coin", "single", "extra")
+SYMBOLS = {letter: code for code, letter in enumerate(SYMBOL_LETTERS)}
 SIDES = ("left", "right")
 
 

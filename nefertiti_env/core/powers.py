@@ -13,8 +13,8 @@ import numpy as np
 
 from . import actions as A
 from .phases import NEUTRAL, PH_CHARACTER
-from .resolution import gifts, take_card
 from .limits import MEMPHIS
+from .market import gifts, take_card
 from .scoring import type_bonus, type_items, type_values
 
 # power -> {parameter: type}; every parameter is required (checked by the ruleset loader)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .limits import MEMPHIS, NUM_BIDS, NUM_MARKETS
+from .limits import EXTRA, MEMPHIS, NUM_BIDS, NUM_MARKETS, SINGLE
+from .market import cards, gifts, take_card
+from .powers import start_roaming_thief
 
 from . import phases
 
-SINGLE, EXTRA = 2, 3
 _DONE = 3                       # highest bidder stage after the last pick
 
 
@@ -73,17 +74,6 @@ def _remove(g) -> None:
     g.occ[m, v] = -1
     g.occ_bits[m] &= ~(1 << v)
     g.res_pos += 1
-
-
-def cards(g, m: int, skip: int = -1) -> list[int]:
-    """Places of the face-up cards above market m, less those holding card code `skip`."""
-    face_down = g.face_down[m].tolist()
-    return [k for k, c in enumerate(g.slots[m].tolist()) if c >= 0 and c != skip and not face_down[k]]
-
-
-def gifts(g, m: int) -> list[int]:
-    """Places of the face-up gifts above market m (the Roaming Thief card is no gift)."""
-    return cards(g, m, skip=g.kind_roaming)
 
 
 def _high_options(g) -> list[int]:
@@ -175,32 +165,8 @@ def _advance_high(g, k: int) -> None:
         g.res_stage = 2 if (g.res_stage == 1 and symbol == EXTRA) else _DONE
 
 
-def take_card(g, p: int, m: int, k: int) -> bool:
-    """Owner p takes the card in place k above market m (with the seal on an upper card).
-
-    Returns True when that card is the Roaming Thief, which its taker must use at once.
-    """
-    kind = int(g.slots[m, k])
-    g.slots[m, k] = -1
-    gets_seal = p != phases.NEUTRAL
-    if k == 0 and m != MEMPHIS and g.seal_on[m]:
-        g.seal_on[m] = False
-        if gets_seal:
-            g.seals[p] += 1
-        else:
-            g.seal_supply += 1
-    if kind == g.kind_roaming:
-        return True
-    if g.rules.kind_seal[kind] and gets_seal and g.seal_supply > 0:
-        g.seal_supply -= 1
-        g.seals[p] += 1
-    g.owned[p, kind] += 1
-    return False
-
-
 def _start_roam(g, p: int, resume: int, k: int) -> None:
     """The buyer of the Roaming Thief uses it now; the resolution resumes afterwards."""
-    from .powers import start_roaming_thief     # powers builds on this module
     g.roam_resume, g.roam_slot = resume, k
     start_roaming_thief(g, p, exclude=g.res_market)
 

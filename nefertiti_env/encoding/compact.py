@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.limits import MAX_SLOTS, NUM_MARKETS
+from ..core.limits import MAX_SLOTS, NUM_MARKETS, SYMBOL_CODES
 from ..core.ruleset import Ruleset
 from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SLICES, \
     Plan, block_slices, encode, observation_high, seat_plan
@@ -112,6 +112,6 @@ def expand(v1: np.ndarray, rules: Ruleset) -> np.ndarray:
     v0 = np.where(_FOLDED_V0, picked == VALUE[:OBS_SIZE], picked).astype(np.float32)
     side = v1[V1_SLICES["market"]].reshape(V1_SHAPES["market"])[:, 2].astype(int)
     visible = np.arange(NUM_MARKETS), side
-    features = [rules.square_exists[visible]] + [rules.square_symbol[visible] == s for s in (1, 2, 3)]
+    features = [rules.square_exists[visible]] + [rules.square_symbol[visible] == s for s in SYMBOL_CODES]
     v0[SLICES["market_squares"]] = np.stack(features, axis=-1).astype(np.float32).ravel()
     return v0

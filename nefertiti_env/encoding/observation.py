@@ -42,7 +42,7 @@ from ..core import scoring
 from ..core.game import state_slices
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
-    SIDES, SYMBOL_NAMES
+    SIDES, SYMBOL_CODES, SYMBOL_NAMES
 from ..core.phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_HIGH, PH_OVER, PHASE_NAMES, TUTOR
 
 # (name, scale) per column: scale None = a 0/1 flag, a number = a magnitude divided by that typical maximum
@@ -50,7 +50,7 @@ SEAT_FEATURES = (("present", None), ("money", 40), ("seals", 12), ("points in pl
                  ("tutors", 2))
 MARKET_FEATURES = (("open", None), ("dead", None), ("right stall visible", None), ("reserve", 40),
                    ("seal on upper card", None), ("waiting to be resolved", None))
-SQUARE_FEATURES = ("exists", "coin", "single", "extra")
+SQUARE_FEATURES = ("exists",) + tuple(SYMBOL_NAMES[s] for s in SYMBOL_CODES)
 OCCUPANT_FEATURES = tuple(f"servant +{r}" for r in range(MAX_PLAYERS)) + tuple(f"tutor +{r}" for r in range(MAX_PLAYERS))
 GLOBAL_FEATURES = (("deck left", 60), ("akhenaton drawn", None), ("seal supply", 12), ("memphis in play", None),
                    ("observer decides", None), ("character used", None), ("extra placements", 2),
@@ -275,7 +275,7 @@ def _build_plan(g, seat: int) -> Plan:
         linear("market", (m, 5), scalar[f"pending {m}"])
         for v in range(NUM_BIDS):
             left, right = ([float(g.square_exists[m, side, v])] + [float(g.square_symbol[m, side, v] == s)
-                                                                  for s in (1, 2, 3)] for side in (0, 1))
+                                                                  for s in SYMBOL_CODES] for side in (0, 1))
             for f in range(len(SQUARE_FEATURES)):
                 linear("market_squares", (m, v, f), first["side"] + m, offset=left[f], slope=right[f] - left[f])
             for r in range(n):

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.limits import MEMPHIS, NUM_MARKETS, SIDES
+from ..core.limits import MEMPHIS, NUM_MARKETS, SIDES, SYMBOL_LETTERS
 from ..core.phases import NEUTRAL, PH_HIGH, PH_OVER, PHASE_NAMES, TUTOR
 from ..encoding.observation import card_name
-
-SYMBOL_MARKS = ("", "c", "s", "x")       # none, coin, single, extra
 
 
 def _gifts(game, owner: int) -> str:
@@ -34,7 +32,7 @@ def _market_lines(game, m: int) -> list[str]:
     for v in np.flatnonzero(g.square_exists[m, g.side[m]]):
         piece = int(g.occ[m, v])
         who = "--" if piece < 0 else f"T{piece - TUTOR}" if piece >= TUTOR else f"P{piece}"
-        squares.append(f"{v}{SYMBOL_MARKS[g.square_symbol[m, g.side[m], v]]}:{who}")
+        squares.append(f"{v}{SYMBOL_LETTERS[g.square_symbol[m, g.side[m], v]]}:{who}")
     return [head, "    cards   " + (" | ".join(cards) or "-"), "    squares " + " ".join(squares)]
 
 

@@ -13,7 +13,7 @@ from html import escape
 import numpy as np
 
 from ..core import actions as A
-from ..core.limits import MEMPHIS, NUM_MARKETS, SIDES, SYMBOL_NAMES
+from ..core.limits import COIN, EXTRA, MEMPHIS, NUM_MARKETS, SIDES, SINGLE, SYMBOL_NAMES
 from ..core.phases import NEUTRAL, PH_OVER, PHASE_NAMES, TUTOR
 from ..encoding.observation import card_name
 
@@ -100,7 +100,7 @@ def _piece(s: _Svg, x, y, r, piece: int) -> None:
         s.circle(x, y, r, seat_colour(piece), stroke="white", extra=' stroke-width="2"')
 
 
-SYMBOL_MARKS = {"coin": ("$", GOLD), "single": ("1", "#6b8e23"), "extra": ("+1", "#2a6fb0")}
+SYMBOL_MARKS = {COIN: ("$", GOLD), SINGLE: ("1", "#6b8e23"), EXTRA: ("+1", "#2a6fb0")}
 
 
 def _square_size(stall, w) -> float:
@@ -131,8 +131,8 @@ def _stall(s: _Svg, g, m: int, x, y, w) -> float:
         left = x + (w - len(row) * (size + 4) + 4) / 2
         for i, v in enumerate(row):
             sx, piece = left + i * (size + 4), int(g.occ[m, v])
-            symbol = SYMBOL_NAMES[g.square_symbol[m, g.side[m], v]]
-            title = f"{g.names.markets[m]} {v}" + (f" ({symbol})" if symbol else "")
+            symbol = int(g.square_symbol[m, g.side[m], v])
+            title = f"{g.names.markets[m]} {v}" + (f" ({SYMBOL_NAMES[symbol]})" if symbol else "")
             s.add(f"<g{_actions_attr([A.PLACE + A.NUM_BIDS * m + v])}>"
                   f"<title>{escape(title)}</title>")
             s.rect(sx, top, size, size, SAND, stroke="#8a7350", rx=4)
