@@ -6,7 +6,8 @@ Akhenaton card is known only to lie among the last `rules.setup["akhenaton_among
 places. Lookahead bots search on `determinize(game, seat, rng)`: a clone whose unseen
 deck cards are first sorted (so the true order cannot leak, not even through the
 shuffle) and then dealt again by `game.resample_hidden`, and whose generator (dice)
-is reseeded from the bot's own generator.
+is reseeded from the bot's own generator, and whose history is the seat's own view
+(`game.history_for`: another seat's private Oracle choices hidden).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def determinize(game, seat: int, rng: np.random.Generator):
     g.deck[unseen] = np.sort(g.deck[unseen])
     g.resample_hidden(seat, rng)
     g.rng.bit_generator.state = np.random.PCG64(int(rng.integers(2**63))).state
+    g.history[:] = g.history_for(seat)          # other seats' private choices are not the seat's to know
     return g
 
 

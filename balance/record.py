@@ -67,7 +67,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     open_closings: dict[int, _Closing] = {}
     closings, plays = [], []
     char = None
-    history = g.history
+    history = g.history                    # the referee's view of a finished game: every action, private ones too
 
     while g.phase != PH_OVER:
         seat, ph = g.actor, g.phase

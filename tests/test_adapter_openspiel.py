@@ -98,6 +98,18 @@ def test_resampling_redraws_what_the_oracle_saw_for_other_seats_only():
     assert "saw" in state.information_state_string(oracle) and "saw" not in state.information_state_string(other)
 
 
+def test_the_oracle_players_private_choices_are_hidden_from_other_seats():
+    """Which bottom place it took and the order it chose: the core's `history_for` decides what is shown."""
+    rng = np.random.default_rng(6)
+    state = play(load(players=4, characters="intrigue_at_court").new_initial_state(), rng,
+                 stop=lambda s: not s.is_chance_node() and s.game is not None and s.game.oracle_seat >= 0)
+    state = play(state, rng, stop=lambda s: not s.is_chance_node() and s.game.char_index < 0)
+    oracle = state.game.oracle_seat
+    hidden = f"{oracle}:?"
+    for seat in range(4):
+        assert (hidden in state.information_state_string(seat).split("|")) == (seat != oracle)
+
+
 @pytest.mark.parametrize("bot", ["mcts", "ismcts"])
 def test_search_bots_choose_legal_actions(bot):
     game, rs = load(), np.random.RandomState(0)

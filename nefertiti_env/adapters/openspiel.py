@@ -22,7 +22,7 @@ first chance node picks one of this many seeded setups: seat order, stall sides,
 first cards; default 1000), seed (offsets the setup seeds). Observation tensors
 are the encoder's vector (`nefertiti_env.encoding.observe`); information state
 strings are the player's history: actions, dice, cards drawn and, for the Oracle
-player only, the cards it saw.
+player only, the cards it saw and its private choices (`NefertitiGame.history_for`).
 """
 from __future__ import annotations
 
@@ -123,7 +123,8 @@ class NefertitiOpenSpielState(pyspiel.State):
         self._rolls: list[int] = []               # dice decided for it
         self._need: tuple = ("setup",)            # what the chance node decides
         self._fixed: set[int] = set()             # undrawn deck places whose card is decided (Oracle)
-        self._log: list[tuple[int, str]] = []     # (seat who sees it or -1 for all, text): information states
+        # information states: (seat who sees the text or -1 for all, text, what the other seats see or None)
+        self._log: list[tuple[int, str, str | None]] = []
 
     @property
     def game(self) -> NefertitiGame | None:
@@ -159,7 +160,7 @@ class NefertitiOpenSpielState(pyspiel.State):
         elif self._need[0] == "setup":
             self.game = NefertitiGame(num_players=self._spiel.players, characters=self._spiel.characters,
                                       seed=self._spiel.seed * self._spiel.setups + int(action))
-            self._log.append((-1, f"setup {action}"))
+            self._log.append((-1, f"setup {action}", None))
             self._forget_future()
             self._need = ()
             return
@@ -225,11 +226,15 @@ class NefertitiOpenSpielState(pyspiel.State):
     def _commit(self, trial: NefertitiGame) -> None:
         game, seat = self.game, self.game.current_player
         drawn = trial.deck[game.deck_pos:trial.deck_pos].tolist()
-        self._log.append((-1, f"{seat}:{self._pending}" + "".join(f" roll {r}" for r in self._rolls)
-                          + "".join(f" drew {c}" for c in drawn)))
+        text = (f"{seat}:{self._pending}" + "".join(f" roll {r}" for r in self._rolls)
+                + "".join(f" drew {c}" for c in drawn))
+        if trial.private_to[-1] >= 0:        # the core's per-seat history: others see that seat chose, not what
+            self._log.append((seat, text, f"{seat}:?"))
+        else:
+            self._log.append((-1, text, None))
         if _oracle_looked(game, trial):
             seen = trial.deck[trial.oracle_from:].tolist()
-            self._log.append((trial.oracle_seat, "saw " + " ".join(map(str, seen))))
+            self._log.append((trial.oracle_seat, "saw " + " ".join(map(str, seen)), None))
         self.game = trial
         self._fixed = {pos for pos in self._fixed if pos >= trial.deck_pos}
         self._pending, self._rolls, self._need = None, [], ()
@@ -286,7 +291,8 @@ class Observer:
 
     def string_from(self, state: NefertitiOpenSpielState, player: int) -> str:
         if self.perfect_recall:
-            return f"p{player}|" + "|".join(text for seat, text in state._log if seat in (-1, player))
+            shown = (text if seat in (-1, player) else hidden for seat, text, hidden in state._log)
+            return f"p{player}|" + "|".join(text for text in shown if text is not None)
         if state.game is None:
             return f"p{player} before setup"
         view = observation_dict(state.game, player)

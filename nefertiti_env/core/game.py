@@ -61,6 +61,7 @@ OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 # pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
 DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 10**7
+HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 
 
 class IllegalActionError(ValueError):
@@ -113,7 +114,8 @@ class NefertitiGame:
         self.kind_akhenaton = rs.num_kinds          # card codes beyond the gift kinds
         self.kind_roaming = rs.num_kinds + 1        # the Roaming Thief card, once on the board
         self.stalls, self.square_exists, self.square_symbol = rs.stalls, rs.square_exists, rs.square_symbol
-        self.history: list[int] = []
+        self.history: list[int] = []       # every action: the referee's log (`record`)
+        self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
         self._setup(pset)
 
     # ------------------------------------------------------------------ setup
@@ -377,8 +379,27 @@ class NefertitiGame:
                 f"'{PHASE_NAMES[self.phase]}'; legal: "
                 f"{legal or ('none (truncated at max_decisions)' if self.is_truncated() else 'none (game over)')}")
         self.history.append(action)
+        self.private_to.append(self.actor if self._private_now() else -1)
         self._forget_legal()
         self._apply(action)
+
+    def _private_now(self) -> bool:
+        """Is the decision now one only its maker sees (a choice naming hidden deck places)?"""
+        if self.phase != PH_CHARACTER:
+            return False
+        char = self.rules.characters[self.char_index]
+        return POWERS[char.power].private(self, char)
+
+    def history_for(self, seat: int) -> list[int]:
+        """The actions as `seat` saw them (OpenSpiel's information state): another seat's private
+        choice (which bottom place an Oracle player took, the order it chose) is `HIDDEN`.
+        Bots and encoders acting for a seat read this, never `history` (docs/actions.md)."""
+        return [a if owner < 0 or owner == seat else HIDDEN for a, owner in zip(self.history, self.private_to)]
+
+    def information_state_string(self, seat: int) -> str:
+        """`history_for(seat)` as text, one action per item (`?` for a hidden one)."""
+        return f"p{seat}: " + ", ".join("?" if a == HIDDEN else self.action_to_string(a)
+                                        for a in self.history_for(seat))
 
     def _apply(self, action: int) -> None:
         ph = self.phase

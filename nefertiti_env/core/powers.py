@@ -92,6 +92,10 @@ class Power:
     def apply(self, g, char, action) -> None:
         raise AssertionError(f"{char.power} has no choice to make")
 
+    def private(self, g, char) -> bool:
+        """Is the choice to make now seen only by the seat making it (`NefertitiGame.history_for`)?"""
+        return False
+
 
 class OwnGiftChoice(Power):
     """A power whose choices are among the player's own gifts: playable when they own one."""
@@ -304,6 +308,11 @@ class Oracle(Power):
             return [A.CARD + i for i in self._takeable(g, g.char_sel[0], g.char_sel[1:])]
         n = len(g.deck) - g.oracle_from
         return [A.CARD + i for i in range(n) if i not in g.char_sel]
+
+    def private(self, g, char):
+        """Which bottom place a gift was taken from, and the new order, name hidden deck places:
+        only the Oracle player sees them (the gift given, a `kind` action, is public)."""
+        return g.char_step != self.SWAP
 
     def apply(self, g, char, action):
         p, step = g.actor, g.char_step

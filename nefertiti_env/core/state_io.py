@@ -214,6 +214,8 @@ def meaning_problems(g, template) -> list[str]:
     need(g.oracle_seat == -1 or 0 <= g.oracle_seat < n, f"oracle_seat: -1 or a seat, got {g.oracle_seat}")
     need(0 <= g.oracle_from <= len(deck), f"oracle_from: a deck position, got {g.oracle_from}")
     need(all(0 <= a < A.NUM_ACTIONS for a in g.history), f"history: action ids must be 0..{A.NUM_ACTIONS - 1}")
+    need(len(g.private_to) == len(g.history) and all(-1 <= s < n for s in g.private_to),
+         f"private_to: one entry per history action, -1 (public) or a seat 0..{n - 1}")
     need(len(g.history) <= g.options["max_decisions"], f"history: {len(g.history)} decisions, more than "
                                                        f"max_decisions {g.options['max_decisions']}")
     need(g.occ_bits == [int(b) for b in ((g.occ >= 0) << np.arange(g.occ.shape[1])).sum(axis=1)],
