@@ -41,6 +41,13 @@ def resume_command(args) -> str:
     return shlex.join(["nefertiti", *words, *([] if "--resume" in words else ["--resume"])])
 
 
+def stopped(args, saved: int, total: int, out) -> int:
+    """Say what an interrupted run saved and how to continue it; returns the exit status of Ctrl-C."""
+    print(f"\nstopped: {saved} of {total} games are saved in {out}/; continue with:\n  {resume_command(args)}",
+          file=sys.stderr)
+    return 130
+
+
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """The options that shape every game a subcommand plays (NefertitiGame's keywords)."""
     p.add_argument("--ruleset", default="default", help="ruleset name or TOML file (default: default)")

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from . import add_run_folder_options, fail, resume_command
+from . import add_run_folder_options, fail, stopped
 from .configs import resolve
 
 EXAMPLE = """examples:
@@ -76,9 +75,7 @@ def run(args) -> int:
     except RunFolderError as err:
         return fail("balance", str(err))
     except KeyboardInterrupt:
-        print(f"\nstopped: {runner.finished_games(cfg.out)} of {len(runner.schedule(cfg))} games are saved in "
-              f"{cfg.out}/; continue with:\n  {resume_command(args)}", file=sys.stderr)
-        return 130
+        return stopped(args, runner.finished_games(cfg.out), len(runner.schedule(cfg)), cfg.out)
     try:
         path = report.write(cfg.out)
     except OSError as err:

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from nefertiti_env.agents import BOTS
 
-from . import add_game_options, add_run_folder_options, fail, game_options, resume_command
+from . import add_game_options, add_run_folder_options, fail, game_options, stopped
 
 EXAMPLE = "nefertiti tournament --players 4 --bots mcts,collector,greedy,random --games 1000 --workers 2"
 
@@ -59,9 +58,7 @@ def run(args) -> int:
     except RunFolderError as err:
         return fail("tournament", str(err))
     except KeyboardInterrupt:
-        print(f"\nstopped: {finished_games(args.out)} of {args.games} games are saved in {args.out}/; "
-              f"continue with:\n  {resume_command(args)}", file=sys.stderr)
-        return 130
+        return stopped(args, finished_games(args.out), args.games, args.out)
     print(format_table(summary))
     if played:
         print("\ndecisions per CPU second of thinking:")
