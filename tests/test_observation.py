@@ -304,3 +304,15 @@ def test_the_roaming_thief_card_on_the_board_has_its_own_column():
     cards = block(observe(g, 0), "market_cards")
     assert cards[m, k].tolist() == [0] * (MAX_KINDS + 1) + [1]
     assert any(c["card"] == "Roaming Thief" for c in observation_dict(g, 0)["markets"][m]["cards"])
+
+
+def test_bounds_hold_to_the_last_float32_bit():
+    """A bound is the encoder's own float32 value for the most a number can be: computed in float64
+    instead, 7/6 rounded below the encoder's 1.1666667 and this 2-player Memphis game broke it."""
+    g = NefertitiGame(num_players=2, memphis=True, characters="expansion", seed=88)
+    high, rng = observation_high(g.rules), np.random.default_rng(88)
+    while not g.is_over():
+        for seat in range(2):
+            assert (observe(g, seat) <= high).all(), f"decision {len(g.history)}, seat {seat}"
+        legal = g.legal_actions()
+        g.apply(legal[rng.integers(len(legal))])

@@ -522,12 +522,19 @@ def observation_high(rules: Ruleset) -> np.ndarray:
             features = {"seat": SEAT_FEATURES, "market": MARKET_FEATURES, "global": GLOBAL_FEATURES}[name]
             for col, (feature, fscale) in enumerate(features):
                 if fscale is not None:
-                    block[..., col] = most[feature] / fscale
+                    block[..., col] = _scaled(most[feature], fscale)
         elif name in ("seat_gifts", "discarded", "unseen"):
-            block[..., :len(per_kind)] = per_kind / scale
+            block[..., :len(per_kind)] = _scaled(per_kind, scale)
         elif name in ("seat_characters", "characters_available"):
-            block[..., :len(params)] = [n / scale for n, _ in params]
+            block[..., :len(params)] = _scaled([n for n, _ in params], scale)
     return high
+
+
+def _scaled(most, scale):
+    """The encoder's value for `most`, computed as the encoder does (float32 number times float32
+    1/scale), so that rounding can never put an observation above its bound."""
+    return np.float32(most) * np.float32(1.0 / scale) if np.isscalar(most) else \
+        np.asarray(most, dtype=np.float32) * np.float32(1.0 / scale)
 
 
 def layout_markdown(blocks=BLOCKS) -> str:
