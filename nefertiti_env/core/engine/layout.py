@@ -1,0 +1,182 @@
+"""The game state and the rules tables, each declared once as named fields of one int64 array.
+
+The compiled engine (pgx style) is pure functions over two flat int64 arrays:
+
+- `S`, the state of one game: every value that a saved game holds, the generator included.
+  Cloning a game is `S.copy()`; a batch of games is a 2-D array of rows.
+- `R`, the rules tables of one ruleset and option set (player count, Memphis, characters,
+  setup), built by `rules_array` from the validated ruleset file; the engine reads component
+  data only from it, so a corrected ruleset needs no code change.
+
+Each field below gets a module constant: its upper-cased name is its offset (`MONEY`), and
+`<NAME>_N` is the count of a list field (`PENDING_N`). Kernels index `S[OWNED + o * MAX_KINDS + k]`
+or take views (`S[OCC:OCC + NUM_MARKETS * NUM_BIDS]`). Sizes are the fixed maxima of
+`limits`, so one compiled engine serves every ruleset.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
+
+NUM_OWNERS = MAX_PLAYERS + 1        # seats and the 2-player neutral player
+NEUTRAL = MAX_PLAYERS               # owner index of the neutral player
+TUTOR = MAX_PLAYERS                 # piece code of a tutor = TUTOR + seat
+MAX_DECK = 256                      # cards in a deck (checked by the ruleset loader)
+MAX_PLACED = NUM_MARKETS * NUM_BIDS  # squares used in one turn
+MAX_PENDING = 16                    # markets waiting to be resolved
+MAX_SEL = 16                        # a character's choices so far (Oracle: at most 1 + MAX_SLOTS)
+MAX_ORACLE_GIVEN = 64               # gifts swapped into the bottom of the deck in one game
+MAX_GROUPS = 128                    # square sets that close one stall (line, diagonal, group)
+RNG_WORDS = 6                       # PCG64: state hi, lo, inc hi, lo, has_uint32, uinteger
+
+# ---------------------------------------------------------------- the state S
+# (name, shape, what): "array" values, "list" (a prefix of the array is used; its length is
+# the scalar <name>_n), "scalar". Booleans are 0/1. -1 means none (empty place, no market...).
+STATE_FIELDS = (
+    # per owner (seats 0..4, neutral 5)
+    ("money", (NUM_OWNERS,), "array"),
+    ("seals", (NUM_OWNERS,), "array"),
+    ("points", (NUM_OWNERS,), "array"),              # scored during play (characters)
+    ("servants", (NUM_OWNERS,), "array"),            # in supply
+    ("tutors", (NUM_OWNERS,), "array"),              # in supply
+    ("owned", (NUM_OWNERS, MAX_KINDS), "array"),     # gifts held, per card kind
+    ("char_played", (NUM_OWNERS, MAX_CHARACTERS), "array"),
+    # board
+    ("side", (NUM_MARKETS,), "array"),               # visible stall: 0 left, 1 right
+    ("reserve", (NUM_MARKETS,), "array"),
+    ("char_avail", (MAX_CHARACTERS,), "array"),      # character cards left, per character
+    ("discarded", (MAX_KINDS,), "array"),            # removed from the game, per card kind
+    ("slots", (NUM_MARKETS, MAX_SLOTS), "array"),    # card code per place above a market, -1 empty
+    ("occ", (NUM_MARKETS, NUM_BIDS), "array"),       # piece per bid square, -1 empty
+    ("is_open", (NUM_MARKETS,), "array"),
+    ("dead", (NUM_MARKETS,), "array"),               # closed for good (Akhenaton)
+    ("face_down", (NUM_MARKETS, MAX_SLOTS), "array"),  # turned by the Beggar
+    ("seal_on", (NUM_MARKETS,), "array"),            # a seal lies on the upper card
+    ("deck", (MAX_DECK,), "array"),                  # card codes, drawn from deck_pos on
+    # turn flow
+    ("placed", (MAX_PLACED,), "list"),               # squares (market * NUM_BIDS + value) used this turn
+    ("res_order", (NUM_BIDS,), "list"),              # bid values of the market being resolved, high first
+    ("pending", (MAX_PENDING,), "list"),             # markets waiting to be resolved, in order
+    ("tutor_given", (NUM_MARKETS,), "list"),         # Reserves that got a tutor's Deben
+    ("char_sel", (MAX_SEL,), "list"),                # the current character's choices so far
+    ("oracle_given", (MAX_ORACLE_GIVEN,), "list"),   # gifts an Oracle player put at the bottom (public)
+    ("num_players", (), "scalar"),
+    ("deck_len", (), "scalar"),
+    ("first_player", (), "scalar"),
+    ("seal_supply", (), "scalar"),
+    ("deben_out", (), "scalar"),                     # given to the neutral player (tutors)
+    ("deck_pos", (), "scalar"),
+    ("akhenaton_drawn", (), "scalar"),
+    ("phase", (), "scalar"),                         # PH_* below
+    ("actor", (), "scalar"),                         # the seat deciding now, -1 when over
+    ("turn_player", (), "scalar"),
+    ("character_used", (), "scalar"),
+    ("extra_placements", (), "scalar"),              # Head Priest placements still to make
+    ("tutor_ready", (), "scalar"),                   # a servant was placed: a tutor may follow (2p)
+    ("res_market", (), "scalar"),                    # market being resolved, -1 none
+    ("res_pos", (), "scalar"),                       # index into res_order
+    ("res_picks", (), "scalar"),                     # highest bidder: cards still to take (Memphis)
+    ("res_stage", (), "scalar"),                     # highest bidder: STAGE_* below
+    ("tutor_left", (), "scalar"),                    # tutor Deben still to place
+    ("char_index", (), "scalar"),                    # character being played, -1 none
+    ("char_step", (), "scalar"),                     # its step (each power names its steps)
+    ("roam_resume", (), "scalar"),                   # phase to resume after a bought Roaming Thief, -1
+    ("roam_slot", (), "scalar"),                     # the place it was bought from
+    ("oracle_seat", (), "scalar"),                   # who saw the bottom of the deck, -1
+    ("oracle_from", (), "scalar"),                   # deck position from which it knows the order
+    ("decisions", (), "scalar"),                     # decisions made (the game is truncated at max)
+    ("rng", (RNG_WORDS,), "array"),                  # the game's PCG64 generator (numpy's stream)
+)
+
+# Decision phases: who decides and what the actions mean right now.
+PH_TURN, PH_PLACE, PH_SECOND, PH_TUTOR, PH_CHARACTER, PH_HIGH, PH_SHAME, PH_OTHER, PH_TUTOR_RES, \
+    PH_TUTOR_DIST, PH_OVER = range(11)
+PHASE_NAMES = ("turn", "place", "second placement", "tutor placement", "character", "highest bidder",
+               "shame discard", "buy or take half", "tutor", "tutor Deben", "game over")
+NUM_PHASES = len(PHASE_NAMES)
+# Highest bidder stages: the main card, a second lower card, an extra card, finished.
+STAGE_MAIN, STAGE_SECOND, STAGE_EXTRA, STAGE_DONE = range(4)
+HIGH_STAGES = ("main card", "second lower card", "extra card", "done")
+
+# ---------------------------------------------------------------- the rules R
+# Built by `rules_array` for one ruleset and option set. Character powers and closing kinds
+# are codes (their order is the order of POWER_KINDS and CLOSING_CODES).
+POWER_KINDS = ("none", "scribe", "merchant", "royal_servant", "treasurer", "vizier", "head_priest", "thief",
+               "oracle", "beggar", "merchant_of_amon", "priest_of_amon", "royal_scribe", "roaming_thief",
+               "trader")
+CLOSING_CODES = ("never", "bid_sum", "colours_or_count", "connected_group", "line", "diagonal", "dice_match",
+                 "count", "square_or_count")
+MAX_POWER_PARAMS = MAX_PLAYERS       # rank_bonus lists are cut to one entry per rank
+RULE_FIELDS = (
+    ("r_num_players", (), "scalar"),
+    ("r_memphis", (), "scalar"),                      # the Port of Memphis is in play
+    ("r_advanced", (), "scalar"),                     # advanced setup: random stall sides
+    ("r_max_decisions", (), "scalar"),
+    ("num_kinds", (), "scalar"),                      # gift kinds; card code num_kinds is Akhenaton
+    ("num_types", (), "scalar"),
+    ("num_chars", (), "scalar"),
+    ("kind_type", (MAX_KINDS,), "array"),
+    ("kind_items", (MAX_KINDS,), "array"),           # items per card (a double senet is two)
+    ("kind_bonus", (MAX_KINDS,), "array"),           # foreign bonus (a foreign gift goes to Memphis)
+    ("kind_seal", (MAX_KINDS,), "array"),            # brings a seal when taken from the board
+    ("kind_max_value", (MAX_KINDS,), "array"),
+    ("kind_discard_order", (MAX_KINDS,), "array"),   # least valuable first (Royal Servant)
+    ("type_values", (MAX_TYPES, 3), "array"),        # points per item for 1, 2, 3+ owners
+    ("square_exists", (NUM_MARKETS, 2, NUM_BIDS), "array"),
+    ("square_symbol", (NUM_MARKETS, 2, NUM_BIDS), "array"),
+    ("close_kind", (NUM_MARKETS, 2), "array"),       # CLOSING_CODES index per stall
+    ("close_params", (NUM_MARKETS, 2, 2), "array"),  # the kind's parameters, in CLOSING_KINDS order
+    ("close_all", (NUM_MARKETS, 2), "array"),        # bitmask of the stall's squares
+    ("close_groups", (NUM_MARKETS, 2, MAX_GROUPS), "array"),  # square sets (bitmasks) that close it
+    ("close_groups_n", (NUM_MARKETS, 2), "array"),
+    ("beginner_side", (NUM_MARKETS,), "array"),
+    ("start_closed", (NUM_MARKETS,), "array"),
+    ("reserve_start", (), "scalar"),
+    ("seals_start", (), "scalar"),                    # seal supply for this option set
+    ("akhenaton_among_last", (), "scalar"),
+    ("cards_per_market", (), "scalar"),
+    ("close_when_full", (), "scalar"),
+    ("memphis_distribute_at", (), "scalar"),
+    ("memphis_highest_takes", (), "scalar"),
+    ("memphis_tutor_deben", (), "scalar"),
+    ("start_money", (MAX_PLAYERS,), "array"),        # by turn order from the first player
+    ("start_servants", (), "scalar"),
+    ("start_tutors", (), "scalar"),
+    ("deck_counts", (MAX_KINDS,), "array"),          # gifts of each kind in this game's deck
+    ("char_power", (MAX_CHARACTERS,), "array"),      # POWER_KINDS index
+    ("char_params", (MAX_CHARACTERS, MAX_POWER_PARAMS), "array"),  # in POWER_PARAMS order
+    ("char_params_n", (MAX_CHARACTERS,), "array"),   # entries of a list parameter (rank_bonus)
+    ("roster_fixed", (MAX_CHARACTERS,), "array"),    # cards in every game of this option set
+    ("roster_pool", (MAX_CHARACTERS,), "array"),     # cards to draw `roster_draw` of at random
+    ("roster_draw", (), "scalar"),
+    ("roaming_char", (), "scalar"),                   # character index of the Roaming Thief power, -1
+)
+
+
+def _declare(fields, namespace) -> int:
+    """Set the offset constants of `fields` in `namespace`; return the total size."""
+    offset = 0
+    for name, shape, what in fields:
+        namespace[name.upper()] = offset
+        size = int(np.prod(shape)) if shape else 1
+        namespace[name.upper() + "_SIZE"] = size
+        offset += size
+        if what == "list":
+            namespace[name.upper() + "_N"] = offset
+            offset += 1
+    return offset
+
+
+STATE_SIZE = _declare(STATE_FIELDS, globals())
+RULES_SIZE = _declare(RULE_FIELDS, globals())
+
+
+def field_slices(fields=STATE_FIELDS) -> dict[str, tuple[slice, tuple[int, ...], str]]:
+    """name -> (slice of the array, shape, what) for the facade and the tests."""
+    out, namespace = {}, {}
+    _declare(fields, namespace)
+    for name, shape, what in fields:
+        start = namespace[name.upper()]
+        out[name] = (slice(start, start + namespace[name.upper() + "_SIZE"]), shape, what)
+    return out
