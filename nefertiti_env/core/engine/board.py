@@ -1,0 +1,183 @@
+"""Shared kernels over the board and the owners' gifts: card places, taking cards, scoring.
+
+Used by the powers (docs/rules.md §6), the market resolution (§4) and the results (§5), so
+that none of them imports another for these. All take the rules `R` and the state `S`
+(layout.py) and are compiled with numba.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS
+from . import layout as L
+
+
+@njit(cache=True)
+def kind_roaming(R) -> int:
+    """Card code of the Roaming Thief card once it lies on the board (after Akhenaton's code)."""
+    return R[L.NUM_KINDS] + 1
+
+
+@njit(cache=True)
+def card_places(R, S, m, skip, out) -> int:
+    """Write into `out` the places of the face-up cards above market m, less those holding
+    card code `skip` (-1: none); return how many."""
+    n = 0
+    for k in range(MAX_SLOTS):
+        c = S[L.SLOTS + m * MAX_SLOTS + k]
+        if c >= 0 and c != skip and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+            out[n] = k
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def gift_places(R, S, m, out) -> int:
+    """Places of the face-up gifts above market m (the Roaming Thief card is no gift)."""
+    return card_places(R, S, m, kind_roaming(R), out)
+
+
+@njit(cache=True)
+def has_gift(R, S, m, lower_only) -> bool:
+    """Is there a face-up gift above market m (in the lower row only, if `lower_only`)?"""
+    roaming = kind_roaming(R)
+    for k in range(1 if lower_only else 0, MAX_SLOTS):
+        c = S[L.SLOTS + m * MAX_SLOTS + k]
+        if c >= 0 and c != roaming and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def take_card(R, S, p, m, k) -> bool:
+    """Owner p takes the card in place k above market m (with the seal on an upper card).
+
+    A papyrus brings a seal from the supply; the neutral player gets no seal (the seal on an
+    upper card goes back to the supply). Returns True when the card is the Roaming Thief,
+    which its taker must use at once (§6)."""
+    kind = S[L.SLOTS + m * MAX_SLOTS + k]
+    S[L.SLOTS + m * MAX_SLOTS + k] = -1
+    gets_seal = p != L.NEUTRAL
+    if k == 0 and m != MEMPHIS and S[L.SEAL_ON + m] != 0:
+        S[L.SEAL_ON + m] = 0
+        if gets_seal:
+            S[L.SEALS + p] += 1
+        else:
+            S[L.SEAL_SUPPLY] += 1
+    if kind == kind_roaming(R):
+        return True
+    if R[L.KIND_SEAL + kind] != 0 and gets_seal and S[L.SEAL_SUPPLY] > 0:
+        S[L.SEAL_SUPPLY] -= 1
+        S[L.SEALS + p] += 1
+    S[L.OWNED + p * MAX_KINDS + kind] += 1
+    return False
+
+
+@njit(cache=True)
+def take_from_board(R, S, p, m, k, replacement) -> int:
+    """p takes the gift in place k of market m, leaving `replacement` there (a seal stays on its
+    place); a papyrus brings a seal from the supply. Returns the kind taken."""
+    kind = S[L.SLOTS + m * MAX_SLOTS + k]
+    S[L.SLOTS + m * MAX_SLOTS + k] = replacement
+    S[L.OWNED + p * MAX_KINDS + kind] += 1
+    if R[L.KIND_SEAL + kind] != 0 and S[L.SEAL_SUPPLY] > 0:
+        S[L.SEAL_SUPPLY] -= 1
+        S[L.SEALS + p] += 1
+    return kind
+
+
+@njit(cache=True)
+def discard(R, S, p, kind) -> None:
+    """Owner p's card of `kind` leaves the game."""
+    S[L.OWNED + p * MAX_KINDS + kind] -= 1
+    S[L.DISCARDED + kind] += 1
+
+
+@njit(cache=True)
+def owns_any(S, o) -> bool:
+    for k in range(MAX_KINDS):
+        if S[L.OWNED + o * MAX_KINDS + k] != 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def occ_bits(S, m) -> int:
+    """Bitmask of market m's occupied bid squares (bit v: square v holds a piece)."""
+    bits = 0
+    for v in range(NUM_BIDS):
+        if S[L.OCC + m * NUM_BIDS + v] >= 0:
+            bits |= 1 << v
+    return bits
+
+
+@njit(cache=True)
+def is_free(R, S, m, v) -> bool:
+    """May a piece go on square v of market m: the market is open, the square exists on its
+    visible stall and is empty?"""
+    return (S[L.IS_OPEN + m] != 0 and S[L.OCC + m * NUM_BIDS + v] < 0
+            and R[L.SQUARE_EXISTS + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] != 0)
+
+
+# ---------------------------------------------------------------- scoring (§5)
+@njit(cache=True)
+def type_items(R, S) -> np.ndarray:
+    """[owner, gift type] items held (a double senet is two items)."""
+    items = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
+    for o in range(L.NUM_OWNERS):
+        for k in range(R[L.NUM_KINDS]):
+            n = S[L.OWNED + o * MAX_KINDS + k]
+            if n:
+                items[o, R[L.KIND_TYPE + k]] += n * R[L.KIND_ITEMS + k]
+    return items
+
+
+@njit(cache=True)
+def type_bonus(R, S) -> np.ndarray:
+    """[owner, gift type] sum of the foreign bonuses held, added to every item of the type."""
+    bonus = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
+    for o in range(L.NUM_OWNERS):
+        for k in range(R[L.NUM_KINDS]):
+            n = S[L.OWNED + o * MAX_KINDS + k]
+            if n:
+                bonus[o, R[L.KIND_TYPE + k]] += n * R[L.KIND_BONUS + k]
+    return bonus
+
+
+@njit(cache=True)
+def type_values(R, items) -> np.ndarray:
+    """[gift type] points per item by the number of owners holding the type (the neutral
+    player counts): the 1, 2 or 3+ owner column of the ruleset's table."""
+    values = np.zeros(MAX_TYPES, dtype=np.int64)
+    for t in range(R[L.NUM_TYPES]):
+        owners = 0
+        for o in range(L.NUM_OWNERS):
+            if items[o, t] > 0:
+                owners += 1
+        column = min(max(owners, 1), 3) - 1
+        values[t] = R[L.TYPE_VALUES + t * 3 + column]
+    return values
+
+
+@njit(cache=True)
+def kind_value(R, S, p, kind) -> int:
+    """Points a card of `kind` is worth to owner p now (owner count and p's foreign bonuses)."""
+    items, bonus = type_items(R, S), type_bonus(R, S)
+    t = R[L.KIND_TYPE + kind]
+    return (type_values(R, items)[t] + bonus[p, t]) * R[L.KIND_ITEMS + kind]
+
+
+@njit(cache=True)
+def base_scores(R, S) -> np.ndarray:
+    """[owner] gifts + 1 per 2 Deben + 3 per unspent seal + points scored during play, before
+    the end-of-game effects of characters (powers.end_bonus)."""
+    items, bonus = type_items(R, S), type_bonus(R, S)
+    values = type_values(R, items)
+    scores = np.zeros(L.NUM_OWNERS, dtype=np.int64)
+    for o in range(L.NUM_OWNERS):
+        total = S[L.MONEY + o] // 2 + 3 * S[L.SEALS + o] + S[L.POINTS + o]
+        for t in range(R[L.NUM_TYPES]):
+            total += items[o, t] * (values[t] + bonus[o, t])
+        scores[o] = total
+    return scores
