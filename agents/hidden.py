@@ -24,7 +24,7 @@ def determinize(game, seat: int, rng: np.random.Generator):
     unseen = [pos for pos in range(g.deck_pos, len(g.deck)) if pos not in known]
     g.deck[unseen] = np.sort(g.deck[unseen])
     g.resample_hidden(seat, rng)
-    g.rng.bit_generator.state = np.random.PCG64(int(rng.integers(2**63))).state
+    g.rng_state = np.random.PCG64(int(rng.integers(2**63))).state
     g.history[:] = g.history_for(seat)          # other seats' private choices are not the seat's to know
     return g
 

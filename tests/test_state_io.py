@@ -109,7 +109,7 @@ def test_clone_is_independent():
     c.occ[:] = 0
     c.deck[:] = 0
     c.history.append(-1)
-    c.rng.integers(100, size=10)
+    c.rng_state = np.random.PCG64(5).state
     assert g.to_json() == before
 
 
@@ -150,19 +150,19 @@ def test_same_seed_and_actions_give_the_same_game(players):
     assert not np.array_equal(other.deck, NefertitiGame(num_players=players, seed=123, setup="advanced").deck)
 
 
-def test_integer_arrays_are_views_of_the_state_buffer_in_every_copy():
-    """The arrays of state_layout stay views of their own game's `state` after setup, clone and from_json,
-    so an observation (which reads `state`) sees every change made through them."""
-    from nefertiti_env.core.game import state_layout
+def test_state_arrays_are_views_of_the_state_array_in_every_copy():
+    """The array fields of engine/layout.py stay views of their own game's `S` after setup, clone and
+    from_json, so the kernels and the observation (which read `S`) see every change made through them."""
+    from nefertiti_env.core.engine.layout import STATE_FIELDS
     from nefertiti_env.encoding import observe
     g = NefertitiGame(num_players=4, seed=12)
     play_random(g, np.random.default_rng(3), steps=30)
     copies = [g, g.clone(), NefertitiGame.from_json(g.to_json())]
     for game in copies:
-        for name, shape in state_layout(g.rules.num_kinds):
-            view = getattr(game, name)
-            assert view.shape == shape and view.base is game.state, name
-        assert all(other.state is not game.state for other in copies if other is not game)
+        for name, shape, what in STATE_FIELDS:
+            if what == "array" and name != "rng":
+                assert np.shares_memory(getattr(game, name), game.S), name
+        assert all(not np.shares_memory(other.S, game.S) for other in copies if other is not game)
     clone = copies[1]
     before = observe(g, 0)
     clone.money[0] += 7
