@@ -18,16 +18,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
+from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
+                      PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES, TUTOR)
 
-NUM_OWNERS = MAX_PLAYERS + 1        # seats and the 2-player neutral player
-NEUTRAL = MAX_PLAYERS               # owner index of the neutral player
-TUTOR = MAX_PLAYERS                 # piece code of a tutor = TUTOR + seat
 MAX_DECK = 256                      # cards in a deck (checked by the ruleset loader)
 MAX_PLACED = NUM_MARKETS * NUM_BIDS  # squares used in one turn
 MAX_PENDING = 16                    # markets waiting to be resolved
 MAX_SEL = 16                        # a character's choices so far (Oracle: at most 1 + MAX_SLOTS)
 MAX_ORACLE_GIVEN = 64               # gifts swapped into the bottom of the deck in one game
 MAX_GROUPS = 128                    # square sets that close one stall (line, diagonal, group)
+MAX_DICE_SCRIPT = 8                 # dice given for one action (explicit chance)
 RNG_WORDS = 6                       # PCG64: state hi, lo, inc hi, lo, has_uint32, uinteger
 
 # ---------------------------------------------------------------- the state S
@@ -87,17 +87,16 @@ STATE_FIELDS = (
     ("oracle_from", (), "scalar"),                   # deck position from which it knows the order
     ("decisions", (), "scalar"),                     # decisions made (the game is truncated at max)
     ("rng", (RNG_WORDS,), "array"),                  # the game's PCG64 generator (numpy's stream)
+    # explicit chance (the OpenSpiel adapter): while scripted, dice come from dice_script, front
+    # first, not from the generator; a die asked for past its end is counted in dice_missing
+    ("dice_script", (MAX_DICE_SCRIPT,), "list"),
+    ("dice_scripted", (), "scalar"),
+    ("dice_missing", (), "scalar"),
 )
 
-# Decision phases: who decides and what the actions mean right now.
-PH_TURN, PH_PLACE, PH_SECOND, PH_TUTOR, PH_CHARACTER, PH_HIGH, PH_SHAME, PH_OTHER, PH_TUTOR_RES, \
-    PH_TUTOR_DIST, PH_OVER = range(11)
-PHASE_NAMES = ("turn", "place", "second placement", "tutor placement", "character", "highest bidder",
-               "shame discard", "buy or take half", "tutor", "tutor Deben", "game over")
-NUM_PHASES = len(PHASE_NAMES)
+# Decision phases (PH_*), owners and piece codes: `core/phases.py`, re-exported here for the kernels.
 # Highest bidder stages: the main card, a second lower card, an extra card, finished.
 STAGE_MAIN, STAGE_SECOND, STAGE_EXTRA, STAGE_DONE = range(4)
-HIGH_STAGES = ("main card", "second lower card", "extra card", "done")
 
 # ---------------------------------------------------------------- the rules R
 # Built by `rules_array` for one ruleset and option set. Character powers and closing kinds
