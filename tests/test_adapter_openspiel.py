@@ -32,7 +32,7 @@ def play(state, rng, decisions=10**6, stop=lambda s: False):
 def free_places_are_canonical(state):
     g = state.game
     free = [p for p in range(g.deck_pos, len(g.deck)) if p not in state._fixed]
-    return (np.diff(g.deck[free]) >= 0).all() and g._rng is None and g._rng_state == openspiel._NO_FUTURE
+    return (np.diff(g.deck[free]) >= 0).all() and g.rng_state == openspiel._NO_FUTURE
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -32,7 +32,8 @@ import numpy as np
 import pyspiel
 
 from ..core import NUM_ACTIONS, NefertitiGame
-from ..core.limits import MAX_KINDS, MAX_PLAYERS
+from ..core import actions as A
+from ..core.limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
 from ..encoding import OBS_SIZE, observation_dict, observe
 from ..env.aec import final_rewards
 
@@ -82,25 +83,6 @@ class _Settings(NamedTuple):
     characters: str
     setups: int
     seed: int
-
-
-class _RollNeeded(Exception):
-    def __init__(self, low: int, high: int):
-        super().__init__(f"a die from {low} to {high - 1}")
-        self.low, self.high = low, high
-
-
-class _ScriptedDice:
-    """Stands in for the game's generator while an action is tried: rolls the decided dice, in order."""
-
-    def __init__(self, rolls: list[int]):
-        self.rolls = iter(rolls)
-
-    def integers(self, low, high):
-        roll = next(self.rolls, None)
-        if roll is None:
-            raise _RollNeeded(int(low), int(high))
-        return roll
 
 
 class _Table:
@@ -205,14 +187,10 @@ class NefertitiOpenSpielState(pyspiel.State):
         """Try the pending action on a clone; the first undecided card or die it reads becomes
         the next chance node, and once it reads none the clone is the new game."""
         game, trial = self.game, self.game.clone()
-        trial._rng = _ScriptedDice(self._rolls)          # the core's generator: private, only dice use it
-        try:
-            trial.apply(self._pending)
-        except _RollNeeded as need:
-            self._need = ("roll", need.low, need.high)
+        if trial.apply_with_dice(self._pending, self._rolls):          # it rolls one die more: a chance node
+            market = (self._pending - A.PLACE) // NUM_BIDS           # only a placement's closing check rolls
+            self._need = ("roll", 1, game.stall(market).closing.params["sides"] + 1)
             return
-        finally:
-            trial._rng, trial._rng_state = None, _NO_FUTURE
         read = list(range(game.deck_pos, trial.deck_pos))
         if _oracle_looked(game, trial):
             read += range(max(trial.oracle_from, trial.deck_pos), len(trial.deck))
@@ -266,7 +244,7 @@ class NefertitiOpenSpielState(pyspiel.State):
         """Undecided deck places in canonical order (gifts sorted, the Akhenaton card last); no generator."""
         game, free = self.game, self._free_places()
         game.deck[free] = np.sort(game.deck[free])      # the Akhenaton code is the largest: it goes last
-        game._rng, game._rng_state = None, _NO_FUTURE
+        game.rng_state = _NO_FUTURE
 
 
 def _oracle_looked(before: NefertitiGame, after: NefertitiGame) -> bool:

@@ -35,7 +35,8 @@ MAX_DECISIONS_LIMIT = 10**7
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _FIELDS = L.field_slices()
 _BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
-_HIDDEN_FIELDS = ("deck_len", "decisions", "rng")     # derived from the options, the history; `rng_state`
+# not exposed by name: derived from the options and the history, `rng_state`, `apply_with_dice`
+_HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
 
 class IllegalActionError(ValueError):
@@ -288,6 +289,22 @@ class NefertitiGame:
         self.private_to.append(int(S[L.ACTOR]) if private else -1)
         self._legal = self._mask = None
         step.apply(self.R, S, action)
+
+    def apply_with_dice(self, action: int, rolls: list[int]) -> int:
+        """Apply `action` taking the dice it rolls from `rolls`, in order, instead of the generator
+        (explicit chance, as OpenSpiel's chance nodes). Returns how many more dice it rolled than
+        `rolls` holds: when that is not 0 the game went on with stand-in values, so use this on a
+        clone and discard it."""
+        S = self.S
+        if len(rolls) > L.MAX_DICE_SCRIPT:
+            raise ValueError(f"at most {L.MAX_DICE_SCRIPT} dice per action, got {len(rolls)}")
+        S[L.DICE_SCRIPT:L.DICE_SCRIPT + len(rolls)] = rolls
+        S[L.DICE_SCRIPT_N], S[L.DICE_SCRIPTED], S[L.DICE_MISSING] = len(rolls), 1, 0
+        try:
+            self.apply(action)
+            return int(S[L.DICE_MISSING])
+        finally:
+            S[L.DICE_SCRIPT_N] = S[L.DICE_SCRIPTED] = S[L.DICE_MISSING] = 0
 
     def history_for(self, seat: int) -> list[int]:
         """The actions as `seat` saw them (OpenSpiel's information state): another seat's private
