@@ -10,7 +10,7 @@ import pytest
 
 from conftest import give, refresh
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
-from nefertiti_env.core.limits import COIN, EXTRA, NO_SYMBOL, SINGLE, SYMBOL_NAMES
+from nefertiti_env.core.limits import COIN, EXTRA, MAX_DECK, NO_SYMBOL, SINGLE, SYMBOL_NAMES
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
 
 DEFAULT_TEXT = DEFAULT_RULESET.read_text(encoding="utf-8")
@@ -299,3 +299,13 @@ def test_square_letters_load_as_the_one_set_of_symbol_codes():
     codes = [int(rs.square_symbol[2, 1, v]) for v in range(4)]
     assert codes == [NO_SYMBOL, COIN, SINGLE, EXTRA]
     assert [SYMBOL_NAMES[c] for c in codes] == ["", "coin", "single", "extra"]
+
+
+def test_deck_beyond_the_engines_card_places_is_an_error():
+    """docs/rules.md (introduction): the compiled engine holds a deck of at most MAX_DECK cards; a
+    ruleset whose deck is larger is refused, naming each player count it concerns."""
+    data = modified(*(setter("cards", kind, "count", 100) for kind in ("chair", "harp", "mirror")))
+    reasons = dict(problems_of(data))
+    assert all(f"players.{n}" in reasons for n in range(2, 6))
+    assert f"larger than the engine's {MAX_DECK} card places" in reasons["players.4"]
+    load_ruleset(modified(*(setter("cards", kind, "count", 60) for kind in ("chair", "harp", "mirror"))))

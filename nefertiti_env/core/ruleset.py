@@ -16,7 +16,7 @@ import numpy as np
 
 from .actions import ActionNames
 from .closing import ClosingRule, validate_params
-from .limits import (MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
+from .limits import (MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
                      SIDES, SYMBOLS)
 from .powers import POWER_PARAMS
 
@@ -551,6 +551,9 @@ def _deck_problems(kinds: list[dict], players: dict, memphis: dict, setup: dict)
                 problems += [(f"memphis.replaces.{name}", f"with {n} players the deck would hold a negative "
                               "number of these cards") for name in memphis["replaces"]
                              if counts[draft.kind_names.index(name)] < 0]
+            if int(counts.sum()) + 1 > MAX_DECK:
+                problems.append((f"players.{n}", f"the deck ({int(counts.sum())} gifts and the Akhenaton card) is "
+                                 f"larger than the engine's {MAX_DECK} card places"))
             classic = int(counts[bonus == 0].sum())     # foreign gifts go to Memphis, not to markets
             if classic < need:
                 problems.append((f"players.{n}", f"the deck ({int(counts.sum())} gifts) is too small to fill "
