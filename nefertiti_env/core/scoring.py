@@ -1,77 +1,55 @@
-"""Scoring (docs/rules.md §5): gift values by owner count, foreign bonuses, Deben, seals."""
+"""Scoring (docs/rules.md §5) for games, bots and the balance lab: one implementation, the engine's.
+
+The formula lives in `engine/board.scores_from` (gift values by owner count, foreign bonuses,
+Deben, seals, points scored in play) and the end-of-game effects of characters in
+`engine/powers.end_bonus`; these functions call them for a game, or for stacks of positions
+that bots and the lab build from arrays.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from .engine import board, step
+
 
 def type_items(g) -> np.ndarray:
     """[owner, gift type] number of items held (a double senet is two items)."""
-    return g.owned @ g.rules.kind_type_items
+    return board.type_items(g.R, g.S)[:, :g.rules.num_types]
 
 
 def type_bonus(g) -> np.ndarray:
     """[owner, gift type] sum of foreign bonuses, added to every item of the type."""
-    return g.owned @ g.rules.kind_type_bonus
-
-
-def values_by_owners(rules, items: np.ndarray) -> np.ndarray:
-    """[..., gift type] points per item, by the number of owner rows of `items` ([..., owner, type])
-    holding the type (the neutral player counts)."""
-    # ufuncs, not sum()/clip(): their Python-level wrappers cost more than the work (bots score often)
-    owners = np.add.reduce(items > 0, axis=-2)
-    column = np.minimum(np.maximum(owners, 1), 3) - 1
-    return rules.type_values[np.arange(rules.num_types), column]
+    return board.type_bonus(g.R, g.S)[:, :g.rules.num_types]
 
 
 def type_values(g, items: np.ndarray | None = None) -> np.ndarray:
     """[gift type] points per item now: by the number of owners (the neutral player counts)."""
-    return values_by_owners(g.rules, type_items(g) if items is None else items)
-
-
-def gift_points_of(rules, items: np.ndarray, bonus: np.ndarray) -> np.ndarray:
-    """[..., owner] points of the gifts held: `items` and foreign `bonus` per type ([..., owner, type]).
-
-    Pure over arrays, so bots and the balance lab score positions and snapshots with this code.
-    """
-    per_item = values_by_owners(rules, items)[..., None, :] + bonus
-    return np.add.reduce(items * per_item, axis=-1)
+    return board.values_by_owners(g.rules.type_values, type_items(g) if items is None else items)
 
 
 def scores_of(rules, items, bonus, money: np.ndarray, seals: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """[..., owner] gifts + 1 per 2 Deben + 3 per unspent seal + points scored during play
-    (items, bonus as in `gift_points_of`; money, seals, points: [..., owner])."""
-    return gift_points_of(rules, items, bonus) + money // 2 + 3 * seals + points
+    """[..., owner] scores before end-of-game effects of positions given as arrays: items and
+    foreign bonus per type ([..., owner, type]), money, seals, points ([..., owner])."""
+    items, bonus = np.asarray(items, dtype=np.int64), np.asarray(bonus, dtype=np.int64)
+    lead = items.shape[:-2]
+    flat = [np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), lead + items.shape[-2:-1]))
+            .reshape(-1, items.shape[-2]) for x in (money, seals, points)]
+    out = board.scores_batch(rules.type_values, items.reshape(-1, *items.shape[-2:]),
+                             bonus.reshape(-1, *bonus.shape[-2:]), *flat)
+    return out.reshape(lead + items.shape[-2:-1])
 
 
 def gift_points(g) -> np.ndarray:
     """[owner] points of the gifts each owner holds now."""
-    return gift_points_of(g.rules, type_items(g), type_bonus(g))
+    items, zero = type_items(g), np.zeros(len(g.money), dtype=np.int64)
+    return board.scores_from(g.rules.type_values, items, type_bonus(g), zero, zero, zero)
 
 
 def base_scores(g) -> np.ndarray:
     """[owner] scores before the rank bonuses of the end of the game."""
-    return scores_of(g.rules, type_items(g), type_bonus(g), g.money, g.seals, g.points)
+    return board.base_scores(g.R, g.S)
 
 
 def final_scores(g) -> np.ndarray:
-    """[owner] base scores plus rank bonuses (Priest of Amon), which come last."""
-    scores = base_scores(g)
-    n = g.num_players
-    for c, char in enumerate(g.rules.characters):
-        if char.power != "priest_of_amon":
-            continue
-        for p in np.flatnonzero(g.char_played[:n, c]):
-            rank = int((scores[:n] > scores[p]).sum())    # ties share a place
-            bonus = char.params["rank_bonus"]
-            scores[p] += bonus[min(rank, len(bonus) - 1)]
-    return scores
-
-
-def winners(g) -> list[int]:
-    """Most points; tie: most Deben; still tied: a shared win. The neutral player never wins."""
-    n = g.num_players
-    scores = final_scores(g)[:n]
-    best = scores.max()
-    tied = np.flatnonzero(scores == best)
-    money = g.money[tied]
-    return tied[money == money.max()].tolist()
+    """[owner] base scores plus the end-of-game effects of characters (Priest of Amon rank bonus)."""
+    return step.final_scores(g.R, g.S)

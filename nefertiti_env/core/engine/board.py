@@ -146,18 +146,44 @@ def type_bonus(R, S) -> np.ndarray:
 
 
 @njit(cache=True)
-def type_values(R, items) -> np.ndarray:
-    """[gift type] points per item by the number of owners holding the type (the neutral
-    player counts): the 1, 2 or 3+ owner column of the ruleset's table."""
-    values = np.zeros(MAX_TYPES, dtype=np.int64)
-    for t in range(R[L.NUM_TYPES]):
+def values_by_owners(table, items) -> np.ndarray:
+    """[gift type] points per item by the number of owner rows of `items` ([owner, type]) holding the
+    type (the neutral player counts): column 1, 2 or 3+ owners of `table` ([type, 3])."""
+    values = np.zeros(items.shape[1], dtype=np.int64)
+    for t in range(items.shape[1]):
         owners = 0
-        for o in range(L.NUM_OWNERS):
+        for o in range(items.shape[0]):
             if items[o, t] > 0:
                 owners += 1
-        column = min(max(owners, 1), 3) - 1
-        values[t] = R[L.TYPE_VALUES + t * 3 + column]
+        values[t] = table[t, min(max(owners, 1), 3) - 1]
     return values
+
+
+@njit(cache=True)
+def scores_from(table, items, bonus, money, seals, points) -> np.ndarray:
+    """[owner] gifts (`items`, foreign `bonus`: [owner, type]) + 1 per 2 Deben + 3 per unspent seal +
+    points scored during play: the one scoring formula (§5), before the end-of-game effects of
+    characters. `core.scoring.scores_of` runs it over stacks of positions for bots and the lab."""
+    values = values_by_owners(table, items)
+    scores = np.zeros(items.shape[0], dtype=np.int64)
+    for o in range(items.shape[0]):
+        total = money[o] // 2 + 3 * seals[o] + points[o]
+        for t in range(items.shape[1]):
+            total += items[o, t] * (values[t] + bonus[o, t])
+        scores[o] = total
+    return scores
+
+
+@njit(cache=True)
+def value_table(R) -> np.ndarray:
+    """[type, 3] the ruleset's points per item for 1, 2, 3+ owners (a view of R)."""
+    return R[L.TYPE_VALUES:L.TYPE_VALUES + L.TYPE_VALUES_SIZE].reshape((MAX_TYPES, 3))
+
+
+@njit(cache=True)
+def type_values(R, items) -> np.ndarray:
+    """[gift type] points per item now (see `values_by_owners`)."""
+    return values_by_owners(value_table(R), items)
 
 
 @njit(cache=True)
@@ -170,14 +196,15 @@ def kind_value(R, S, p, kind) -> int:
 
 @njit(cache=True)
 def base_scores(R, S) -> np.ndarray:
-    """[owner] gifts + 1 per 2 Deben + 3 per unspent seal + points scored during play, before
-    the end-of-game effects of characters (powers.end_bonus)."""
-    items, bonus = type_items(R, S), type_bonus(R, S)
-    values = type_values(R, items)
-    scores = np.zeros(L.NUM_OWNERS, dtype=np.int64)
-    for o in range(L.NUM_OWNERS):
-        total = S[L.MONEY + o] // 2 + 3 * S[L.SEALS + o] + S[L.POINTS + o]
-        for t in range(R[L.NUM_TYPES]):
-            total += items[o, t] * (values[t] + bonus[o, t])
-        scores[o] = total
-    return scores
+    """[owner] scores before the end-of-game effects of characters (powers.end_bonus)."""
+    return scores_from(value_table(R), type_items(R, S), type_bonus(R, S), S[L.MONEY:L.MONEY + L.NUM_OWNERS],
+                       S[L.SEALS:L.SEALS + L.NUM_OWNERS], S[L.POINTS:L.POINTS + L.NUM_OWNERS])
+
+
+@njit(cache=True)
+def scores_batch(table, items, bonus, money, seals, points) -> np.ndarray:
+    """`scores_from` for a stack of positions: items, bonus [position, owner, type]; the rest [position, owner]."""
+    out = np.zeros(money.shape, dtype=np.int64)
+    for i in range(items.shape[0]):
+        out[i] = scores_from(table, items[i], bonus[i], money[i], seals[i], points[i])
+    return out
