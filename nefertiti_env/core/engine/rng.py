@@ -23,7 +23,6 @@ _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
 _MULT_LO = _U64(4865540595714422341)
 _MASK32 = _U64(0xFFFFFFFF)
 _MAX32 = _U64(0xFFFFFFFF)
-_MAX64 = _U64(0xFFFFFFFFFFFFFFFF)
 _0, _1, _32, _58, _63, _64 = _U64(0), _U64(1), _U64(32), _U64(58), _U64(63), _U64(64)
 _TAIL_POP, _TAIL_CUTOFF = 10000, 50    # choice: numpy's tail-shuffle heuristic (shuffle=True)
 
@@ -101,13 +100,11 @@ def _bounded(S, rng):
                 m = _next32(S) * excl
                 left = m & _MASK32
         return m >> _32
-    if rng == _MAX64:
-        return _next64(S)
-    excl = rng + _1
+    excl = rng + _1                    # rng < 2**64 - 1: integers' and choice's ranges are below
     x = _next64(S)
     left = x * excl
     if left < excl:
-        threshold = (_MAX64 - rng) % excl
+        threshold = (_0 - excl) % excl     # (2**64 - 1 - rng) mod excl
         while left < threshold:
             x = _next64(S)
             left = x * excl
