@@ -21,8 +21,7 @@ from . import layout as L
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
 _MULT_LO = _U64(4865540595714422341)
-_MASK32 = _U64(0xFFFFFFFF)
-_MAX32 = _U64(0xFFFFFFFF)
+_MASK32 = _U64(0xFFFFFFFF)                 # also the largest 32-bit draw
 _0, _1, _32, _58, _63, _64 = _U64(0), _U64(1), _U64(32), _U64(58), _U64(63), _U64(64)
 _TAIL_POP, _TAIL_CUTOFF = 10000, 50    # choice: numpy's tail-shuffle heuristic (shuffle=True)
 
@@ -88,14 +87,14 @@ def _bounded(S, rng):
     Ranges below 2**32 draw 32-bit halves (numpy's 32-bit path), so they use the buffer."""
     if rng == _0:
         return _0
-    if rng <= _MAX32:
-        if rng == _MAX32:
+    if rng <= _MASK32:
+        if rng == _MASK32:
             return _next32(S)
         excl = rng + _1
         m = _next32(S) * excl
         left = m & _MASK32
         if left < excl:
-            threshold = (_MAX32 - rng) % excl
+            threshold = (_MASK32 - rng) % excl
             while left < threshold:
                 m = _next32(S) * excl
                 left = m & _MASK32
@@ -123,7 +122,7 @@ def _interval(S, top):
     mask |= mask >> _U64(8)
     mask |= mask >> _U64(16)
     mask |= mask >> _32
-    if top <= _MAX32:
+    if top <= _MASK32:
         value = _next32(S) & mask
         while value > top:
             value = _next32(S) & mask
