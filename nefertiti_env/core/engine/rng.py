@@ -66,7 +66,6 @@ def _next64(S):
     return (x >> rot) | (x << ((_64 - rot) & _63))
 
 
-
 @njit(cache=True)
 def _next32(S):
     """pcg64_next32: the high half of a 64-bit draw is kept (has_uint32) for the next call."""
@@ -126,7 +125,7 @@ def _interval(S, top):
         value = _next32(S) & mask
         while value > top:
             value = _next32(S) & mask
-    else:
+    else:                                  # arrays of over 2**32 items
         value = _next64(S) & mask
         while value > top:
             value = _next64(S) & mask
@@ -171,7 +170,7 @@ def rng_choice(S, pop_size, size, out):
         _shuffle_int(S, idx, pop_size, max(pop_size - size, 1))
         out[:size] = idx[pop_size - size:]
         return
-    for k in range(size):
+    for k in range(size):                  # Floyd: numpy keeps a hash set, a scan finds the same
         j = pop_size - size + k
         val = np.int64(_bounded(S, _U64(j)))
         for t in range(k):
