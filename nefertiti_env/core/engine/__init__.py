@@ -1,1 +1,35 @@
-"""The compiled rules engine: numba kernels over one state array and one rules array (docs/engine.md)."""
+"""The compiled rules engine: numba kernels over one state array and one rules array (layout.py).
+
+numba caches each compiled function on disk, keyed on its own source file only; but a kernel
+compiles the kernels it calls into itself, so editing one file (or layout.py's constants)
+would leave stale machine code cached for the files that did not change. `drop_stale_cache`
+therefore hashes the sources of every package with compiled code together and, when the hash
+changes (an edit, a checkout, an upgrade), deletes their cached code before anything loads it.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parents[2]          # nefertiti_env/
+COMPILED = ("core", "core/engine", "encoding", ".")   # folders whose modules hold numba kernels
+_STAMP = Path(__file__).parent / "__pycache__" / "sources.sha256"
+
+
+def drop_stale_cache() -> None:
+    """Delete the cached numba code of the package's kernels if any of their sources changed."""
+    sources = sorted(p for folder in COMPILED for p in (_ROOT / folder).glob("*.py"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+    if _STAMP.is_file() and _STAMP.read_text() == digest:
+        return
+    try:
+        for folder in COMPILED:
+            for cached in (_ROOT / folder / "__pycache__").glob("*.nb[ic]"):
+                cached.unlink(missing_ok=True)
+        _STAMP.parent.mkdir(exist_ok=True)
+        _STAMP.write_text(digest)
+    except OSError:          # a read-only install: numba then caches elsewhere or not at all
+        pass
+
+
+drop_stale_cache()

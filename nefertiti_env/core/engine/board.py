@@ -208,3 +208,33 @@ def scores_batch(table, items, bonus, money, seals, points) -> np.ndarray:
     for i in range(items.shape[0]):
         out[i] = scores_from(table, items[i], bonus[i], money[i], seals[i], points[i])
     return out
+
+
+# ---------------------------------------------------------------- list fields
+# A list field of layout.py is a prefix of its array, its length at <NAME>_N; places past the
+# length are kept at 0, so equal positions are equal arrays.
+@njit(cache=True)
+def append(S, field, count, value) -> None:
+    """Append `value` to the list at offset `field` whose length is at offset `count`."""
+    n = S[count]
+    if field + n >= count:
+        raise ValueError("a list field of the state is full")
+    S[field + n] = value
+    S[count] = n + 1
+
+
+@njit(cache=True)
+def pop_front(S, field, count) -> int:
+    """Remove and return the first item of a list field."""
+    n = S[count]
+    value = S[field]
+    S[field:field + n - 1] = S[field + 1:field + n]
+    S[field + n - 1] = 0
+    S[count] = n - 1
+    return value
+
+
+@njit(cache=True)
+def clear(S, field, count) -> None:
+    S[field:field + S[count]] = 0
+    S[count] = 0

@@ -17,12 +17,8 @@ _FIELDS = L.field_slices(L.RULE_FIELDS)
 def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, characters: str | list[str],
                 max_decisions: int) -> np.ndarray:
     """R for a game of `num_players` with these options (already checked by the caller)."""
-    # TODO(lead, integration): take these from engine.closing / engine.powers once they land
-    from ..closing import CLOSING_KINDS, ClosingRule
-    from ..powers import POWER_PARAMS
-
-    def stall_groups(kind, params, grid):
-        return [sum(1 << u for u in g) for g in ClosingRule._groups(kind, params, grid)]
+    from .closing import CLOSING_KINDS, stall_groups     # each kind's schema lives with its kernel
+    from .powers import POWER_PARAMS
 
     R = np.zeros(L.RULES_SIZE, dtype=np.int64)
 

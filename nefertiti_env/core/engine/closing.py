@@ -1,0 +1,169 @@
+"""Market closing conditions (docs/rules.md §3): every closing kind lives here.
+
+A kind is a parameter schema (checked by the ruleset loader), a Python precompute of the
+square sets that close a stall (geometric kinds), and a compiled check after each placement.
+The ruleset names a kind and its parameters per stall; `rules.rules_array` stores them in R as
+`close_kind` (index in `layout.CLOSING_CODES`), `close_params` (in schema order) and
+`close_groups` (bitmasks), so a corrected reference sheet needs no new code unless it invents
+a new kind. Occupancy is a bitmask (bit v: bid square v holds a piece); colours are read from
+the occupancy row (a seat for a servant, TUTOR + seat for a tutor, so tutors count as colours).
+"""
+from __future__ import annotations
+
+import itertools
+
+from numba import njit
+
+from ..limits import MEMPHIS, NUM_BIDS
+from . import layout as L
+from .board import pop_front
+from .rng import rng_integers
+
+# kind -> {parameter: type}; every parameter is required. Order: layout.CLOSING_CODES.
+CLOSING_KINDS: dict[str, dict[str, type]] = {
+    "bid_sum": {"total": int},
+    "colours_or_count": {"colours": int, "count": int},
+    "connected_group": {"size": int},
+    "line": {"length": int},
+    "diagonal": {},
+    "dice_match": {"dice": int, "sides": int},
+    "count": {"count": int},
+    "square_or_count": {"square": int, "count": int},
+    "never": {},  # Port of Memphis
+}
+# the kinds' codes in R (close_kind), in layout.CLOSING_CODES order
+NEVER, BID_SUM, COLOURS_OR_COUNT, CONNECTED_GROUP, LINE, DIAGONAL, DICE_MATCH, COUNT, SQUARE_OR_COUNT = range(9)
+assert L.CLOSING_CODES == ("never", "bid_sum", "colours_or_count", "connected_group", "line", "diagonal",
+                           "dice_match", "count", "square_or_count")
+_MINIMUM = {"dice": 1, "sides": 1, "count": 1, "size": 1, "length": 1, "colours": 1}
+MAXIMUM = 100          # every closing parameter: above any stall's squares, pieces or bid sums
+_MAXIMA = {"dice": L.MAX_DICE_SCRIPT}     # dice per roll: as many as explicit chance can script
+
+
+def stall_groups(kind: str, params: dict, grid: list[list[int]]) -> list[int]:
+    """Bitmasks of the square sets that close the stall when all occupied (geometric kinds only)."""
+    if kind == "line":
+        n = params["length"]
+        groups = [tuple(row[i:i + n]) for row in grid for i in range(len(row) - n + 1)]
+    elif kind == "diagonal":
+        n = len(grid)
+        groups = [tuple(grid[i][i] for i in range(n)), tuple(grid[i][n - 1 - i] for i in range(n))]
+    elif kind == "connected_group":
+        pos = {v: (r, c) for r, row in enumerate(grid) for c, v in enumerate(row)}
+        groups = [group for group in itertools.combinations(sorted(pos), params["size"]) if _connected(group, pos)]
+    else:
+        groups = []
+    return [sum(1 << u for u in group) for group in groups]
+
+
+def _connected(group, pos) -> bool:
+    """Whether the squares of `group` are orthogonally connected on the grid."""
+    todo, seen = [group[0]], {group[0]}
+    while todo:
+        r, c = pos[todo.pop()]
+        for u in group:
+            if u not in seen and abs(pos[u][0] - r) + abs(pos[u][1] - c) == 1:
+                seen.add(u)
+                todo.append(u)
+    return len(seen) == len(group)
+
+
+def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]:
+    """Reasons why `params` do not fit `kind` on a stall with this grid (empty when fine)."""
+    if kind not in CLOSING_KINDS:
+        return [f"unknown closing kind {kind!r} (known: {', '.join(sorted(CLOSING_KINDS))})"]
+    schema = CLOSING_KINDS[kind]
+    problems = []
+    for name, typ in schema.items():
+        high = _MAXIMA.get(name, MAXIMUM)
+        if name not in params:
+            problems.append(f"closing kind {kind!r} needs parameter {name!r}")
+        elif not isinstance(params[name], typ) or isinstance(params[name], bool):
+            problems.append(f"closing parameter {name!r} must be {typ.__name__}, got {params[name]!r}")
+        elif not 0 <= params[name] <= high:
+            problems.append(f"closing parameter {name!r} must be 0..{high}, got {params[name]}")
+        elif params[name] < _MINIMUM.get(name, 0):
+            problems.append(f"closing parameter {name!r} must be at least {_MINIMUM[name]}, got {params[name]}")
+    for name in params:
+        if name not in schema:
+            problems.append(f"closing kind {kind!r} has no parameter {name!r}")
+    values = {v for row in grid for v in row}
+    if kind == "square_or_count" and isinstance(params.get("square"), int) and params["square"] not in values:
+        problems.append(f"closing square {params['square']} is not a square of this stall")
+    if kind == "diagonal" and not (grid and all(len(row) == len(grid) for row in grid)):
+        problems.append("closing kind 'diagonal' needs a square grid of squares")
+    if not problems and len(stall_groups(kind, params, grid)) > L.MAX_GROUPS:
+        problems.append(f"closing kind {kind!r} with these parameters gives more than {L.MAX_GROUPS} square sets")
+    return problems
+
+
+@njit(cache=True)
+def roll_die(S, low, high) -> int:
+    """One die from low to high - 1: the game's generator, or while dice are scripted (explicit
+    chance) the next scripted value; a die asked past the script is counted and reads `low`."""
+    if S[L.DICE_SCRIPTED] == 0:
+        return rng_integers(S, low, high)
+    n = S[L.DICE_SCRIPT_N]
+    if n == 0:
+        S[L.DICE_MISSING] += 1
+        return low
+    return pop_front(S, L.DICE_SCRIPT, L.DICE_SCRIPT_N)
+
+
+@njit(cache=True)
+def _popcount(bits) -> int:
+    n = 0
+    while bits:
+        bits &= bits - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def closes(R, S, m, v, bits) -> bool:
+    """Does market m's visible stall close after a placement on square v (`bits`: its occupancy
+    after it)? Also when full, if the ruleset says so. The Port of Memphis never closes this way."""
+    if m == MEMPHIS:
+        return False
+    stall = m * 2 + S[L.SIDE + m]
+    kind = R[L.CLOSE_KIND + stall]
+    p0, p1 = R[L.CLOSE_PARAMS + stall * 2], R[L.CLOSE_PARAMS + stall * 2 + 1]
+    if kind == BID_SUM:
+        total = 0
+        for u in range(NUM_BIDS):
+            if bits >> u & 1:
+                total += u
+        hit = total >= p0
+    elif kind == COLOURS_OR_COUNT:
+        hit = _popcount(bits) >= p1
+        if not hit:        # distinct values of the row, the empty marker among them, less one
+            distinct = 0
+            for u in range(NUM_BIDS):
+                piece = S[L.OCC + m * NUM_BIDS + u]
+                first = True
+                for w in range(u):
+                    if S[L.OCC + m * NUM_BIDS + w] == piece:
+                        first = False
+                        break
+                if first:
+                    distinct += 1
+            hit = distinct - 1 >= p0
+    elif kind == CONNECTED_GROUP or kind == LINE or kind == DIAGONAL:
+        hit = False
+        for i in range(R[L.CLOSE_GROUPS_N + stall]):
+            group = R[L.CLOSE_GROUPS + stall * L.MAX_GROUPS + i]
+            if group >> v & 1 and bits & group == group:
+                hit = True
+                break
+    elif kind == DICE_MATCH:
+        roll = 0
+        for _ in range(p0):
+            roll += roll_die(S, 1, p1 + 1)
+        hit = roll < NUM_BIDS and (bits >> roll & 1) == 1
+    elif kind == COUNT:
+        hit = _popcount(bits) >= p0
+    elif kind == SQUARE_OR_COUNT:
+        hit = (bits >> p0 & 1) == 1 or _popcount(bits) >= p1
+    else:
+        hit = False
+    return hit or (bits == R[L.CLOSE_ALL + stall] and R[L.CLOSE_WHEN_FULL] != 0)

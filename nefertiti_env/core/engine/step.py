@@ -1,0 +1,85 @@
+"""The engine's entry points: legal actions, apply, results (docs/rules.md §1-§8).
+
+One dispatch for legal actions and one for apply, by the phase: the turn (flow.py), a
+character's power (powers.py), a market resolution (resolution.py). A game is truncated
+after R's `max_decisions` decisions: no legal action is left and no seat wins.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import flow, layout as L, powers, resolution
+from .board import base_scores
+
+
+@njit(cache=True)
+def is_terminated(R, S) -> bool:
+    """The game ended by its rules (the Akhenaton card): scores and winners are final."""
+    return S[L.PHASE] == L.PH_OVER
+
+
+@njit(cache=True)
+def is_truncated(R, S) -> bool:
+    return S[L.PHASE] != L.PH_OVER and S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
+
+
+@njit(cache=True)
+def is_over(R, S) -> bool:
+    return S[L.PHASE] == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
+
+
+@njit(cache=True)
+def legal_mask(R, S, mask) -> None:
+    """Set mask[a] = 1 for every legal action a of the deciding seat (`mask` zeroed by the caller)."""
+    if is_over(R, S):
+        return
+    ph = S[L.PHASE]
+    if ph <= L.PH_TUTOR:
+        flow.legal(R, S, mask)
+    elif ph == L.PH_CHARACTER:
+        powers.legal(R, S, mask)
+    else:
+        resolution.legal(R, S, mask)
+
+
+@njit(cache=True)
+def apply(R, S, action) -> None:
+    """Apply a legal action of the deciding seat (the caller checks legality), and run what
+    follows until the next decision."""
+    S[L.DECISIONS] += 1
+    ph = S[L.PHASE]
+    if ph <= L.PH_TUTOR:
+        status = flow.apply(R, S, action)
+    elif ph == L.PH_CHARACTER:
+        status = flow.character_done(R, S) if powers.apply(R, S, action) else resolution.RES_DECIDE
+    else:
+        status = resolution.apply(R, S, action)
+    flow.settle(R, S, status)
+
+
+@njit(cache=True)
+def final_scores(R, S) -> np.ndarray:
+    """[owner] scores as if the game ended now: base scores plus the characters' end effects."""
+    scores = base_scores(R, S)
+    powers.end_bonus(R, S, scores)
+    return scores
+
+
+@njit(cache=True)
+def returns(R, S, out) -> None:
+    """out[:players] = +1 for a winner (most points, ties by most Deben, shared), -1 for the
+    others once the game ended by its rules; zeros before and when truncated."""
+    n = S[L.NUM_PLAYERS]
+    out[:n] = 0
+    if S[L.PHASE] != L.PH_OVER:
+        return
+    scores = final_scores(R, S)
+    best, money = scores[0], -1
+    for p in range(n):
+        best = max(best, scores[p])
+    for p in range(n):
+        if scores[p] == best:
+            money = max(money, S[L.MONEY + p])
+    for p in range(n):
+        out[p] = 1 if scores[p] == best and S[L.MONEY + p] == money else -1
