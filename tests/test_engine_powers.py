@@ -26,7 +26,8 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import powers as P
 from nefertiti_env.core.limits import MAX_CHARACTERS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_OVER, PH_TURN
-from nefertiti_env.core.powers import POWERS
+from nefertiti_env.core.limits import MEMPHIS
+from nefertiti_env.core.powers import POWERS, roam_markets
 
 GAMES_PER_SET = 2
 # every character card of the default ruleset, so every power comes up in one game
@@ -73,13 +74,18 @@ def check_after(R, S, done: bool, g: NefertitiGame, hook: Hook, before: int, whe
     assert not problems, f"{where}: " + "; ".join(problems)
 
 
-def check_turn(R, S, g: NefertitiGame) -> None:
-    """§6 playable for every character left, and §5.2 end bonus, at a turn decision."""
+def check_turn(R, S, g: NefertitiGame, stats: collections.Counter) -> None:
+    """§6 playable for every character left, where a Roaming Thief bought at each market could
+    go, and §5.2 end bonus, at a turn decision."""
     p = g.actor
     for c in np.flatnonzero(g.char_avail).tolist():
         char = g.rules.characters[c]
         assert P.playable(R, S, p, c) == POWERS[char.power].playable(g, p, char), \
             f"playable({char.key}) for seat {p}"
+    for exclude in range(-1, MEMPHIS):
+        possible = P.roam_possible(R, S, exclude)
+        assert possible == bool(roam_markets(g, exclude)), f"roam_possible(exclude={exclude})"
+        stats["roaming thief possible", possible] += 1
     check_end_bonus(R, S, g)
 
 
@@ -102,7 +108,7 @@ def play(options: dict, seed: int, stats: collections.Counter) -> None:
         phase, before = g.phase, len(hook.states)
         S = pack_state(g)
         if phase == PH_TURN:
-            check_turn(R, S, g)
+            check_turn(R, S, g, stats)
         chars = [a for a in legal if A.CHARACTER <= a < A.CHARACTER + n_chars]
         action = int(rng.choice(chars if chars and rng.random() < 0.7 else legal))
         where = f"seed {seed} {options} decision {len(g.history)} {g.action_to_string(action)}"
@@ -164,4 +170,5 @@ def test_every_power_comes_up_and_matches():
     for step in (P.ORACLE_SWAP, P.ORACLE_TAKE, P.ORACLE_ORDER):
         assert stats["oracle", "step", step] > 0
     assert stats["bought roaming thief"] > 0
+    assert stats["roaming thief possible", False] > 0 and stats["roaming thief possible", True] > 0
     assert stats["games over"] > 0
