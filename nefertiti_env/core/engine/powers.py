@@ -1,0 +1,730 @@
+"""Character powers (docs/rules.md §6) as compiled kernels over the rules `R` and the state `S`.
+
+A power is a parameterised kind named by the ruleset file (`power = "scribe"`, `bonus = 2`):
+R[L.CHAR_POWER + c] is its index in `layout.POWER_KINDS`, its parameters are
+R[L.CHAR_PARAMS + c * MAX_POWER_PARAMS + i] in the order of `POWER_PARAMS[kind]`. Its choices
+are a sequence of masked decisions by the player who spent the seal: `start` runs when the card
+is played, `legal` sets the actions of the current step (S[L.CHAR_STEP]; the choices so far are
+the list S[L.CHAR_SEL]), `apply` takes one. `start` and `apply` return True when the power is
+over: the caller (flow) then hands back to the placement, or to the resolution for a bought
+Roaming Thief. A power is `playable` only when it can be carried out to the end, so no character
+leads to a dead end.
+
+The list S[L.CHAR_SEL] keeps zeros past its used length, as a packed Python game does.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import actions as A
+from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS
+from . import layout as L
+from .board import discard, has_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, type_bonus, \
+    type_items, type_values
+
+# power -> {parameter: type}; every parameter is required (checked by the ruleset loader)
+POWER_PARAMS: dict[str, dict[str, type]] = {
+    "scribe": {"bonus": int},
+    "merchant": {},
+    "royal_servant": {},
+    "treasurer": {},
+    "vizier": {"points_per_type": int},
+    "head_priest": {"servants": int},
+    "thief": {},
+    "oracle": {"cards": int},
+    "beggar": {"deben": int},
+    "merchant_of_amon": {"points": int},
+    "priest_of_amon": {"rank_bonus": list},
+    "royal_scribe": {"bonus": int},
+    "roaming_thief": {},
+    "trader": {"exchanges": int},
+}
+
+(P_NONE, P_SCRIBE, P_MERCHANT, P_ROYAL_SERVANT, P_TREASURER, P_VIZIER, P_HEAD_PRIEST, P_THIEF, P_ORACLE, P_BEGGAR,
+ P_MERCHANT_OF_AMON, P_PRIEST_OF_AMON, P_ROYAL_SCRIBE, P_ROAMING_THIEF, P_TRADER) = range(len(L.POWER_KINDS))
+assert L.POWER_KINDS[P_TRADER] == "trader" and tuple(POWER_PARAMS) == L.POWER_KINDS[1:]
+
+
+# ---------------------------------------------------------------- shared helpers
+@njit(cache=True)
+def _param(R, S, i) -> int:
+    """Parameter i of the character being played."""
+    return R[L.CHAR_PARAMS + S[L.CHAR_INDEX] * L.MAX_POWER_PARAMS + i]
+
+
+@njit(cache=True)
+def _sel(S, i) -> int:
+    return S[L.CHAR_SEL + i]
+
+
+@njit(cache=True)
+def _sel_push(S, value) -> None:
+    S[L.CHAR_SEL + S[L.CHAR_SEL_N]] = value
+    S[L.CHAR_SEL_N] += 1
+
+
+@njit(cache=True)
+def _sel_set(S, value) -> None:
+    """char_sel = [value]."""
+    S[L.CHAR_SEL:L.CHAR_SEL + L.CHAR_SEL_SIZE] = 0
+    S[L.CHAR_SEL] = value
+    S[L.CHAR_SEL_N] = 1
+
+
+@njit(cache=True)
+def _owned(S, o, k) -> int:
+    return S[L.OWNED + o * MAX_KINDS + k]
+
+
+@njit(cache=True)
+def _is_gift(R, S, m, k) -> bool:
+    """A face-up gift lies in place k above market m (the Roaming Thief card is no gift)."""
+    c = S[L.SLOTS + m * MAX_SLOTS + k]
+    return c >= 0 and c != kind_roaming(R) and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0
+
+
+@njit(cache=True)
+def _owned_types(R, S, p) -> int:
+    """Bitmask of the gift types owner p holds items of."""
+    bits = 0
+    for k in range(R[L.NUM_KINDS]):
+        if _owned(S, p, k) > 0 and R[L.KIND_ITEMS + k] > 0:
+            bits |= 1 << R[L.KIND_TYPE + k]
+    return bits
+
+
+@njit(cache=True)
+def _other_owner(R, p, r) -> int:
+    """The owner named by target r (relative to p): the seat r + 1 places to the left, or the
+    neutral player (§8)."""
+    if r == A.NEUTRAL_TARGET:
+        return L.NEUTRAL
+    return (p + r + 1) % R[L.R_NUM_PLAYERS]
+
+
+@njit(cache=True)
+def _num_targets(R) -> int:
+    """Other owners of a seat: the other seats, and the neutral player with 2 players."""
+    n = R[L.R_NUM_PLAYERS]
+    return n if n == 2 else n - 1
+
+
+@njit(cache=True)
+def _target(R, i) -> int:
+    """Relative target index of the i-th other owner: seats to the left, then the neutral player."""
+    if R[L.R_NUM_PLAYERS] == 2 and i == 1:
+        return A.NEUTRAL_TARGET
+    return i
+
+
+@njit(cache=True)
+def _mark_owned(R, S, o, mask) -> None:
+    """Set KIND + k for every card kind owner o holds."""
+    for k in range(R[L.NUM_KINDS]):
+        if _owned(S, o, k) > 0:
+            mask[A.KIND + k] = 1
+
+
+# ---------------------------------------------------------------- Scribe (§6.1)
+# Score every item of one owned gift type at its current value + `bonus`; discard those cards.
+SCRIBE_TYPE = 0
+
+
+@njit(cache=True)
+def _scribe_legal(R, S, mask) -> None:
+    bits = _owned_types(R, S, S[L.ACTOR])
+    for t in range(R[L.NUM_TYPES]):
+        if bits >> t & 1:
+            mask[A.TYPE + t] = 1
+
+
+@njit(cache=True)
+def _scribe_apply(R, S, action) -> bool:
+    p, t = S[L.ACTOR], action - A.TYPE
+    items = type_items(R, S)
+    per_item = type_values(R, items)[t] + type_bonus(R, S)[p, t] + _param(R, S, 0)
+    S[L.POINTS + p] += items[p, t] * per_item
+    for k in range(R[L.NUM_KINDS]):
+        if R[L.KIND_TYPE + k] == t:
+            S[L.DISCARDED + k] += _owned(S, p, k)
+            S[L.OWNED + p * MAX_KINDS + k] = 0
+    return True
+
+
+# ---------------------------------------------------------------- Merchant of Amon, Royal Scribe (§6.2)
+# Choose own cards one by one (then `done`); each scores and leaves play: Merchant of Amon
+# `points` per item, Royal Scribe its current value + `bonus` per item (recounted each time).
+DISCARD_KIND = 0
+
+
+@njit(cache=True)
+def _discard_legal(R, S, mask) -> None:
+    _mark_owned(R, S, S[L.ACTOR], mask)
+    mask[A.DONE] = 1
+
+
+@njit(cache=True)
+def _discard_apply(R, S, action, royal_scribe) -> bool:
+    if action == A.DONE:
+        return True
+    p, kind = S[L.ACTOR], action - A.KIND
+    if royal_scribe:
+        points = kind_value(R, S, p, kind) + _param(R, S, 0) * R[L.KIND_ITEMS + kind]
+    else:
+        points = _param(R, S, 0) * R[L.KIND_ITEMS + kind]
+    S[L.POINTS + p] += points
+    discard(R, S, p, kind)
+    return not owns_any(S, p)
+
+
+# ---------------------------------------------------------------- Merchant (§6.1)
+# Swap one of your gifts for one gift of another owner (the neutral player too): give, target, take.
+MERCHANT_GIVE, MERCHANT_TARGET, MERCHANT_TAKE = range(3)
+
+
+@njit(cache=True)
+def _merchant_playable(R, S, p) -> bool:
+    if not owns_any(S, p):
+        return False
+    for o in range(L.NUM_OWNERS):
+        if o != p and owns_any(S, o):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _merchant_legal(R, S, mask) -> None:
+    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    if step == MERCHANT_GIVE:
+        _mark_owned(R, S, p, mask)
+    elif step == MERCHANT_TARGET:
+        for i in range(_num_targets(R)):
+            r = _target(R, i)
+            if owns_any(S, _other_owner(R, p, r)):
+                mask[A.TARGET + r] = 1
+    else:
+        _mark_owned(R, S, _sel(S, 1), mask)
+
+
+@njit(cache=True)
+def _merchant_apply(R, S, action) -> bool:
+    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    if step == MERCHANT_GIVE:
+        _sel_push(S, action - A.KIND)
+    elif step == MERCHANT_TARGET:
+        _sel_push(S, _other_owner(R, p, action - A.TARGET))
+    else:
+        give, other, take = _sel(S, 0), _sel(S, 1), action - A.KIND
+        S[L.OWNED + p * MAX_KINDS + give] -= 1
+        S[L.OWNED + other * MAX_KINDS + give] += 1
+        S[L.OWNED + other * MAX_KINDS + take] -= 1
+        S[L.OWNED + p * MAX_KINDS + take] += 1
+        return True
+    S[L.CHAR_STEP] += 1
+    return False
+
+
+# ---------------------------------------------------------------- Royal Servant (§6.1)
+# Name any gift type: every other owner of it discards their least valuable card of it.
+ROYAL_SERVANT_TYPE = 0
+
+
+@njit(cache=True)
+def _royal_servant_legal(R, S, mask) -> None:
+    for t in range(R[L.NUM_TYPES]):
+        mask[A.TYPE + t] = 1
+
+
+@njit(cache=True)
+def _royal_servant_apply(R, S, action) -> bool:
+    p, t = S[L.ACTOR], action - A.TYPE
+    for i in range(_num_targets(R)):
+        o = _other_owner(R, p, _target(R, i))
+        for j in range(R[L.NUM_KINDS]):
+            k = R[L.KIND_DISCARD_ORDER + j]
+            if R[L.KIND_TYPE + k] == t and _owned(S, o, k) > 0:
+                discard(R, S, o, k)
+                break
+    return True
+
+
+# ---------------------------------------------------------------- Treasurer (§6.1)
+# Take half (rounded up) of one classic market's Reserve.
+TREASURER_MARKET = 0
+
+
+@njit(cache=True)
+def _treasurer_legal(R, S, mask) -> None:
+    for m in range(MEMPHIS):
+        mask[A.MARKET + m] = 1
+
+
+@njit(cache=True)
+def _treasurer_apply(R, S, action) -> bool:
+    m = action - A.MARKET
+    half = (S[L.RESERVE + m] + 1) // 2
+    S[L.RESERVE + m] -= half
+    S[L.MONEY + S[L.ACTOR]] += half
+    return True
+
+
+# ---------------------------------------------------------------- Vizier (§6.1)
+# Score `points_per_type` for each different gift type you own; no choice.
+@njit(cache=True)
+def _vizier_start(R, S) -> bool:
+    p = S[L.ACTOR]
+    bits, types = _owned_types(R, S, p), 0
+    for t in range(MAX_TYPES):
+        types += bits >> t & 1
+    S[L.POINTS + p] += _param(R, S, 0) * types
+    return True
+
+
+# ---------------------------------------------------------------- Head Priest (§6.1)
+# Place `servants` servants this turn (a market may close between the placements); no choice.
+@njit(cache=True)
+def _head_priest_playable(R, S, p, c) -> bool:
+    return S[L.SERVANTS + p] >= R[L.CHAR_PARAMS + c * L.MAX_POWER_PARAMS]
+
+
+# ---------------------------------------------------------------- Thief (§6.1)
+# Take one face-up lower-row gift from any classic market, open or closed, for free.
+THIEF_MARKET, THIEF_CARD = range(2)
+
+
+@njit(cache=True)
+def _thief_playable(R, S) -> bool:
+    for m in range(MEMPHIS):
+        if has_gift(R, S, m, True):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _thief_legal(R, S, mask) -> None:
+    if S[L.CHAR_STEP] == THIEF_MARKET:
+        for m in range(MEMPHIS):
+            if has_gift(R, S, m, True):
+                mask[A.MARKET + m] = 1
+    else:
+        m = _sel(S, 0)
+        for k in range(1, MAX_SLOTS):
+            if _is_gift(R, S, m, k):
+                mask[A.CARD + k] = 1
+
+
+@njit(cache=True)
+def _thief_apply(R, S, action) -> bool:
+    if S[L.CHAR_STEP] == THIEF_MARKET:
+        _sel_push(S, action - A.MARKET)
+        S[L.CHAR_STEP] = THIEF_CARD
+        return False
+    take_card(R, S, S[L.ACTOR], _sel(S, 0), action - A.CARD)
+    return True
+
+
+# ---------------------------------------------------------------- Oracle (§6.2)
+# See the bottom `cards` cards of the deck, swap own gifts for them (taking a card of equal or
+# lower maximum value than the one given), then choose their order. From then on the player
+# knows those cards (oracle_seat, oracle_from). Each bottom place is exchanged at most once:
+# char_sel lists the places already exchanged (after the gift to give, during a take).
+ORACLE_SWAP, ORACLE_TAKE, ORACLE_ORDER = range(3)
+
+
+@njit(cache=True)
+def _oracle_takeable(R, S, give, first, i) -> bool:
+    """May bottom place i (relative to oracle_from) be taken for a gift of kind `give`: a gift
+    worth at most as much, not among the places exchanged (char_sel[first:])?"""
+    c = S[L.DECK + S[L.ORACLE_FROM] + i]
+    if c >= R[L.NUM_KINDS] or R[L.KIND_MAX_VALUE + c] > R[L.KIND_MAX_VALUE + give]:
+        return False
+    for j in range(first, S[L.CHAR_SEL_N]):
+        if _sel(S, j) == i:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _oracle_any(R, S, give, first) -> bool:
+    for i in range(S[L.DECK_LEN] - S[L.ORACLE_FROM]):
+        if _oracle_takeable(R, S, give, first, i):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _oracle_start(R, S) -> bool:
+    S[L.ORACLE_SEAT] = S[L.ACTOR]
+    S[L.ORACLE_FROM] = max(S[L.DECK_POS], S[L.DECK_LEN] - _param(R, S, 0))
+    return False
+
+
+@njit(cache=True)
+def _oracle_legal(R, S, mask) -> None:
+    step, n = S[L.CHAR_STEP], S[L.DECK_LEN] - S[L.ORACLE_FROM]
+    if step == ORACLE_SWAP:
+        p = S[L.ACTOR]
+        for k in range(R[L.NUM_KINDS]):
+            if _owned(S, p, k) > 0 and _oracle_any(R, S, k, 0):
+                mask[A.KIND + k] = 1
+        mask[A.DONE] = 1
+    elif step == ORACLE_TAKE:
+        for i in range(n):
+            if _oracle_takeable(R, S, _sel(S, 0), 1, i):
+                mask[A.CARD + i] = 1
+    else:
+        for i in range(n):
+            mask[A.CARD + i] = 1
+        for j in range(S[L.CHAR_SEL_N]):
+            mask[A.CARD + _sel(S, j)] = 0
+
+
+@njit(cache=True)
+def _oracle_apply(R, S, action) -> bool:
+    p, step, start = S[L.ACTOR], S[L.CHAR_STEP], S[L.ORACLE_FROM]
+    n = S[L.DECK_LEN] - start
+    sel_n = S[L.CHAR_SEL_N]
+    if step == ORACLE_SWAP and action == A.DONE:
+        S[L.CHAR_STEP] = ORACLE_ORDER
+        S[L.CHAR_SEL:L.CHAR_SEL + sel_n] = 0
+        S[L.CHAR_SEL_N] = 0
+        return n <= 1
+    if step == ORACLE_SWAP:                       # char_sel = [give] + exchanged
+        for j in range(sel_n, 0, -1):
+            S[L.CHAR_SEL + j] = S[L.CHAR_SEL + j - 1]
+        S[L.CHAR_SEL] = action - A.KIND
+        S[L.CHAR_SEL_N] = sel_n + 1
+        S[L.CHAR_STEP] = ORACLE_TAKE
+        return False
+    i = action - A.CARD
+    if step == ORACLE_TAKE:                       # char_sel = exchanged + [i]
+        give, pos = _sel(S, 0), start + i
+        S[L.OWNED + p * MAX_KINDS + give] -= 1
+        S[L.OWNED + p * MAX_KINDS + S[L.DECK + pos]] += 1
+        S[L.DECK + pos] = give
+        S[L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]] = give   # everyone sees which gift went to the bottom
+        S[L.ORACLE_GIVEN_N] += 1
+        for j in range(sel_n - 1):
+            S[L.CHAR_SEL + j] = S[L.CHAR_SEL + j + 1]
+        S[L.CHAR_SEL + sel_n - 1] = i
+        S[L.CHAR_STEP] = ORACLE_SWAP
+        return False
+    _sel_push(S, i)
+    if sel_n + 1 < n - 1:
+        return False
+    # the new bottom: the places in the chosen order, then the one left
+    bottom = S[L.DECK + start:L.DECK + start + n].copy()
+    chosen = 0
+    for j in range(n - 1):
+        S[L.DECK + start + j] = bottom[_sel(S, j)]
+        chosen |= 1 << _sel(S, j)
+    for i in range(n):
+        if not chosen >> i & 1:
+            S[L.DECK + start + n - 1] = bottom[i]
+    return True
+
+
+@njit(cache=True)
+def _oracle_private(S) -> bool:
+    """Which bottom place a gift was taken from, and the new order, name hidden deck places:
+    only the Oracle player sees them (the gift given, a `kind` action, is public)."""
+    return S[L.CHAR_STEP] != ORACLE_SWAP
+
+
+# ---------------------------------------------------------------- Beggar (§6.2)
+# At each classic market in turn (the step is the market): take `deben` Deben from its Reserve,
+# or turn one of its gifts face down until the market next opens, or do nothing (`done`).
+BEGGAR_FIRST_MARKET = 0
+
+
+@njit(cache=True)
+def _beggar_legal(R, S, mask) -> None:
+    m = S[L.CHAR_STEP]
+    for k in range(MAX_SLOTS):
+        if _is_gift(R, S, m, k):
+            mask[A.CARD + k] = 1
+    if S[L.RESERVE + m] > 0:
+        mask[A.TAKE_DEBEN] = 1
+    mask[A.DONE] = 1
+
+
+@njit(cache=True)
+def _beggar_apply(R, S, action) -> bool:
+    m = S[L.CHAR_STEP]
+    if action == A.TAKE_DEBEN:
+        take = min(_param(R, S, 0), S[L.RESERVE + m])
+        S[L.RESERVE + m] -= take
+        S[L.MONEY + S[L.ACTOR]] += take
+    elif action != A.DONE:
+        S[L.FACE_DOWN + m * MAX_SLOTS + action - A.CARD] = 1
+    S[L.CHAR_STEP] += 1
+    return S[L.CHAR_STEP] == MEMPHIS
+
+
+# ---------------------------------------------------------------- Roaming Thief (§6.2)
+# Take the lowest-maximum-value gift of a market and leave the Roaming Thief card in its place
+# (a seal there stays). Whoever later buys that card must use it at once on another market:
+# the resolution then starts this power with char_sel = [the market it came from]; played as
+# a character, no market is excluded (char_sel = [-1]).
+ROAMING_MARKET, ROAMING_CARD = range(2)
+
+
+@njit(cache=True)
+def _roam_market(R, S, m, exclude) -> bool:
+    """May the Roaming Thief go to classic market m: not `exclude`, not closed for good (the
+    market where Akhenaton was drawn), with a face-up gift."""
+    return m != exclude and S[L.DEAD + m] == 0 and has_gift(R, S, m, False)
+
+
+@njit(cache=True)
+def roam_possible(R, S, exclude) -> bool:
+    """Is there a market for the Roaming Thief (bought at market `exclude`)? Without one, the
+    card leaves the game (§6.2, [R])."""
+    for m in range(MEMPHIS):
+        if _roam_market(R, S, m, exclude):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _lowest_value(R, S, m) -> int:
+    """The lowest maximum value of market m's face-up gifts."""
+    low = -1
+    for k in range(MAX_SLOTS):
+        if _is_gift(R, S, m, k):
+            v = R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]]
+            if low < 0 or v < low:
+                low = v
+    return low
+
+
+@njit(cache=True)
+def _roaming_legal(R, S, mask) -> None:
+    if S[L.CHAR_STEP] == ROAMING_MARKET:
+        for m in range(MEMPHIS):
+            if _roam_market(R, S, m, _sel(S, 0)):
+                mask[A.MARKET + m] = 1
+    else:
+        m = _sel(S, 1)
+        low = _lowest_value(R, S, m)
+        for k in range(MAX_SLOTS):
+            if _is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] == low:
+                mask[A.CARD + k] = 1
+
+
+@njit(cache=True)
+def _roaming_apply(R, S, action) -> bool:
+    if S[L.CHAR_STEP] == ROAMING_MARKET:
+        _sel_push(S, action - A.MARKET)
+        S[L.CHAR_STEP] = ROAMING_CARD
+        return False
+    take_from_board(R, S, S[L.ACTOR], _sel(S, 1), action - A.CARD, kind_roaming(R))
+    return True
+
+
+# ---------------------------------------------------------------- Trader (§6.2)
+# Exchange up to `exchanges` own gifts with face-up gifts of the classic markets (open or
+# closed), paying the difference of maximum values (if the gift taken is worth more) to that
+# Reserve. char_sel = [exchanges made, gift to give, market].
+TRADER_GIVE, TRADER_MARKET, TRADER_CARD = range(3)
+
+
+@njit(cache=True)
+def _affordable(R, S, p, value, m, k) -> bool:
+    """May p take the gift in place k of market m for a gift of maximum value `value`?"""
+    return _is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] <= value + S[L.MONEY + p]
+
+
+@njit(cache=True)
+def _affordable_at(R, S, p, value, m) -> bool:
+    for k in range(MAX_SLOTS):
+        if _affordable(R, S, p, value, m, k):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _affordable_any(R, S, p, value) -> bool:
+    for m in range(MEMPHIS):
+        if _affordable_at(R, S, p, value, m):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _trader_playable(R, S, p) -> bool:
+    best = -1                           # the most valuable gift owned affords the most
+    for k in range(R[L.NUM_KINDS]):
+        if _owned(S, p, k) > 0:
+            best = max(best, R[L.KIND_MAX_VALUE + k])
+    return best >= 0 and _affordable_any(R, S, p, best)
+
+
+@njit(cache=True)
+def _trader_legal(R, S, mask) -> None:
+    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    if step == TRADER_GIVE:
+        for k in range(R[L.NUM_KINDS]):
+            if _owned(S, p, k) > 0 and _affordable_any(R, S, p, R[L.KIND_MAX_VALUE + k]):
+                mask[A.KIND + k] = 1
+        mask[A.DONE] = 1
+        return
+    value = R[L.KIND_MAX_VALUE + _sel(S, 1)]
+    if step == TRADER_MARKET:
+        for m in range(MEMPHIS):
+            if _affordable_at(R, S, p, value, m):
+                mask[A.MARKET + m] = 1
+    else:
+        m = _sel(S, 2)
+        for k in range(MAX_SLOTS):
+            if _affordable(R, S, p, value, m, k):
+                mask[A.CARD + k] = 1
+
+
+@njit(cache=True)
+def _trader_apply(R, S, action) -> bool:
+    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    if action == A.DONE:
+        return True
+    if step == TRADER_GIVE:
+        _sel_push(S, action - A.KIND)
+    elif step == TRADER_MARKET:
+        _sel_push(S, action - A.MARKET)
+    else:
+        give, m = _sel(S, 1), _sel(S, 2)
+        S[L.OWNED + p * MAX_KINDS + give] -= 1
+        taken = take_from_board(R, S, p, m, action - A.CARD, give)
+        pay = max(0, R[L.KIND_MAX_VALUE + taken] - R[L.KIND_MAX_VALUE + give])
+        S[L.MONEY + p] -= pay
+        S[L.RESERVE + m] += pay
+        made = _sel(S, 0) + 1
+        _sel_set(S, made)
+        S[L.CHAR_STEP] = TRADER_GIVE
+        return made >= _param(R, S, 0) or not _trader_playable(R, S, p)
+    S[L.CHAR_STEP] += 1
+    return False
+
+
+# ---------------------------------------------------------------- Priest of Amon (§6.2, §5.2)
+# Nothing during play. After final scoring its player gains rank_bonus[place] points.
+@njit(cache=True)
+def end_bonus(R, S, scores) -> None:
+    """Add the end-of-game effects of characters to scores[:n] in place: each Priest of Amon
+    player gains the bonus of its rank (1 + the seats with strictly more points; ties share
+    the better place), player by player, after the base scores (§5.2)."""
+    n = R[L.R_NUM_PLAYERS]
+    for c in range(R[L.NUM_CHARS]):
+        if R[L.CHAR_POWER + c] != P_PRIEST_OF_AMON:
+            continue
+        count = R[L.CHAR_PARAMS_N + c]
+        for p in range(n):
+            if S[L.CHAR_PLAYED + p * L.MAX_CHARACTERS + c] == 0:
+                continue
+            rank = 0
+            for q in range(n):
+                if scores[q] > scores[p]:
+                    rank += 1
+            scores[p] += R[L.CHAR_PARAMS + c * L.MAX_POWER_PARAMS + min(rank, count - 1)]
+
+
+# ---------------------------------------------------------------- dispatch
+@njit(cache=True)
+def playable(R, S, p, c) -> bool:
+    """May seat p play character c now: can its power be carried out to the end?"""
+    kind = R[L.CHAR_POWER + c]
+    if kind == P_SCRIBE or kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
+        return owns_any(S, p)
+    if kind == P_MERCHANT:
+        return _merchant_playable(R, S, p)
+    if kind == P_HEAD_PRIEST:
+        return _head_priest_playable(R, S, p, c)
+    if kind == P_THIEF:
+        return _thief_playable(R, S)
+    if kind == P_ORACLE:
+        return S[L.DECK_POS] < S[L.DECK_LEN]
+    if kind == P_ROAMING_THIEF:
+        return roam_possible(R, S, -1)
+    if kind == P_TRADER:
+        return _trader_playable(R, S, p)
+    return True
+
+
+@njit(cache=True)
+def start(R, S) -> bool:
+    """The character S[L.CHAR_INDEX] was just played by S[L.ACTOR] (seal spent, phase
+    PH_CHARACTER, step 0, no choice yet): run what needs no choice. True when the power is over."""
+    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    if kind == P_VIZIER:
+        return _vizier_start(R, S)
+    if kind == P_HEAD_PRIEST:
+        S[L.EXTRA_PLACEMENTS] = _param(R, S, 0) - 1
+        return True
+    if kind == P_ORACLE:
+        return _oracle_start(R, S)
+    if kind == P_ROAMING_THIEF:
+        _sel_set(S, -1)                 # no market excluded when played as a character
+        return False
+    if kind == P_TRADER:
+        _sel_set(S, 0)                  # exchanges made
+        return False
+    return kind == P_PRIEST_OF_AMON or kind == P_NONE     # no choice, nothing happens now
+
+
+@njit(cache=True)
+def legal(R, S, mask) -> None:
+    """Set mask[a] = 1 for the legal actions of the current step of the power being played."""
+    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    if kind == P_SCRIBE:
+        _scribe_legal(R, S, mask)
+    elif kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
+        _discard_legal(R, S, mask)
+    elif kind == P_MERCHANT:
+        _merchant_legal(R, S, mask)
+    elif kind == P_ROYAL_SERVANT:
+        _royal_servant_legal(R, S, mask)
+    elif kind == P_TREASURER:
+        _treasurer_legal(R, S, mask)
+    elif kind == P_THIEF:
+        _thief_legal(R, S, mask)
+    elif kind == P_ORACLE:
+        _oracle_legal(R, S, mask)
+    elif kind == P_BEGGAR:
+        _beggar_legal(R, S, mask)
+    elif kind == P_ROAMING_THIEF:
+        _roaming_legal(R, S, mask)
+    elif kind == P_TRADER:
+        _trader_legal(R, S, mask)
+
+
+@njit(cache=True)
+def apply(R, S, action) -> bool:
+    """Take the (legal) `action` at the current step. True when the power is over."""
+    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    if kind == P_SCRIBE:
+        return _scribe_apply(R, S, action)
+    if kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
+        return _discard_apply(R, S, action, kind == P_ROYAL_SCRIBE)
+    if kind == P_MERCHANT:
+        return _merchant_apply(R, S, action)
+    if kind == P_ROYAL_SERVANT:
+        return _royal_servant_apply(R, S, action)
+    if kind == P_TREASURER:
+        return _treasurer_apply(R, S, action)
+    if kind == P_THIEF:
+        return _thief_apply(R, S, action)
+    if kind == P_ORACLE:
+        return _oracle_apply(R, S, action)
+    if kind == P_BEGGAR:
+        return _beggar_apply(R, S, action)
+    if kind == P_ROAMING_THIEF:
+        return _roaming_apply(R, S, action)
+    if kind == P_TRADER:
+        return _trader_apply(R, S, action)
+    return True
+
+
+@njit(cache=True)
+def private(R, S) -> bool:
+    """Is the decision now seen only by the seat making it (`NefertitiGame.history_for`)?"""
+    return R[L.CHAR_POWER + S[L.CHAR_INDEX]] == P_ORACLE and _oracle_private(S)
