@@ -37,7 +37,7 @@ def condition(closing, bits: int, v: int, row) -> str:
     full = bits == closing.all_squares
     if kind == "dice_match":
         return "full" if full else "dice"
-    if not closing.closes(bits, v, row, None):
+    if not closing.holds(bits, v, row):
         return "full"
     count = bits.bit_count()
     if kind == "colours_or_count":

@@ -5,10 +5,13 @@ golden games guard the engine once the Python engine is gone.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine.rules import rules_array
+from nefertiti_env.core.ruleset import load_ruleset
 from nefertiti_env.core.limits import NUM_BIDS
 
 FIELDS = L.field_slices(L.STATE_FIELDS)
@@ -27,9 +30,17 @@ def rng_words(state: dict) -> list[int]:
             int(state["has_uint32"]), to_int64(int(state["uinteger"]))]
 
 
+_RULES: dict = {}
+
+
 def rules_of(g) -> np.ndarray:
+    """R of `g`'s options, from this package's loading of `g`'s ruleset (the game may be another engine's)."""
     o = g.options
-    return rules_array(g.rules, o["num_players"], o["memphis"], o["setup"], o["characters"], o["max_decisions"])
+    key = (g.rules.source, repr(o))
+    if key not in _RULES:
+        rs = load_ruleset(g.rules.data if g.rules.source == "<dict>" else Path(g.rules.source).stem)
+        _RULES[key] = rules_array(rs, o["num_players"], o["memphis"], o["setup"], o["characters"], o["max_decisions"])
+    return _RULES[key]
 
 
 def pack_state(g) -> np.ndarray:

@@ -15,10 +15,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from .actions import ActionNames
-from .closing import ClosingRule, validate_params
+from .engine.closing import Closing, validate_params
 from .limits import (MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
                      SIDES, SYMBOLS)
-from .powers import POWER_PARAMS
+from .engine.powers import POWER_PARAMS
 
 PACKAGED_RULESETS = Path(__file__).resolve().parent.parent / "rulesets"     # in the wheel; loaded by name
 DEFAULT_RULESET = PACKAGED_RULESETS / "default.toml"
@@ -44,7 +44,7 @@ class RulesetError(ValueError):
 class Stall:
     grid: list[list[int]]             # bid values by grid row
     symbols: dict[int, int]           # bid value -> symbol code
-    closing: ClosingRule
+    closing: Closing
 
 
 @dataclass
@@ -275,7 +275,7 @@ def _parse_stall(ck: _Checker, table, path) -> Stall | None:
         ck.fail(f"{path}.closing", reason)
     if problems:
         return None
-    return Stall(grid, symbols, ClosingRule(kind, params, grid))
+    return Stall(grid, symbols, Closing(kind, params, grid))
 
 
 def _build(data: dict, source: str) -> Ruleset:
@@ -375,7 +375,7 @@ def _build(data: dict, source: str) -> Ruleset:
             ck.fail(f"memphis.replaces.{kname}", f"replaces {n} cards but the deck has only "
                     f"{kinds[kind_names.index(kname)]['count']}")
     parsed = _parse_squares(ck, memphis_t.get("squares"), "memphis.squares")
-    memphis_stall = Stall(parsed[0], parsed[1], ClosingRule("never", {}, parsed[0])) if parsed else None
+    memphis_stall = Stall(parsed[0], parsed[1], Closing("never", {}, parsed[0])) if parsed else None
 
     # markets
     markets_t = ck.get(data, "markets", "", list, [])

@@ -10,8 +10,11 @@ the occupancy row (a seat for a servant, TUTOR + seat for a tutor, so tutors cou
 """
 from __future__ import annotations
 
+import functools
 import itertools
+from dataclasses import dataclass
 
+import numpy as np
 from numba import njit
 
 from ..limits import MEMPHIS, NUM_BIDS
@@ -38,6 +41,35 @@ assert L.CLOSING_CODES == ("never", "bid_sum", "colours_or_count", "connected_gr
 _MINIMUM = {"dice": 1, "sides": 1, "count": 1, "size": 1, "length": 1, "colours": 1}
 MAXIMUM = 100          # every closing parameter: above any stall's squares, pieces or bid sums
 _MAXIMA = {"dice": L.MAX_DICE_SCRIPT}     # dice per roll: as many as explicit chance can script
+
+
+@dataclass(frozen=True)
+class Closing:
+    """A stall's closing condition as the ruleset gives it: kind, parameters, grid of bid values."""
+    kind: str
+    params: dict
+    grid: list
+
+    @property
+    def code(self) -> int:
+        return L.CLOSING_CODES.index(self.kind)
+
+    @property
+    def all_squares(self) -> int:
+        """Bitmask of the stall's squares."""
+        return sum(1 << v for row in self.grid for v in row)
+
+    @functools.cached_property
+    def groups(self) -> np.ndarray:
+        """Bitmasks of the square sets that close the stall when all occupied (geometric kinds)."""
+        return np.array(stall_groups(self.kind, self.params, self.grid), dtype=np.int64)
+
+    def holds(self, bits: int, v: int, row) -> bool:
+        """Does the condition (dice aside: never) hold after a placement on square v, with `bits`
+        the occupancy and `row` the pieces per bid square? The kernel's own check (`holds`)."""
+        values = [self.params[name] for name in CLOSING_KINDS[self.kind]] + [0, 0]
+        return bool(holds(self.code, values[0], values[1], self.groups, len(self.groups), bits, v,
+                          np.asarray(row, dtype=np.int64)))
 
 
 def stall_groups(kind: str, params: dict, grid: list[list[int]]) -> list[int]:
@@ -120,6 +152,42 @@ def _popcount(bits) -> int:
 
 
 @njit(cache=True)
+def holds(kind, p0, p1, groups, ngroups, bits, v, row) -> bool:
+    """Does closing kind `kind` (parameters p0, p1) hold after a placement on square v? `bits`:
+    the occupancy, `row`: the piece per bid square, `groups`: the kind's square sets. Dice are
+    rolled by `closes`; here a dice stall never holds."""
+    if kind == BID_SUM:
+        total = 0
+        for u in range(NUM_BIDS):
+            if bits >> u & 1:
+                total += u
+        return total >= p0
+    if kind == COLOURS_OR_COUNT:
+        if _popcount(bits) >= p1:
+            return True
+        distinct = 0        # distinct values of the row, the empty marker among them, less one
+        for u in range(NUM_BIDS):
+            first = True
+            for w in range(u):
+                if row[w] == row[u]:
+                    first = False
+                    break
+            if first:
+                distinct += 1
+        return distinct - 1 >= p0
+    if kind == CONNECTED_GROUP or kind == LINE or kind == DIAGONAL:
+        for i in range(ngroups):
+            if groups[i] >> v & 1 and bits & groups[i] == groups[i]:
+                return True
+        return False
+    if kind == COUNT:
+        return _popcount(bits) >= p0
+    if kind == SQUARE_OR_COUNT:
+        return (bits >> p0 & 1) == 1 or _popcount(bits) >= p1
+    return False
+
+
+@njit(cache=True)
 def closes(R, S, m, v, bits) -> bool:
     """Does market m's visible stall close after a placement on square v (`bits`: its occupancy
     after it)? Also when full, if the ruleset says so. The Port of Memphis never closes this way."""
@@ -128,42 +196,13 @@ def closes(R, S, m, v, bits) -> bool:
     stall = m * 2 + S[L.SIDE + m]
     kind = R[L.CLOSE_KIND + stall]
     p0, p1 = R[L.CLOSE_PARAMS + stall * 2], R[L.CLOSE_PARAMS + stall * 2 + 1]
-    if kind == BID_SUM:
-        total = 0
-        for u in range(NUM_BIDS):
-            if bits >> u & 1:
-                total += u
-        hit = total >= p0
-    elif kind == COLOURS_OR_COUNT:
-        hit = _popcount(bits) >= p1
-        if not hit:        # distinct values of the row, the empty marker among them, less one
-            distinct = 0
-            for u in range(NUM_BIDS):
-                piece = S[L.OCC + m * NUM_BIDS + u]
-                first = True
-                for w in range(u):
-                    if S[L.OCC + m * NUM_BIDS + w] == piece:
-                        first = False
-                        break
-                if first:
-                    distinct += 1
-            hit = distinct - 1 >= p0
-    elif kind == CONNECTED_GROUP or kind == LINE or kind == DIAGONAL:
-        hit = False
-        for i in range(R[L.CLOSE_GROUPS_N + stall]):
-            group = R[L.CLOSE_GROUPS + stall * L.MAX_GROUPS + i]
-            if group >> v & 1 and bits & group == group:
-                hit = True
-                break
-    elif kind == DICE_MATCH:
+    if kind == DICE_MATCH:
         roll = 0
         for _ in range(p0):
             roll += roll_die(S, 1, p1 + 1)
         hit = roll < NUM_BIDS and (bits >> roll & 1) == 1
-    elif kind == COUNT:
-        hit = _popcount(bits) >= p0
-    elif kind == SQUARE_OR_COUNT:
-        hit = (bits >> p0 & 1) == 1 or _popcount(bits) >= p1
     else:
-        hit = False
+        groups = R[L.CLOSE_GROUPS + stall * L.MAX_GROUPS:L.CLOSE_GROUPS + (stall + 1) * L.MAX_GROUPS]
+        hit = holds(kind, p0, p1, groups, R[L.CLOSE_GROUPS_N + stall], bits, v,
+                    S[L.OCC + m * NUM_BIDS:L.OCC + (m + 1) * NUM_BIDS])
     return hit or (bits == R[L.CLOSE_ALL + stall] and R[L.CLOSE_WHEN_FULL] != 0)

@@ -17,7 +17,7 @@ _FIELDS = L.field_slices(L.RULE_FIELDS)
 def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, characters: str | list[str],
                 max_decisions: int) -> np.ndarray:
     """R for a game of `num_players` with these options (already checked by the caller)."""
-    from .closing import CLOSING_KINDS, stall_groups     # each kind's schema lives with its kernel
+    from .closing import CLOSING_KINDS     # each kind's schema lives with its kernel
     from .powers import POWER_PARAMS
 
     R = np.zeros(L.RULES_SIZE, dtype=np.int64)
@@ -50,13 +50,12 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     for m, pair in enumerate(rs.stalls):
         for side, stall in enumerate(pair):
             closing = stall.closing
-            kinds[m, side] = L.CLOSING_CODES.index(closing.kind)
+            kinds[m, side] = closing.code
             for i, pname in enumerate(CLOSING_KINDS[closing.kind]):
                 params[m, side, i] = closing.params[pname]
-            alls[m, side] = sum(1 << v for row in closing.grid for v in row)
-            sets = stall_groups(closing.kind, closing.params, closing.grid)
-            groups[m, side, :len(sets)] = sets
-            counts[m, side] = len(sets)
+            alls[m, side] = closing.all_squares
+            groups[m, side, :len(closing.groups)] = closing.groups
+            counts[m, side] = len(closing.groups)
     put("close_kind", kinds)
     put("close_params", params)
     put("close_all", alls)
