@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..core import scoring
-from ..core.game import state_slices
+from ..core.engine.layout import STATE_SIZE, field_slices
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
@@ -180,7 +180,7 @@ def _state_args(g, seat: int) -> tuple:
     choices = np.array(_choices(g, seat), dtype=np.int64) if g.char_index >= 0 or seat == g.oracle_seat \
         else _NO_CHOICES_ARRAY
     unseen_end = max(g.deck_pos, g.oracle_from) if seat == g.oracle_seat else len(g.deck)   # the rest it knows
-    return (g.state, g.is_open, g.dead, g.seal_on, g.deck, g.deck_pos, unseen_end, g.rules.num_kinds,
+    return (g.S, g.is_open, g.dead, g.seal_on, g.deck, g.deck_pos, unseen_end, g.rules.num_kinds,
             np.array(turn, dtype=np.int64), pending, choices)
 
 
@@ -211,7 +211,7 @@ def _state(g, seat: int) -> np.ndarray:
 
 def _unseen_start(g) -> int:
     """Where the unseen counts start in the state vector: after `game.state` and the flags."""
-    return len(g.state) + len(_FLAGS) * NUM_MARKETS
+    return STATE_SIZE + len(_FLAGS) * NUM_MARKETS
 
 
 class Plan(NamedTuple):
@@ -236,8 +236,8 @@ _WIDTH = max(MAX_KINDS + 1, TUTOR + MAX_PLAYERS - 1, NUM_PHASES - 1, MAX_CHARACT
 def _build_plan(g, seat: int) -> Plan:
     """The tables of one (ruleset, player count, observer seat)."""
     n, nk = g.num_players, g.rules.num_kinds
-    first = {name: part.start for name, part, _ in state_slices(nk)}
-    first.update({flag: len(g.state) + i * NUM_MARKETS for i, flag in enumerate(_FLAGS)})
+    first = {name: part.start for name, (part, _, _) in field_slices().items()}
+    first.update({flag: STATE_SIZE + i * NUM_MARKETS for i, flag in enumerate(_FLAGS)})
     first["unseen"] = _unseen_start(g)
     scalar = {name: first["unseen"] + nk + i for i, name in enumerate(SCALARS)}
     src = np.full(LINEAR, scalar["zero"])
@@ -263,7 +263,7 @@ def _build_plan(g, seat: int) -> Plan:
         for col, field in enumerate(("money", "seals", "points", "servants", "tutors"), 1):
             linear("seat", (r, col), first[field] + o)
         for k in range(nk):
-            linear("seat_gifts", (r, k), first["owned"] + o * nk + k)
+            linear("seat_gifts", (r, k), first["owned"] + o * MAX_KINDS + k)
         for c in range(MAX_CHARACTERS):
             linear("seat_characters", (r, c), first["char_played"] + o * MAX_CHARACTERS + c)
         indicator("seat_role", (r, 0), scalar["turn player"], o)
