@@ -22,10 +22,9 @@ from .engine import layout as L
 from .engine import setup, step
 from .engine.step import decide, legal_list
 from .engine.rng import rng_state, rng_words
-from .engine.rules import rules_array
+from .engine.rules import check_roster, rules_array
 from .limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
 from .phases import PH_CHARACTER, PH_OVER, PHASE_NAMES
-from .roster import check_roster
 from .ruleset import PACKAGED_RULESETS, Ruleset, load_ruleset
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
