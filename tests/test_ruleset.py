@@ -67,7 +67,7 @@ SINGLE_PROBLEMS = {
     "closing parameter negative": (setter(*ABOU_RIGHT, "closing", "total", -1), "markets[2].right.closing",
                                    "'total' must be 0..100, got -1"),
     "closing parameter too large": (setter("markets", 1, "left", "closing", "dice", 10**9), "markets[1].left.closing",
-                                    "'dice' must be 0..100"),
+                                    "'dice' must be 0..8"),
     "closing parameter below its minimum": (setter("markets", 1, "right", "closing", "length", 0),
                                            "markets[1].right.closing", "'length' must be at least 1"),
     "unknown key in a card": (setter("cards", "harp", "colour", "gold"), "cards.harp.colour", "unknown key"),

@@ -180,15 +180,15 @@ class NefertitiGame:
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
-        return self.S[L.PHASE] == PH_OVER or len(self.history) >= self.options["max_decisions"]
+        return bool(self.S[L.PHASE] == PH_OVER) or len(self.history) >= self.options["max_decisions"]
 
     def is_terminated(self) -> bool:
         """The game ended by its rules (the Akhenaton card): scores and winners are final."""
-        return self.S[L.PHASE] == PH_OVER
+        return bool(self.S[L.PHASE] == PH_OVER)
 
     def is_truncated(self) -> bool:
         """The game reached `max_decisions` before its end: no legal action is left, no seat wins."""
-        return self.S[L.PHASE] != PH_OVER and len(self.history) >= self.options["max_decisions"]
+        return bool(self.S[L.PHASE] != PH_OVER) and len(self.history) >= self.options["max_decisions"]
 
     def stall(self, m: int):
         return self.rules.stalls[m][self.side[m]]

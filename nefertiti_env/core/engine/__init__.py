@@ -16,18 +16,18 @@ COMPILED = ("core", "core/engine", "encoding", ".")   # folders whose modules ho
 _STAMP = Path(__file__).parent / "__pycache__" / "sources.sha256"
 
 
-def drop_stale_cache() -> None:
+def drop_stale_cache(root: Path = _ROOT, stamp: Path = _STAMP) -> None:
     """Delete the cached numba code of the package's kernels if any of their sources changed."""
-    sources = sorted(p for folder in COMPILED for p in (_ROOT / folder).glob("*.py"))
+    sources = sorted(p for folder in COMPILED for p in (root / folder).glob("*.py"))
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
-    if _STAMP.is_file() and _STAMP.read_text() == digest:
+    if stamp.is_file() and stamp.read_text() == digest:
         return
     try:
         for folder in COMPILED:
-            for cached in (_ROOT / folder / "__pycache__").glob("*.nb[ic]"):
+            for cached in (root / folder / "__pycache__").glob("*.nb[ic]"):
                 cached.unlink(missing_ok=True)
-        _STAMP.parent.mkdir(exist_ok=True)
-        _STAMP.write_text(digest)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
     except OSError:          # a read-only install: numba then caches elsewhere or not at all
         pass
 
