@@ -238,7 +238,7 @@ class Plan(NamedTuple):
     b: np.ndarray
     ind_src: np.ndarray       # [S] state positions of the numbers indicator entries look at
     ind_offset: np.ndarray    # [S] row start in `lit` minus _LOWEST
-    lit: np.ndarray           # [S * _WIDTH] the entry number S sets when it has value v (or the spare `size`)
+    lit: np.ndarray           # [S * _WIDTH] the entry number S sets when it has value v (`size`: none)
     lit_value: np.ndarray     # [S * _WIDTH] the value it sets there: 1 for one-hots (v1 also writes codes)
     face_down: np.ndarray     # [market * place] the entry a face-down card sets to 1
     size: int                 # entries of the vector
@@ -466,14 +466,15 @@ def _selection_view(game, seat: int) -> list:
 
 @njit(cache=True)
 def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, face_down, out):
-    """out[:size + 1] (+ a spare entry for values that light nothing) from a state vector and a Plan's tables;
-    face_down: the flag of each card place, market by market."""
-    out[:] = 0
+    """out (the whole vector) from a state vector and a Plan's tables; face_down: the flag of each card place,
+    market by market. The linear entries come first and are all written; the rest is zero but what lights."""
     for i in range(src.size):                                # float32 products and sums, as numpy would do them
         out[i] = np.float32(vec[src[i]]) * b[i] + a[i]
+    out[src.size:] = 0
     for j in range(ind_n):
         k = vec[ind_src[j]] + ind_offset[j]
-        out[lit[k]] = lit_value[k]
+        if lit[k] < out.size:                                # values that light nothing point past the end
+            out[lit[k]] = lit_value[k]
     for i in range(face_down.size):                          # Beggar (expansion): rare, so not an indicator number
         if face_down[i]:
             out[face_down_entries[i]] = 1
@@ -483,11 +484,11 @@ def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_
 def _observe(R, S, seat, src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, size):
     """The observation vector of `seat` in the game (R, S), laid out by a Plan's tables."""
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
-    out = np.empty(size + 1, dtype=np.float32)
+    out = np.empty(size, dtype=np.float32)
     state_vector(R, S, seat, vec)
     _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries,
           S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out)
-    return out[:size]
+    return out
 
 
 @njit(cache=True)
@@ -495,13 +496,11 @@ def observe_batch(R, S_rows, seats, src, a, b, ind_src, ind_n, ind_offset, lit, 
     """out[i] = the observation of seats[i] in the game S_rows[i] (all under the rules R), laid out by the
     stacked tables of a BatchPlan (row s: observer s)."""
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
-    row = np.empty(out.shape[1] + 1, dtype=np.float32)
     for i in range(S_rows.shape[0]):
         s, S = seats[i], S_rows[i]
         state_vector(R, S, s, vec)
         _fill(vec, src[s], a[s], b[s], ind_src[s], ind_n[s], ind_offset[s], lit[s], lit_value[s], face_down_entries,
-              S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], row)
-        out[i] = row[:-1]
+              S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out[i])
 
 
 def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
@@ -749,6 +748,6 @@ def _encode(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_k
     """The observation vector from `_state_args` and a Plan's tables."""
     vec = _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending,
                         choices)
-    out = np.empty(size + 1, dtype=np.float32)
+    out = np.empty(size, dtype=np.float32)
     _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries, face_down.ravel(), out)
-    return out[:size]
+    return out
