@@ -95,3 +95,13 @@ def test_state_vector_counts_only_the_cards_the_observer_has_not_seen():
         assert np.array_equal(vec[:L.STATE_SIZE], S)
         expected = undrawn - np.bincount(gifts, minlength=g.rules.num_kinds) if seat == g.oracle_seat else undrawn
         assert np.array_equal(unseen, expected) and (seat != g.oracle_seat or gifts.size)
+
+
+def test_batch_rejects_seats_outside_the_plan():
+    g = NefertitiGame(num_players=3, seed=0)
+    game = compiled(g)
+    plan = OBSERVATIONS["v0"].batch_plan(game)
+    with pytest.raises(ValueError, match="seats must lie in 0..2"):
+        observe_rows(game.R, game.S[None], np.array([3]), plan)
+    with pytest.raises(ValueError, match="one seat each"):
+        observe_rows(game.R, game.S[None], np.array([0, 1]), plan)

@@ -510,6 +510,11 @@ def observe_batch(R, S_rows, seats, src, a, b, ind_src, ind_n, ind_offset, lit, 
 def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
                  out: np.ndarray | None = None) -> np.ndarray:
     """float32[N, plan.size]: `observe_batch` of N games under R (S_rows [N, STATE_SIZE], seats [N])."""
+    if S_rows.ndim != 2 or S_rows.shape[1] != L.STATE_SIZE or len(seats) != len(S_rows):
+        raise ValueError(f"S_rows must be [N, {L.STATE_SIZE}] with one seat each; got {S_rows.shape} and "
+                         f"{len(seats)} seats")
+    if len(seats) and not 0 <= seats.min() <= seats.max() < len(plan.ind_n):
+        raise ValueError(f"seats must lie in 0..{len(plan.ind_n) - 1} (the plan's observers); got {seats.tolist()}")
     if out is None:
         out = np.empty((len(S_rows), plan.size), dtype=np.float32)
     observe_batch(R, S_rows, seats, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_n, plan.ind_offset, plan.lit,
