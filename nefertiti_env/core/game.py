@@ -24,7 +24,7 @@ from .engine.step import decide, legal_list
 from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
 from .limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
-from .phases import PH_CHARACTER, PH_OVER, PHASE_NAMES
+from .phases import PH_OVER, PHASE_NAMES
 from .ruleset import PACKAGED_RULESETS, Ruleset, load_ruleset
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}

@@ -24,7 +24,7 @@ import numpy as np
 from ..core.limits import MAX_SLOTS, NUM_MARKETS, SYMBOL_CODES
 from ..core.ruleset import Ruleset
 from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SLICES, \
-    Plan, block_slices, encode, observation_high, seat_plan
+    BatchPlan, Plan, block_slices, encode, observation_high, seat_plan, stack_plans
 
 DROPPED = ("market_squares",)
 FOLDED = {"market_cards": "card in the place: (kind + 1) / 26, Roaming Thief 26 / 26, empty 0",
@@ -52,8 +52,8 @@ V1_SLICES, V1_SHAPES, V1_SIZE = block_slices(V1_BLOCKS)
 
 
 def _v0_to_v1() -> tuple[np.ndarray, np.ndarray]:
-    """[OBS_SIZE + 1] the v1 entry of each v0 entry (V1_SIZE: none; the last is v0's spare) and the value it
-    takes when the v0 entry is 1 (a code for folded blocks, else 1)."""
+    """[OBS_SIZE + 1] the v1 entry of each v0 entry (V1_SIZE: none; the last stands for v0's `size`, lit by
+    nothing) and the value it takes when the v0 entry is 1 (a code for folded blocks, else 1)."""
     target, value = np.full(OBS_SIZE + 1, V1_SIZE), np.zeros(OBS_SIZE + 1, np.float32)
     for name, shape, _, _ in BLOCKS:
         if name in DROPPED:
@@ -95,6 +95,11 @@ def _plan(game, seat: int) -> Plan:
 def observe_v1(game, seat: int) -> np.ndarray:
     """float32[V1_SIZE]: the compact observation of `seat` (layout in V1_BLOCKS and docs/observation.md)."""
     return encode(game, seat, _plan(game, seat))
+
+
+def batch_plan_v1(game) -> BatchPlan:
+    """v1's tables of every seat of `game`'s (ruleset, player count), for `observation.observe_rows`."""
+    return stack_plans([_plan(game, seat) for seat in range(game.num_players)])
 
 
 def observation_v1_high(rules: Ruleset) -> np.ndarray:
