@@ -13,6 +13,7 @@ the kernel says the power is over, or after the action otherwise.
 from __future__ import annotations
 
 import collections
+import tomllib
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from nefertiti_env.core.limits import MAX_CHARACTERS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_OVER, PH_TURN
 from nefertiti_env.core.limits import MEMPHIS
 from nefertiti_env.core.powers import POWERS, roam_markets
+from nefertiti_env.core.ruleset import PACKAGED_RULESETS
 
 GAMES_PER_SET = 2
 # every character card of the default ruleset, so every power comes up in one game
@@ -38,6 +40,20 @@ EVERY_CARD_SETS = [dict(num_players=n, memphis=m, characters=EVERY_CARD, setup=s
                    for n, m, s in ((2, False, "beginner"), (2, True, "advanced"), (3, False, "advanced"),
                                    (3, True, "beginner"), (4, False, "beginner"), (4, True, "advanced"),
                                    (5, True, "beginner"), (5, True, "advanced"))]
+
+
+def other_parameters() -> dict:
+    """The default ruleset with every power parameter changed, the Priest of Amon's rank bonus
+    shorter than the player count, and the expansion characters listed first (other indices)."""
+    data = tomllib.loads((PACKAGED_RULESETS / "default.toml").read_text())
+    chars = data["characters"]
+    for key, changes in {"scribe_2": dict(bonus=5), "vizier": dict(points_per_type=3), "head_priest": dict(servants=3),
+                         "oracle": dict(cards=3), "beggar": dict(deben=2), "merchant_of_amon": dict(points=4),
+                         "priest_of_amon": dict(rank_bonus=[1, 7]), "royal_scribe": dict(bonus=2),
+                         "trader": dict(exchanges=3)}.items():
+        chars[key].update(changes)
+    data["characters"] = dict(sorted(chars.items(), key=lambda item: item[1]["set"] == "base"))
+    return data
 
 
 class Hook:
@@ -171,4 +187,16 @@ def test_every_power_comes_up_and_matches():
         assert stats["oracle", "step", step] > 0
     assert stats["bought roaming thief"] > 0
     assert stats["roaming thief possible", False] > 0 and stats["roaming thief possible", True] > 0
+
+
+def test_power_parameters_come_from_the_ruleset():
+    """§6: a ruleset with other parameters for every power (Scribe +5, Oracle 3 cards, Trader 3
+    exchanges, a 2-entry rank bonus, ...) and other character indices plays the same."""
+    stats = collections.Counter()
+    for i, options in enumerate(EVERY_CARD_SETS):
+        for game in range(3):
+            play(dict(options, ruleset=other_parameters()), 88_000 + 100 * i + game, stats)
+    missing = [kind for kind in L.POWER_KINDS[1:] if not stats[kind]]
+    assert not missing, f"powers never played: {missing}"
+    assert stats["oracle", "step", P.ORACLE_ORDER] > 0 and stats["games over"] > 0
     assert stats["games over"] > 0

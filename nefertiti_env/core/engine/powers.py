@@ -400,6 +400,8 @@ def _oracle_apply(R, S, action) -> bool:
         S[L.OWNED + p * MAX_KINDS + give] -= 1
         S[L.OWNED + p * MAX_KINDS + S[L.DECK + pos]] += 1
         S[L.DECK + pos] = give
+        if S[L.ORACLE_GIVEN_N] == L.MAX_ORACLE_GIVEN:
+            raise IndexError("more Oracle swaps in one game than layout.MAX_ORACLE_GIVEN")
         S[L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]] = give   # everyone sees which gift went to the bottom
         S[L.ORACLE_GIVEN_N] += 1
         for j in range(sel_n - 1):
