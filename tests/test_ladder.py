@@ -114,6 +114,7 @@ def test_a_bot_that_always_loses_ranks_last(tiny):
 
 @pytest.mark.parametrize("argv, message", [
     (["--bots", "random,greedy,random"], "'random' is given twice"),
+    (["--add", "greedy"], "'greedy' is given twice"),                  # --add extends the default bots
     (["--bots", "random,greedy"], "2 bots for 3-player tables"),
     (["--bots", "random,greedy,banker", "--games-per-lineup", "4"], "must be a positive multiple of --players (3)"),
     (["--bots", "random,greedy", "--add", "alphazero"], "unknown bot 'alphazero'"),
