@@ -1,4 +1,5 @@
-"""The ladder: every shipped bot rated on one openskill scale from seat-rotated games.
+"""The ladder: every shipped bot (by default `agents.LADDER_BOTS`) rated on one openskill scale
+from seat-rotated games.
 
 A tournament plays one line-up; the ladder plays every line-up of `players` different bots
 (all the combinations, so every pair of bots shares a table equally often), each on
@@ -29,16 +30,6 @@ from .tournament import (Result, check_lineup, play_in_folder, read_games, rotat
 from .run_folder import write_text
 
 KIND = "ladder"
-# The shipped bots, weakest expected first. MCTS at two budgets: its default (200 iterations)
-# and a quarter of it, which shows what four times the thinking buys. One line per bot.
-DEFAULT_BOTS = [
-    "random",
-    "greedy",
-    "collector",
-    "banker",
-    "mcts:iterations=50",
-    "mcts",
-]
 
 
 def lineups(bots: list[str], players: int) -> list[tuple[str, ...]]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from nefertiti_env.agents import BOTS
-from nefertiti_env.agents.ladder import DEFAULT_BOTS
+from nefertiti_env.agents import BOTS, LADDER_BOTS
 
 from . import add_game_options, add_run_folder_options, fail, game_options, stopped
 
@@ -24,7 +23,7 @@ def add_parser(subparsers) -> None:
                     "and speed.csv. The ladder's order is the ordinal, a cautious rating. Each game is saved as it "
                     "ends: a stopped run (Ctrl-C, SIGTERM) continues with --resume to the same files. The same "
                     "command gives the same results, whatever --workers.",
-        epilog=f"examples:\n  {EXAMPLE}\ndefault bots: {','.join(DEFAULT_BOTS)}\nbots: {', '.join(BOTS)}; "
+        epilog=f"examples:\n  {EXAMPLE}\ndefault bots: {','.join(LADDER_BOTS)}\nbots: {', '.join(BOTS)}; "
                "parameters as name:key=value, e.g. mcts:iterations=400 (see docs/bots.md, docs/ladder.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bots", help="comma-separated bots to rate, replacing the default list")
@@ -50,7 +49,7 @@ def run(args) -> int:
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.agents.tournament import finished_games, format_table
 
-    bots = (split(args.bots) if args.bots is not None else list(DEFAULT_BOTS)) + split(args.add)
+    bots = (split(args.bots) if args.bots is not None else list(LADDER_BOTS)) + split(args.add)
     per_lineup = args.games_per_lineup if args.games_per_lineup is not None else 2 * args.players
     if args.workers < 1:
         return fail("ladder", f"--workers must be at least 1, got {args.workers}")
