@@ -49,6 +49,11 @@ def test_schedule_is_balanced(bots, players):
     assert len({job.seed for job in jobs}) == len(jobs) // players
 
 
+def test_more_games_per_line_up_extend_the_shorter_ladder():
+    short, long = ladder.schedule(BOTS, 3, 3, seed=1), ladder.schedule(BOTS, 3, 9, seed=1)
+    assert long[:len(short)] == short and len(long) == 3 * len(short) == 36
+
+
 def test_a_ladder_of_one_line_up_is_that_tournament():
     assert ladder.schedule(BOTS[:3], 3, 6, seed=4) == tournament.schedule(BOTS[:3], 6, seed=4)
 
