@@ -91,6 +91,17 @@ def ladder_rows(games) -> list[dict]:
             for place, row in enumerate(summarize(games), start=1)]
 
 
+def head_to_head(games) -> dict[tuple[str, str], tuple[float, int]]:
+    """{(bot, other): (share of their shared games where bot ranked above other, a tie counting
+    half; shared games)}: a check on the ratings that does not depend on the order of the games."""
+    above, shared = Counter(), Counter()
+    for bots, ranks in games:
+        for (bot, rank), (other, other_rank) in itertools.permutations(zip(bots, ranks), 2):
+            shared[bot, other] += 1
+            above[bot, other] += (rank < other_rank) + 0.5 * (rank == other_rank)
+    return {pair: (above[pair] / shared[pair], shared[pair]) for pair in shared}
+
+
 def write_ladder(folder: Path, params: dict, played: list[Result], command: str | None, date: str) -> list[dict]:
     """ladder.csv, ladder.png and ladder.md from the folder's games.csv; speed.csv from `played`
     (kept as it was when a resumed run had nothing left to play). Returns the ladder rows."""
@@ -100,12 +111,13 @@ def write_ladder(folder: Path, params: dict, played: list[Result], command: str 
     if played:
         write_csv(folder / "speed.csv", speed_rows(played))
     plot_ladder(folder / "ladder.png", rows, params["players"], len(games))
-    write_text(folder / "ladder.md", markdown(rows, params, len(games), command, date))
+    write_text(folder / "ladder.md", markdown(rows, head_to_head(games), params, len(games), command, date))
     return rows
 
 
-def markdown(rows: list[dict], params: dict, games: int, command: str | None, date: str) -> str:
-    """ladder.md: what was played, the table, the plot, the command, the date and the versions."""
+def markdown(rows: list[dict], pairs: dict, params: dict, games: int, command: str | None, date: str) -> str:
+    """ladder.md: what was played, the table, the plot, the head-to-head shares, the command, the
+    date and the versions."""
     bots, players = params["bots"], params["players"]
     tables = lineups(bots, players)
     met = sorted(set(meetings(tables).values()))
@@ -126,7 +138,17 @@ def markdown(rows: list[dict], params: dict, games: int, command: str | None, da
                      f"{r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}] | "
                      f"{r['mean_rank']:.2f} [{r['rank_low']:.2f}, {r['rank_high']:.2f}] | {r['seat_games']} |")
     options = ", ".join(f"{key}={value}" for key, value in params["options"].items() if value is not None)
-    lines += ["", "![ladder: openskill ordinal per bot](ladder.png)", ""]
+    lines += ["", "![ladder: openskill ordinal per bot](ladder.png)", "",
+              "Head to head: the share of their shared games in which the row's bot ranked above the column's "
+              "(a tie counts half). openskill rates the games one by one in order, so two bots whose ordinals "
+              "are close may stand in either order; these shares do not depend on the order.", "",
+              "| | " + " | ".join(f"`{r['bot']}`" for r in rows) + " | shared games |",
+              "|---|" + "---:|" * len(rows) + "---:|"]
+    for r in rows:
+        cells = [f"{pairs[r['bot'], c['bot']][0]:.2f}" if (r["bot"], c["bot"]) in pairs else "-" for c in rows]
+        counts = sorted({n for (bot, _), (_, n) in pairs.items() if bot == r["bot"]})
+        lines.append(f"| `{r['bot']}` | " + " | ".join(cells) + f" | {' to '.join(map(str, counts))} |")
+    lines.append("")
     if command:
         lines.append(f"- command: `{command}`")
     lines += [f"- date: {date}", f"- seed: {params['seed']}; game options: {options or 'defaults'}",

@@ -76,7 +76,7 @@ def test_the_files_and_the_table(tiny):
         assert int(r["seat_games"]) == 9                       # in 3 of the 4 line-ups, 3 games each
     page = (out / "ladder.md").read_text()
     assert "| 1 | `" in page and "- command: `nefertiti ladder (test)`" in page and "2026-01-01" in page
-    assert "each pair of bots shares 2 of them" in page and "![ladder" in page
+    assert "each pair of bots shares 2 of them" in page and "![ladder" in page and "Head to head" in page
     assert (out / "ladder.png").stat().st_size > 10_000
 
 
@@ -115,6 +115,14 @@ def test_a_bot_that_always_loses_ranks_last(tiny):
         others = [b for b in order if b != "loser"]
         games.append((list(order), [4 if b == "loser" else 1 + others.index(b) for b in order]))
     assert ladder.ladder_rows(games)[-1]["bot"] == "loser"
+
+
+def test_head_to_head_shares_count_ties_half():
+    games = [(["a", "b", "c"], [1, 2, 2]), (["c", "a", "b"], [1, 3, 2]), (["b", "c"], [1, 1])]
+    pairs = ladder.head_to_head(games)
+    assert pairs["a", "b"] == (0.5, 2) and pairs["b", "a"] == (0.5, 2)
+    assert pairs["b", "c"] == (pytest.approx(1 / 3), 3) and pairs["c", "a"] == (0.5, 2) and ("a", "a") not in pairs
+    assert pairs["c", "b"][0] + pairs["b", "c"][0] == 1
 
 
 @pytest.mark.parametrize("argv, message", [
