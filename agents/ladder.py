@@ -12,7 +12,8 @@ stopped run to the same bytes. The ratings are openskill Plackett-Luce over the 
 Output folder: games.csv and records.jsonl (as a tournament's), ladder.json (the parameters),
 ladder.csv (per bot, best first: openskill mu, sigma, ordinal = mu - 3 sigma, win rate with its
 Wilson 95% CI, mean rank with its t 95% CI, games), ladder.png (the ordinals with their
-intervals), ladder.md (the table, the command, the date, the versions) and speed.csv.
+intervals), ladder.md (the table, the head-to-head shares, the command, the date, the versions)
+and speed.csv.
 """
 from __future__ import annotations
 
