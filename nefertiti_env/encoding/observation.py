@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..core import scoring
+from ..core.engine import layout as L
 from ..core.game import state_slices
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
@@ -130,10 +131,9 @@ for _name, _shape, _scale, _ in BLOCKS:
     _cols = _scale if isinstance(_scale, tuple) else (_scale,)
     SCALE[SLICES[_name]] = np.broadcast_to([1.0 if s is None else 1.0 / s for s in _cols], _shape).ravel()
 
-# The state vector: the game's integer arrays (`game.state`), its flags, the unseen counts, the scalars below.
-_FLAGS = ("is_open", "dead", "seal_on")          # the bool arrays, in the order `_state_vector` copies them
-# Three groups, each often constant: the turn, the markets waiting for resolution, the choices of a
-# character in progress and the cards an Oracle player knows.
+# The numbers entries read besides the game's arrays and the unseen counts, in three groups, each often
+# constant: the turn, the markets waiting for resolution, the choices of a character in progress and the
+# cards an Oracle player knows.
 _TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
          "character used", "extra placements", "tutor deben to place", "cards still to take", "deben out of play",
          "turn player", "actor", "resolving", "bid", "high stage", "phase", "character", "character step")
@@ -144,74 +144,92 @@ SCALARS = _TURN + _PENDING + _CHOICE
 _CHOSEN = {what: _CHOICE.index("chosen " + what) for what in ("market", "excluded market", "kind", "owner",
                                                               "place 0")}
 _CHOSEN["exchanges made"] = 0
-_NO_PENDING = np.zeros(len(_PENDING), dtype=np.int64)
-_NO_CHOICES = [0] + [_NONE] * (len(_CHOICE) - 1)
-_NO_CHOICES_ARRAY = np.array(_NO_CHOICES, dtype=np.int64)
 
 
-def _choices(g, seat: int) -> list:
-    """The character selections and the Oracle player's known cards, in SCALARS order."""
-    values = list(_NO_CHOICES)
-    if g.char_index >= 0:
-        spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
-        spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
-        for i, what in enumerate(spec):
-            if what == "places":
-                chosen = g.char_sel[i:i + KNOWN]
-                values[_CHOSEN["place 0"]:_CHOSEN["place 0"] + len(chosen)] = chosen
-            elif i < len(g.char_sel):
-                values[_CHOSEN[what]] = g.char_sel[i]
-    if seat == g.oracle_seat:
-        known = g.deck[max(g.deck_pos, g.oracle_from):][::-1][:KNOWN].tolist()
-        values[len(values) - KNOWN:len(values) - KNOWN + len(known)] = known
-    return values
+# ---------------------------------------------------------------- the state vector of the compiled engine
+# S, then the gifts the observer has not seen per kind, then the SCALARS: every number an entry reads.
+UNSEEN = L.STATE_SIZE
+SCALARS_AT = UNSEEN + MAX_KINDS
+VECTOR_SIZE = SCALARS_AT + len(SCALARS)
+_PENDING_AT = SCALARS_AT + len(_TURN)
+_CHOICE_AT = _PENDING_AT + len(_PENDING)
+_KNOWN_AT = VECTOR_SIZE - KNOWN
+_PLACE_0 = _CHOICE_AT + _CHOSEN["place 0"]
+_PLACES = -2                   # a SELECTIONS code: the choices from here on are Oracle places
+# steps of the table below: the last row of a power chosen by step (Oracle) is empty, for its later steps
+_SEL_STEPS = max(step for spec in SELECTIONS.values() if isinstance(spec, dict) for step in spec) + 2
 
 
-def _state_args(g, seat: int) -> tuple:
-    """What `_state_vector` takes: the game's arrays, where its unseen cards lie in the deck, and the SCALARS."""
-    actor, ph = g.current_player, g.phase
-    resolving = g.res_market >= 0 and g.res_pos < len(g.res_order)
-    turn = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
-            g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0, g.deben_out,
-            g.turn_player if actor >= 0 else _NONE, actor, g.res_market,
-            g.res_order[g.res_pos] if resolving else _NONE, g.res_stage if ph == PH_HIGH else _NONE, ph,
-            g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE]
-    pending = np.array([m in g.pending for m in range(NUM_MARKETS)], dtype=np.int64) if g.pending else _NO_PENDING
-    choices = np.array(_choices(g, seat), dtype=np.int64) if g.char_index >= 0 or seat == g.oracle_seat \
-        else _NO_CHOICES_ARRAY
-    unseen_end = max(g.deck_pos, g.oracle_from) if seat == g.oracle_seat else len(g.deck)   # the rest it knows
-    return (g.state, g.is_open, g.dead, g.seal_on, g.deck, g.deck_pos, unseen_end, g.rules.num_kinds,
-            np.array(turn, dtype=np.int64), pending, choices)
+def _selection_table() -> np.ndarray:
+    """SELECTIONS as [power kind code, step, i] -> the position in _CHOICE of the i-th choice, _PLACES, or -1."""
+    width = max(len(names) for spec in SELECTIONS.values()
+                for names in (spec.values() if isinstance(spec, dict) else (spec,)))
+    table = np.full((len(L.POWER_KINDS), _SEL_STEPS, width), -1, dtype=np.int64)
+    for power, spec in SELECTIONS.items():
+        for step in range(_SEL_STEPS):
+            names = spec.get(step, ()) if isinstance(spec, dict) else spec
+            for i, what in enumerate(names):
+                table[L.POWER_KINDS.index(power), step, i] = _PLACES if what == "places" else _CHOSEN[what]
+    return table
+
+
+_SELECTED = _selection_table()
 
 
 @njit(cache=True)
-def _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending, choices):
-    """The state vector: `state`, the flags in _FLAGS order, the gifts counted per kind in
-    deck[unseen_start:unseen_end] (`unseen_counts`), then `turn`, `pending` and `choices` (SCALARS)."""
-    n, m = state.size, is_open.size
-    unseen = n + len(_FLAGS) * m
-    scalars = unseen + num_kinds
-    vec = np.zeros(scalars + turn.size + pending.size + choices.size, dtype=np.int64)
-    vec[:n] = state
-    for i in range(m):
-        vec[n + i], vec[n + m + i], vec[n + 2 * m + i] = is_open[i], dead[i], seal_on[i]
-    for card in deck[unseen_start:unseen_end]:
-        if card < num_kinds:                 # not the Akhenaton card
-            vec[unseen + card] += 1
-    vec[scalars:scalars + turn.size] = turn
-    vec[scalars + turn.size:scalars + turn.size + pending.size] = pending
-    vec[vec.size - choices.size:] = choices
-    return vec
-
-
-def _state(g, seat: int) -> np.ndarray:
-    """The state vector of `g` as `seat` may see it."""
-    return _state_vector(*_state_args(g, seat))
-
-
-def _unseen_start(g) -> int:
-    """Where the unseen counts start in the state vector: after `game.state` and the flags."""
-    return len(g.state) + len(_FLAGS) * NUM_MARKETS
+def state_vector(R, S, seat, vec):
+    """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S itself, the gifts
+    counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS."""
+    vec[:L.STATE_SIZE] = S
+    deck_pos, deck_len = S[L.DECK_POS], S[L.DECK_LEN]
+    oracle = S[L.ORACLE_SEAT] == seat
+    known_from = max(deck_pos, S[L.ORACLE_FROM])        # the Oracle player knows the cards from there on
+    vec[UNSEEN:SCALARS_AT] = 0
+    for i in range(deck_pos, known_from if oracle else deck_len):
+        card = S[L.DECK + i]
+        if card < R[L.NUM_KINDS]:                       # not the Akhenaton card
+            vec[UNSEEN + card] += 1
+    ph, char = S[L.PHASE], S[L.CHAR_INDEX]
+    actor = -1 if ph == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS] else S[L.ACTOR]
+    high = ph == L.PH_HIGH
+    resolving = S[L.RES_MARKET] >= 0 and S[L.RES_POS] < S[L.RES_ORDER_N]
+    t = SCALARS_AT                                      # _TURN, in its order
+    vec[t] = 0
+    vec[t + 1] = deck_len - deck_pos
+    vec[t + 2] = S[L.AKHENATON_DRAWN]
+    vec[t + 3] = S[L.SEAL_SUPPLY]
+    vec[t + 4] = R[L.R_MEMPHIS]
+    vec[t + 5] = actor == seat
+    vec[t + 6] = S[L.CHARACTER_USED]
+    vec[t + 7] = S[L.EXTRA_PLACEMENTS]
+    vec[t + 8] = S[L.TUTOR_LEFT]
+    vec[t + 9] = S[L.RES_PICKS] if high else 0
+    vec[t + 10] = S[L.DEBEN_OUT]
+    vec[t + 11] = S[L.TURN_PLAYER] if actor >= 0 else _NONE
+    vec[t + 12] = actor
+    vec[t + 13] = S[L.RES_MARKET]
+    vec[t + 14] = S[L.RES_ORDER + S[L.RES_POS]] if resolving else _NONE
+    vec[t + 15] = S[L.RES_STAGE] if high else _NONE
+    vec[t + 16] = ph
+    vec[t + 17] = char
+    vec[t + 18] = min(S[L.CHAR_STEP], STEPS - 1) if char >= 0 else _NONE
+    vec[_PENDING_AT:_CHOICE_AT] = 0
+    for i in range(S[L.PENDING_N]):
+        vec[_PENDING_AT + S[L.PENDING + i]] = 1
+    vec[_CHOICE_AT] = 0                                 # exchanges made
+    vec[_CHOICE_AT + 1:VECTOR_SIZE] = _NONE
+    if char >= 0:
+        chosen, step = S[L.CHAR_SEL_N], min(S[L.CHAR_STEP], _SEL_STEPS - 1)
+        for i in range(_SELECTED.shape[2]):
+            what = _SELECTED[R[L.CHAR_POWER + char], step, i]
+            if what == _PLACES:
+                for j in range(min(KNOWN, chosen - i)):
+                    vec[_PLACE_0 + j] = S[L.CHAR_SEL + i + j]
+            elif what >= 0 and i < chosen:
+                vec[_CHOICE_AT + what] = S[L.CHAR_SEL + i]
+    if oracle:                                          # from the bottom up
+        for j in range(min(KNOWN, deck_len - known_from)):
+            vec[_KNOWN_AT + j] = S[L.DECK + deck_len - 1 - j]
 
 
 class Plan(NamedTuple):
@@ -233,13 +251,20 @@ _WIDTH = max(MAX_KINDS + 1, TUTOR + MAX_PLAYERS - 1, NUM_PHASES - 1, MAX_CHARACT
              NUM_OWNERS - 1, KNOWN - 1) + 1 - _LOWEST
 
 
-def _build_plan(g, seat: int) -> Plan:
-    """The tables of one (ruleset, player count, observer seat)."""
-    n, nk = g.num_players, g.rules.num_kinds
-    first = {name: part.start for name, part, _ in state_slices(nk)}
-    first.update({flag: len(g.state) + i * NUM_MARKETS for i, flag in enumerate(_FLAGS)})
-    first["unseen"] = _unseen_start(g)
-    scalar = {name: first["unseen"] + nk + i for i, name in enumerate(SCALARS)}
+class Sources(NamedTuple):
+    """Where the numbers of the entries lie in the state vector (it differs between the engines)."""
+    first: dict               # field name -> position of its first number
+    owned_stride: int         # numbers per owner row of `owned`
+    unseen: int               # position of the unseen count of kind 0
+    scalars: int              # position of SCALARS[0]
+
+
+def _build_plan(rules, n: int, seat: int, where: Sources) -> Plan:
+    """The tables of one (ruleset, player count, observer seat) over a state vector laid out as `where`."""
+    nk = rules.num_kinds
+    kind_akhenaton, kind_roaming = nk, nk + 1            # the card codes past the gift kinds
+    first = where.first
+    scalar = {name: where.scalars + i for i, name in enumerate(SCALARS)}
     src = np.full(LINEAR, scalar["zero"])
     a, b = np.zeros(LINEAR, np.float32), np.zeros(LINEAR, np.float32)
     indicators = []                      # (source, value, entry)
@@ -263,7 +288,7 @@ def _build_plan(g, seat: int) -> Plan:
         for col, field in enumerate(("money", "seals", "points", "servants", "tutors"), 1):
             linear("seat", (r, col), first[field] + o)
         for k in range(nk):
-            linear("seat_gifts", (r, k), first["owned"] + o * nk + k)
+            linear("seat_gifts", (r, k), first["owned"] + o * where.owned_stride + k)
         for c in range(MAX_CHARACTERS):
             linear("seat_characters", (r, c), first["char_played"] + o * MAX_CHARACTERS + c)
         indicator("seat_role", (r, 0), scalar["turn player"], o)
@@ -274,7 +299,7 @@ def _build_plan(g, seat: int) -> Plan:
             linear("market", (m, col), first[field] + m)
         linear("market", (m, 5), scalar[f"pending {m}"])
         for v in range(NUM_BIDS):
-            left, right = ([float(g.square_exists[m, side, v])] + [float(g.square_symbol[m, side, v] == s)
+            left, right = ([float(rules.square_exists[m, side, v])] + [float(rules.square_symbol[m, side, v] == s)
                                                                   for s in SYMBOL_CODES] for side in (0, 1))
             for f in range(len(SQUARE_FEATURES)):
                 linear("market_squares", (m, v, f), first["side"] + m, offset=left[f], slope=right[f] - left[f])
@@ -283,7 +308,7 @@ def _build_plan(g, seat: int) -> Plan:
                 indicator("market_occupants", (m, v, MAX_PLAYERS + r), first["occ"] + m * NUM_BIDS + v,
                           TUTOR + (seat + r) % n)
         for k in range(MAX_SLOTS):
-            for c, code in enumerate(list(range(nk)) + [_NONE] * (MAX_KINDS - nk) + [_NONE, g.kind_roaming]):
+            for c, code in enumerate(list(range(nk)) + [_NONE] * (MAX_KINDS - nk) + [_NONE, kind_roaming]):
                 indicator("market_cards", (m, k, c), first["slots"] + m * MAX_SLOTS + k, code)
         indicator("market_resolving", (m,), scalar["resolving"], m)
         indicator("character_market", (m,), scalar["chosen market"], m)
@@ -293,7 +318,7 @@ def _build_plan(g, seat: int) -> Plan:
         indicator("character", (c,), scalar["character"], c)
     for k in range(nk):
         linear("discarded", (k,), first["discarded"] + k)
-        linear("unseen", (k,), first["unseen"] + k)
+        linear("unseen", (k,), where.unseen + k)
         indicator("character_kind", (k,), scalar["chosen kind"], k)
     linear("players", (n - 1,), scalar["zero"], offset=1.0)
     for col, (name, _) in enumerate(GLOBAL_FEATURES):
@@ -311,7 +336,7 @@ def _build_plan(g, seat: int) -> Plan:
             indicator("character_places", (i, j), scalar[f"chosen place {i}"], j)
         for k in range(nk):
             indicator("known_cards", (i, k), scalar[f"known card {i}"], k)
-        indicator("known_cards", (i, MAX_KINDS), scalar[f"known card {i}"], g.kind_akhenaton)
+        indicator("known_cards", (i, MAX_KINDS), scalar[f"known card {i}"], kind_akhenaton)
     relative = np.array([(o - seat) % n if o < n else o for o in range(NUM_OWNERS)])
     sources = sorted({source for source, _, _ in indicators})
     row = {source: i for i, source in enumerate(sources)}
@@ -328,23 +353,85 @@ def _build_plan(g, seat: int) -> Plan:
 FACE_DOWN_ENTRIES = (SLICES["market_cards"].start + MAX_KINDS
                      + np.arange(NUM_MARKETS * MAX_SLOTS) * SHAPES["market_cards"][2])
 
-_PLANS: dict[tuple[int, int, int], tuple] = {}
+# The compiled engine's state vector is S, the unseen counts, the SCALARS (see `state_vector`).
+COMPILED_SOURCES = Sources({name: part.start for name, (part, _, _) in L.field_slices().items()}, MAX_KINDS, UNSEEN,
+                           SCALARS_AT)
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _compiled(game) -> bool:
+    """The game runs on the compiled engine (its position is `game.R`, `game.S`), not on the Python engine."""
+    return hasattr(game, "S")
+
+
+def _sources(g) -> Sources:
+    return COMPILED_SOURCES if _compiled(g) else _python_sources(g)
 
 
 def seat_plan(g, seat: int) -> Plan:
     """The cached tables of `g`'s (ruleset, player count) for the observer `seat`."""
-    key = (id(g.rules), g.num_players, seat)
+    key = (id(g.rules), g.num_players, seat, _compiled(g))
     entry = _PLANS.get(key)
     if entry is None or entry[0] is not g.rules:
-        entry = _PLANS[key] = (g.rules, _build_plan(g, seat))
+        entry = _PLANS[key] = (g.rules, _build_plan(g.rules, g.num_players, seat, _sources(g)))
     return entry[1]
+
+
+class BatchPlan(NamedTuple):
+    """The Plans of several observers stacked on a first axis (padded), for `observe_batch`."""
+    src: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    ind_src: np.ndarray
+    ind_n: np.ndarray         # [plan] the used length of its ind_src and ind_offset rows
+    ind_offset: np.ndarray
+    lit: np.ndarray
+    lit_value: np.ndarray
+    face_down: np.ndarray     # the same for every plan
+    size: int
+
+
+_STACKED: dict[tuple, tuple] = {}
+
+
+def stack_plans(plans) -> BatchPlan:
+    """The BatchPlan of `plans` (plans[s] serves observer s), cached while the plans are."""
+    key = tuple(map(id, plans))
+    entry = _STACKED.get(key)
+    if entry is None or any(p is not q for p, q in zip(entry[0], plans)):
+        def stack(field):
+            rows = [getattr(p, field) for p in plans]
+            out = np.zeros((len(rows), max(len(r) for r in rows)), dtype=rows[0].dtype)
+            for i, r in enumerate(rows):
+                out[i, :len(r)] = r
+            return out
+        size = plans[0].size
+        assert all(p.size == size and np.array_equal(p.face_down, plans[0].face_down) for p in plans)
+        entry = _STACKED[key] = (tuple(plans), BatchPlan(
+            stack("src"), stack("a"), stack("b"), stack("ind_src"), np.array([len(p.ind_src) for p in plans]),
+            stack("ind_offset"), stack("lit"), stack("lit_value"), plans[0].face_down, size))
+    return entry[1]
+
+
+def batch_plan(game) -> BatchPlan:
+    """v0's tables of every seat of `game`'s (ruleset, player count), for `observe_batch`."""
+    return stack_plans([seat_plan(game, seat) for seat in range(game.num_players)])
+
+
+def _state(g, seat: int) -> np.ndarray:
+    """The state vector of `g` as `seat` may see it."""
+    if _compiled(g):
+        vec = np.empty(VECTOR_SIZE, dtype=np.int64)
+        state_vector(g.R, g.S, seat, vec)
+        return vec
+    return _state_vector(*_state_args(g, seat))
 
 
 def unseen_counts(g, seat: int) -> np.ndarray:
     """[kinds] gifts `seat` has not seen: the undrawn ones, but for those it knows from the Oracle.
 
     Face-down gifts are not among them: every seat saw them face up before the Beggar turned them."""
-    start = _unseen_start(g)
+    start = _sources(g).unseen
     return _state(g, seat)[start:start + g.rules.num_kinds]
 
 
@@ -378,26 +465,60 @@ def _selection_view(game, seat: int) -> list:
 
 
 @njit(cache=True)
-def _encode(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending, choices,
-            src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, size, face_down):
-    """The observation vector from `_state_args` and a Plan's tables."""
-    vec = _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending,
-                        choices)
-    out = np.zeros(size + 1, dtype=np.float32)               # + a spare entry for values that light nothing
+def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, face_down, out):
+    """out[:size + 1] (+ a spare entry for values that light nothing) from a state vector and a Plan's tables;
+    face_down: the flag of each card place, market by market."""
+    out[:] = 0
     for i in range(src.size):                                # float32 products and sums, as numpy would do them
         out[i] = np.float32(vec[src[i]]) * b[i] + a[i]
-    for j in range(ind_src.size):
+    for j in range(ind_n):
         k = vec[ind_src[j]] + ind_offset[j]
         out[lit[k]] = lit_value[k]
-    for m in range(face_down.shape[0]):                      # Beggar (expansion): rare, so not an indicator number
-        for k in range(face_down.shape[1]):
-            if face_down[m, k]:
-                out[face_down_entries[m * face_down.shape[1] + k]] = 1
+    for i in range(face_down.size):                          # Beggar (expansion): rare, so not an indicator number
+        if face_down[i]:
+            out[face_down_entries[i]] = 1
+
+
+@njit(cache=True)
+def _observe(R, S, seat, src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, size):
+    """The observation vector of `seat` in the game (R, S), laid out by a Plan's tables."""
+    vec = np.empty(VECTOR_SIZE, dtype=np.int64)
+    out = np.empty(size + 1, dtype=np.float32)
+    state_vector(R, S, seat, vec)
+    _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries,
+          S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out)
     return out[:size]
+
+
+@njit(cache=True)
+def observe_batch(R, S_rows, seats, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, out):
+    """out[i] = the observation of seats[i] in the game S_rows[i] (all under the rules R), laid out by the
+    stacked tables of a BatchPlan (row s: observer s)."""
+    vec = np.empty(VECTOR_SIZE, dtype=np.int64)
+    row = np.empty(out.shape[1] + 1, dtype=np.float32)
+    for i in range(S_rows.shape[0]):
+        s, S = seats[i], S_rows[i]
+        state_vector(R, S, s, vec)
+        _fill(vec, src[s], a[s], b[s], ind_src[s], ind_n[s], ind_offset[s], lit[s], lit_value[s], face_down_entries,
+              S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], row)
+        out[i] = row[:-1]
+
+
+def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
+                 out: np.ndarray | None = None) -> np.ndarray:
+    """float32[N, plan.size]: `observe_batch` of N games under R (S_rows [N, STATE_SIZE], seats [N])."""
+    if out is None:
+        out = np.empty((len(S_rows), plan.size), dtype=np.float32)
+    observe_batch(R, S_rows, seats, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_n, plan.ind_offset, plan.lit,
+                  plan.lit_value, plan.face_down, out)
+    return out
 
 
 def encode(game, seat: int, plan: Plan) -> np.ndarray:
     """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's)."""
+    if _compiled(game):
+        return _observe(game.R, game.S, seat, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
+                        plan.lit_value, plan.face_down, plan.size)
     return _encode(*_state_args(game, seat), plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
                    plan.lit_value, plan.face_down, plan.size, game.face_down)
 
@@ -546,3 +667,88 @@ def layout_markdown(blocks=BLOCKS) -> str:
         lines.append(f"| `{name}` | {s.start} | {s.stop - s.start} | {' x '.join(map(str, shape))} | {meaning} |")
     lines.append(f"| total | | {size} | | |")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the Python engine (removed at integration)
+# Its state vector: `game.state`, the flag arrays in _FLAGS order, the unseen counts [num_kinds], the SCALARS.
+_FLAGS = ("is_open", "dead", "seal_on")
+_NO_PENDING = np.zeros(len(_PENDING), dtype=np.int64)
+_NO_CHOICES = [0] + [_NONE] * (len(_CHOICE) - 1)
+_NO_CHOICES_ARRAY = np.array(_NO_CHOICES, dtype=np.int64)
+
+
+def _python_sources(g) -> Sources:
+    first = {name: part.start for name, part, _ in state_slices(g.rules.num_kinds)}
+    first.update({flag: len(g.state) + i * NUM_MARKETS for i, flag in enumerate(_FLAGS)})
+    return Sources(first, g.rules.num_kinds, _unseen_start(g), _unseen_start(g) + g.rules.num_kinds)
+
+
+def _choices(g, seat: int) -> list:
+    """The character selections and the Oracle player's known cards, in SCALARS order."""
+    values = list(_NO_CHOICES)
+    if g.char_index >= 0:
+        spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
+        spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
+        for i, what in enumerate(spec):
+            if what == "places":
+                chosen = g.char_sel[i:i + KNOWN]
+                values[_CHOSEN["place 0"]:_CHOSEN["place 0"] + len(chosen)] = chosen
+            elif i < len(g.char_sel):
+                values[_CHOSEN[what]] = g.char_sel[i]
+    if seat == g.oracle_seat:
+        known = g.deck[max(g.deck_pos, g.oracle_from):][::-1][:KNOWN].tolist()
+        values[len(values) - KNOWN:len(values) - KNOWN + len(known)] = known
+    return values
+
+
+def _state_args(g, seat: int) -> tuple:
+    """What `_state_vector` takes: the game's arrays, where its unseen cards lie in the deck, and the SCALARS."""
+    actor, ph = g.current_player, g.phase
+    resolving = g.res_market >= 0 and g.res_pos < len(g.res_order)
+    turn = [0, len(g.deck) - g.deck_pos, g.akhenaton_drawn, g.seal_supply, g.options["memphis"], actor == seat,
+            g.character_used, g.extra_placements, g.tutor_left, g.res_picks if ph == PH_HIGH else 0, g.deben_out,
+            g.turn_player if actor >= 0 else _NONE, actor, g.res_market,
+            g.res_order[g.res_pos] if resolving else _NONE, g.res_stage if ph == PH_HIGH else _NONE, ph,
+            g.char_index, min(g.char_step, STEPS - 1) if g.char_index >= 0 else _NONE]
+    pending = np.array([m in g.pending for m in range(NUM_MARKETS)], dtype=np.int64) if g.pending else _NO_PENDING
+    choices = np.array(_choices(g, seat), dtype=np.int64) if g.char_index >= 0 or seat == g.oracle_seat \
+        else _NO_CHOICES_ARRAY
+    unseen_end = max(g.deck_pos, g.oracle_from) if seat == g.oracle_seat else len(g.deck)   # the rest it knows
+    return (g.state, g.is_open, g.dead, g.seal_on, g.deck, g.deck_pos, unseen_end, g.rules.num_kinds,
+            np.array(turn, dtype=np.int64), pending, choices)
+
+
+@njit(cache=True)
+def _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending, choices):
+    """The state vector: `state`, the flags in _FLAGS order, the gifts counted per kind in
+    deck[unseen_start:unseen_end] (`unseen_counts`), then `turn`, `pending` and `choices` (SCALARS)."""
+    n, m = state.size, is_open.size
+    unseen = n + len(_FLAGS) * m
+    scalars = unseen + num_kinds
+    vec = np.zeros(scalars + turn.size + pending.size + choices.size, dtype=np.int64)
+    vec[:n] = state
+    for i in range(m):
+        vec[n + i], vec[n + m + i], vec[n + 2 * m + i] = is_open[i], dead[i], seal_on[i]
+    for card in deck[unseen_start:unseen_end]:
+        if card < num_kinds:                 # not the Akhenaton card
+            vec[unseen + card] += 1
+    vec[scalars:scalars + turn.size] = turn
+    vec[scalars + turn.size:scalars + turn.size + pending.size] = pending
+    vec[vec.size - choices.size:] = choices
+    return vec
+
+
+def _unseen_start(g) -> int:
+    """Where the unseen counts start in the state vector: after `game.state` and the flags."""
+    return len(g.state) + len(_FLAGS) * NUM_MARKETS
+
+
+@njit(cache=True)
+def _encode(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending, choices,
+            src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, size, face_down):
+    """The observation vector from `_state_args` and a Plan's tables."""
+    vec = _state_vector(state, is_open, dead, seal_on, deck, unseen_start, unseen_end, num_kinds, turn, pending,
+                        choices)
+    out = np.empty(size + 1, dtype=np.float32)
+    _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries, face_down.ravel(), out)
+    return out[:size]

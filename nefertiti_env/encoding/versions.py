@@ -5,18 +5,19 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .compact import V1_SIZE, observation_v1_high, observe_v1
-from .observation import OBS_SIZE, observation_high, observe
+from .compact import V1_SIZE, batch_plan_v1, observation_v1_high, observe_v1
+from .observation import OBS_SIZE, BatchPlan, batch_plan, observation_high, observe
 
 
 class ObservationVersion(NamedTuple):
     size: int                                       # floats in the vector
     observe: Callable[..., np.ndarray]              # observe(game, seat) -> float32[size]
     high: Callable[..., np.ndarray]                 # high(rules) -> float32[size]: finite upper bounds
+    batch_plan: Callable[..., BatchPlan]            # batch_plan(game) -> the tables of `observation.observe_rows`
 
 
-OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high),
-                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high)}
+OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high, batch_plan),
+                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high, batch_plan_v1)}
 
 
 def observation_version(name: str) -> ObservationVersion:
