@@ -8,8 +8,9 @@ of rows per thread). It is the same game as `NefertitiGame`: the same seed and a
 the same observations, masks and returns (tests/test_vector.py).
 
 Seeds: game k (k = 0, 1, ... counted since `reset`) of env i is `NefertitiGame(seed=game_seed(seed,
-i, k))`, a splitmix64 hash of the three numbers, so a run depends on `seed` only, never on the
-number of threads or on which game ends first.
+i, k))`, a splitmix64 hash of the three numbers, and the random moves of env i (learner mode,
+`random_play`) come from its own splitmix64 stream started at `game_seed(seed, i, -1)`, so a run
+depends on `seed` only, never on the number of threads or on which game ends first.
 """
 from __future__ import annotations
 
@@ -46,52 +47,93 @@ def game_seed(seed, env, game):
 
 
 @njit(cache=True)
-def _settle(R, rows, i, seed, games, rewards, terminated, truncated, scores):
-    """After a decision of game i: its returns and final scores if it ended, then a new game in its row."""
-    S = rows[i]
-    n = R[L.R_NUM_PLAYERS]
-    rewards[i, :] = 0
-    terminated[i] = step.is_terminated(R, S)
-    truncated[i] = step.is_truncated(R, S)
-    if terminated[i] or truncated[i]:
+def learner_seat(env, game, num_players):
+    """The learner's seat in game `game` of env `env` (learner mode): it rotates by game."""
+    return (env + game) % num_players
+
+
+@njit(cache=True)
+def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
+    """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
+    ended = step.is_over(R, S)
+    if ended:
+        n = R[L.R_NUM_PLAYERS]
+        terminated[i] = step.is_terminated(R, S)
+        truncated[i] = not terminated[i]
         step.returns(R, S, rewards[i])
         final = step.final_scores(R, S)
         scores[i, :] = final[:n]
         games[i] += 1
         engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+    return ended
+
+
+@njit(cache=True)
+def _random_move(R, S, mask, streams, i):
+    """A uniformly random legal action of game S, drawn from row i's splitmix64 stream streams[i]."""
+    mask[:] = 0
+    step.legal_mask(R, S, mask)
+    count = 0
+    for j in range(A.NUM_ACTIONS):
+        count += mask[j]
+    streams[i] += _GOLDEN
+    pick = np.int64(_mix(streams[i]) % np.uint64(count))
+    for j in range(A.NUM_ACTIONS):
+        if mask[j]:
+            if pick == 0:
+                return j
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def seed_streams(seed, streams):
+    """streams[i] = the start of row i's random-play stream in a batch seeded `seed`."""
+    for i in range(streams.size):
+        streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
 
 
 @njit(cache=True, parallel=True)
-def _advance(R, rows, actions, restart, seed, games, seats, masks, rewards, terminated, truncated, scores,
-             src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
-    """Apply actions[i] to every game (or, with `restart`, deal game games[i] afresh), settle the
-    ended games, then fill seats, masks and observations; `chunks` runs of rows, one per thread
-    (numba's get_num_threads inside a kernel would keep it from being cached)."""
+def _advance(R, rows, actions, active, restart, learner, seed, games, streams, seats, masks, rewards, terminated,
+             truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
+    """In every game i with active[i]: apply actions[i] (or, with `restart`, deal game games[i]),
+    restart it if it ended, and with `learner` play random moves for the other seats until
+    `learner_seat` decides; then fill its seat, mask and observation. Rows not active keep their
+    seat, mask and observation; their rewards and flags are cleared. `chunks` runs of rows, one
+    per thread (numba's get_num_threads inside a kernel would keep it from being cached)."""
     n = rows.shape[0]
+    players = R[L.R_NUM_PLAYERS]
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):
         lo, hi = c * size, min(n, (c + 1) * size)
         for i in range(lo, hi):
+            rewards[i, :] = 0
+            terminated[i] = truncated[i] = False
+            if not active[i]:
+                continue
+            S = rows[i]
             if restart:
-                engine_setup.new_game(R, rows[i], game_seed(seed, i, games[i]))
-                rewards[i, :] = 0
-                terminated[i] = truncated[i] = False
+                engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
             else:
-                step.apply(R, rows[i], actions[i])
-                _settle(R, rows, i, seed, games, rewards, terminated, truncated, scores)
-            seats[i] = rows[i, L.ACTOR]
+                step.apply(R, S, actions[i])
+                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+            while learner and S[L.ACTOR] != learner_seat(i, games[i], players):
+                step.apply(R, S, _random_move(R, S, masks[i], streams, i))
+                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+            seats[i] = S[L.ACTOR]
             masks[i, :] = 0
-            step.legal_mask(R, rows[i], masks[i])
-        if hi > lo:
-            observe_batch(R, rows[lo:hi], seats[lo:hi], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
-                          face_down, obs[lo:hi])
-
-
-@njit(cache=True)
-def _draw(state):
-    """The next uint64 of a splitmix64 stream kept in state[0]."""
-    state[0] += _GOLDEN
-    return _mix(state[0])
+            step.legal_mask(R, S, masks[i])
+        j = lo
+        while j < hi:                      # the observations of each run of active rows
+            if not active[j]:
+                j += 1
+                continue
+            k = j
+            while k < hi and active[k]:
+                k += 1
+            observe_batch(R, rows[j:k], seats[j:k], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
+                          face_down, obs[j:k])
+            j = k
 
 
 @njit(cache=True, parallel=True)
@@ -102,26 +144,15 @@ def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
     from `seed`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
     n = rows.shape[0]
     ended = np.zeros(n, np.int64)
+    streams = np.zeros(n, np.uint64)
+    seed_streams(seed, streams)
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        state = np.zeros(1, np.uint64)
         for i in range(c * size, min(n, (c + 1) * size)):
             S = rows[i]
-            state[0] = _mix(np.uint64(game_seed(seed, i, -1)))
             for _ in range(decisions):
-                mask[:] = 0
-                step.legal_mask(R, S, mask)
-                count = 0
-                for j in range(A.NUM_ACTIONS):
-                    count += mask[j]
-                pick = np.int64(_draw(state) % np.uint64(count))
-                for j in range(A.NUM_ACTIONS):
-                    if mask[j]:
-                        if pick == 0:
-                            step.apply(R, S, j)
-                            break
-                        pick -= 1
+                step.apply(R, S, _random_move(R, S, mask, streams, i))
                 if step.is_over(R, S):
                     ended[i] += 1
                     games[i] += 1
@@ -147,23 +178,28 @@ class NefertitiVectorEnv:
     the new game's); info["final_scores"] int64 [N, num_players] holds the ended games' scores
     (0 elsewhere) and info["games"] the games each env has started since `reset`.
     Game options (ruleset, setup, memphis, characters, max_decisions) are NefertitiGame's.
+
+    learner=True: seat `learner_seat(i, k)` = (i + k) % num_players of game k of env i is the
+    only one played from Python; the other seats play uniformly random legal moves inside the
+    kernel (a seeded stream per env), so every returned observation is the learner's.
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
-                 max_decisions: int = DEFAULT_MAX_DECISIONS):
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.seed = _check_seed(seed)
         # a game of these options: checks them, and gives R and the observation tables
         self.template = NefertitiGame(num_players, ruleset=ruleset, seed=0, setup=setup, memphis=memphis,
                                       characters=characters, max_decisions=max_decisions)
-        self.num_envs, self.num_players = num_envs, num_players
+        self.num_envs, self.num_players, self.learner = num_envs, num_players, bool(learner)
         self.encoder = observation_version(observation)
         self.plan = self.encoder.batch_plan(self.template)
         self.R = self.template.R
         self.rows = np.zeros((num_envs, L.STATE_SIZE), dtype=np.int64)
         self.games = np.zeros(num_envs, dtype=np.int64)
+        self.streams = np.zeros(num_envs, dtype=np.uint64)
         self.obs = np.zeros((num_envs, self.encoder.size), dtype=np.float32)
         self.masks = np.zeros((num_envs, A.NUM_ACTIONS), dtype=np.int8)
         self.seats = np.zeros(num_envs, dtype=np.int64)
@@ -171,14 +207,16 @@ class NefertitiVectorEnv:
         self.terminated = np.zeros(num_envs, dtype=np.bool_)
         self.truncated = np.zeros(num_envs, dtype=np.bool_)
         self.final_scores = np.zeros((num_envs, num_players), dtype=np.int64)
+        self._all = np.ones(num_envs, dtype=np.bool_)
         self._ready = False
 
-    def _run(self, actions: np.ndarray, restart: bool):
+    def _run(self, actions: np.ndarray, active: np.ndarray, restart: bool):
         p = self.plan
         self.final_scores[:] = 0
-        _advance(self.R, self.rows, actions, restart, self.seed, self.games, self.seats, self.masks, self.rewards,
-                 self.terminated, self.truncated, self.final_scores, p.src, p.a, p.b, p.ind_src, p.ind_n,
-                 p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs, threads(self.num_envs))
+        _advance(self.R, self.rows, actions, active, restart, self.learner, self.seed, self.games, self.streams,
+                 self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores, p.src, p.a,
+                 p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
+                 threads(self.num_envs))
         self._ready = True
         info = {"final_scores": self.final_scores, "games": self.games + 1}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
@@ -188,34 +226,30 @@ class NefertitiVectorEnv:
         if seed is not None:
             self.seed = _check_seed(seed)
         self.games[:] = 0
-        return self._run(np.zeros(self.num_envs, dtype=np.int64), restart=True)
+        seed_streams(self.seed, self.streams)
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._all, restart=True)
 
-    def step(self, actions):
-        """Apply actions[i] (an action id legal in game i) in every game. The arrays returned are
-        reused by the next call: copy what you keep."""
+    def step(self, actions, active=None):
+        """Apply actions[i] (an action id legal in game i) in every game, or only where active[i]
+        (bool [N]: the other games and their observations stay as they are). The arrays returned
+        are reused by the next call: copy what you keep."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions.dtype} "
                              f"array of shape {actions.shape}")
+        active = self._all if active is None else np.asarray(active, dtype=np.bool_)
         actions = actions.astype(np.int64, copy=False)
         inside = (actions >= 0) & (actions < A.NUM_ACTIONS)
-        legal = inside & (self.masks[np.arange(self.num_envs), np.where(inside, actions, 0)] != 0)
+        legal = ~active | inside & (self.masks[np.arange(self.num_envs), np.where(inside, actions, 0)] != 0)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
             raise IllegalActionError(
                 f"env {i}: action {int(actions[i])} is not legal for seat {int(self.seats[i])}; legal: "
                 f"{np.flatnonzero(self.masks[i]).tolist()} ({int((~legal).sum())} env(s) with an illegal action; "
                 "no game was changed)")
-        return self._run(actions, restart=False)
-
-    def game(self, i: int) -> NefertitiGame:
-        """A NefertitiGame holding a copy of env i's position (no history), e.g. to render it."""
-        g = self.template.clone()
-        g.S[:] = self.rows[i]
-        g.board_changed()
-        return g
+        return self._run(actions, active, restart=False)
 
 
 def _check_seed(seed) -> int:
