@@ -160,10 +160,13 @@ def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
     return ended
 
 
+MIN_ROWS_PER_THREAD = 32     # below this a thread costs more to wake than its rows take
+
+
 def threads(n: int) -> int:
     """Runs of rows for a batch of n games: one per numba thread (NUMBA_NUM_THREADS, or
-    numba.set_num_threads)."""
-    return max(1, min(n, numba.get_num_threads()))
+    numba.set_num_threads), each of at least MIN_ROWS_PER_THREAD rows."""
+    return max(1, min(n // MIN_ROWS_PER_THREAD, numba.get_num_threads()))
 
 
 class NefertitiVectorEnv:

@@ -80,10 +80,11 @@ def test_same_run_whatever_the_threads():
     for t in (1, 2):
         numba.set_num_threads(t)
         try:
-            venv = NefertitiVectorEnv(5, seed=3, num_players=3)
+            venv = NefertitiVectorEnv(70, seed=3, num_players=3, learner=True)
+            assert threads(70) == t
             obs, masks, *_ = venv.reset()
             rng = np.random.default_rng(0)
-            for _ in range(120):
+            for _ in range(60):
                 obs, masks, seats, rewards, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
             runs.append((obs.copy(), venv.rows.copy(), venv.games.copy()))
         finally:
@@ -92,12 +93,13 @@ def test_same_run_whatever_the_threads():
 
 
 def test_random_play_is_reproducible_and_ends_games():
+    """The same seed gives the same games, on one run of rows or on two."""
     venv = NefertitiVectorEnv(4, seed=9)
     venv.reset()
     ends = []
-    for _ in range(2):
+    for chunks in (1, 2):
         rows, games = venv.rows.copy(), np.zeros(4, np.int64)
-        ended = random_play(venv.R, rows, 9, games, 400, threads(4))
+        ended = random_play(venv.R, rows, 9, games, 400, chunks)
         ends.append((rows, ended))
     assert np.array_equal(ends[0][0], ends[1][0]) and np.array_equal(ends[0][1], ends[1][1])
     assert ends[0][1].sum() >= 4          # a 4-player game takes about 170 decisions
