@@ -5,8 +5,9 @@
     counts as a decision) and hearts through pyspiel when `open_spiel` is installed;
 (b) batched random play with the legal choice made in compiled code (`vector.random_play`, no
     observation) on one thread: decisions per core;
-(c) the batched env (`vector.NefertitiVectorEnv`: observations and masks) with the actions chosen
-    in Python (numpy), on --threads numba threads: decisions per wall-clock second;
+(c) the batched env (`vector.NefertitiVectorEnv`, 256 games, v0 observations and masks) with the
+    actions chosen in Python (numpy), on one and on --threads numba threads: decisions per
+    wall-clock second;
 (d) the PettingZoo AEC env through `pettingzoo.make` beside `classic/connect_four-v3`, and the
     floor both share: an AEC env that does nothing (fixed 150-decision games) under the same
     three wrappers, played by the same loop, so an env's own time per decision is its time
@@ -322,7 +323,7 @@ def run(args) -> int:
         peers = {"goofspiel": ("goofspiel", {"players": 4}), "hearts": ("hearts", {})}
     except ImportError:
         peers = {}
-    rates = {k: [] for k in ("core", *peers, "batched", "vector", "env", "connect_four", "floor", "clone")}
+    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "env", "connect_four", "floor", "clone")}
     # updated only between measurements, so the bar costs the timed loops nothing
     bar = progress_bar(total=args.repeats * len(rates) + 2 * args.startup, desc="bench", unit="measurement",
                        leave=False)
@@ -333,6 +334,7 @@ def run(args) -> int:
         **{key: (lambda name=name, params=params: openspiel_rate(name, params, args.seconds, args.seed))
            for key, (name, params) in peers.items()},
         "batched": lambda: batched_random_rate(args.players, args.seconds, args.seed),
+        "vector_1": lambda: batched_env_rate(args.players, args.seconds, args.seed, 1),
         "vector": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads),
         "env": lambda: aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed, num_players=args.players)[0],
         "connect_four": lambda: aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0],
@@ -374,8 +376,9 @@ def run(args) -> int:
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
     ratio("ratio per core", best["batched"])
-    print(f"(c) batched env with observations and masks, actions from Python (wall clock, {args.threads} threads)")
-    line("NefertitiVectorEnv.step", best["vector"])
+    print("(c) batched env with observations and masks, actions from Python (wall clock)")
+    line("NefertitiVectorEnv.step, 1 thread", best["vector_1"])
+    line(f"NefertitiVectorEnv.step, {args.threads} threads", best["vector"])
     print("(d) PettingZoo AEC envs via pettingzoo.make (CPU time, one core)")
     line("Nefertiti-v0", best["env"])
     line("classic/connect_four-v3", best["connect_four"])

@@ -14,12 +14,13 @@ def _figures(out: str) -> dict[str, float]:
 def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert main(["bench", "--seconds", "0.05", "--repeats", "2", "--no-startup"]) == 0
     out, err = capsys.readouterr()
-    assert "bench:" in err and "/18 " in err              # a progress bar over the 2 x 9 measurements
+    assert "bench:" in err and "/20 " in err              # a progress bar over the 2 x 10 measurements
     for section in ("(a) scalar engine", "(b) batched random play", "(c) batched env", "(d) PettingZoo", "search"):
         assert section in out, out
     f = _figures(out)
     names = ["NefertitiGame legal_actions + apply, setup included", "OpenSpiel goofspiel 4p via pyspiel (every player's move)",
-             "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step", "Nefertiti-v0",
+             "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step, 1 thread",
+             "NefertitiVectorEnv.step, 2 threads", "Nefertiti-v0",
              "classic/connect_four-v3", "floor: a no-op AEC env, same wrappers and loop",
              "NefertitiGame clone + apply per second (CPU time)", "bytes per stored state: the state array S",
              "bytes per stored state: a NefertitiGame clone mid-game"]
@@ -29,7 +30,7 @@ def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert abs(f["ratio per core / goofspiel 4p"] - f["vector.random_play per core"] / goof) < 0.01
     assert abs(f["ratio Nefertiti-v0 / connect_four-v3, of the best figures"]
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
-    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f[names[7]]
+    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f[names[8]]
     assert abs(own - f["microseconds per decision beyond the floor: Nefertiti-v0"]) < 0.1 + 0.01 * abs(own)
     assert "start-up" not in out
 
