@@ -61,3 +61,20 @@ def test_maskable_ppo_learns_on_it():
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
     env.close()
+
+
+def test_a_vector_training_run(tmp_path):
+    """`env.vector: true`: the trainer steps its games on BatchedVecEnv (snapshots taken on schedule
+    are accepted, evaluation runs as usual); other opponents are a config error."""
+    from nefertiti_env.training.config import ConfigError, config_from_dict
+    from nefertiti_env.training.trainer import RunPaths, train
+
+    data = {"total_timesteps": 256, "seed": 3, "out": str(tmp_path / "run"), "checkpoint_every": 256,
+            "env": {"num_players": 3, "n_envs": 4, "vector": True, "observation": "v1"},
+            "opponents": {"weights": {"random": 1.0}, "snapshot_every": 128},
+            "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+            "evaluation": {"every_steps": 256, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1}}
+    results = train(config_from_dict(data), progress=False)
+    assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
+    with pytest.raises(ConfigError, match="random opponents only"):
+        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}}})

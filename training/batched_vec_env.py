@@ -22,9 +22,11 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from nefertiti_env import NUM_ACTIONS
 from nefertiti_env.vector import NefertitiVectorEnv
 
+from .config import SNAPSHOT
 from .vec_env import MASKS
 
 RANDOM = "random"
+ADD_SNAPSHOT = "add_snapshot"
 
 
 class BatchedVecEnv(VecEnv):
@@ -33,8 +35,9 @@ class BatchedVecEnv(VecEnv):
     likely action instead of sampling). Other keywords: NefertitiVectorEnv's (seed, observation,
     ruleset, setup, memphis, characters, max_decisions).
 
-    info per env: seat (the learner's seat in the game it just played), and when its episode ends
-    win (bool) and score (int: the learner's final score).
+    info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
+    it just played), opponents ("random" or "snapshot"), win (bool) and score (int: the learner's
+    final score; False and 0 until its episode ends), illegal (False: illegal actions raise).
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, deterministic: bool = False,
@@ -76,11 +79,13 @@ class BatchedVecEnv(VecEnv):
         done = terminated | truncated
         scores = info["final_scores"][self.rows, seats].copy()
         self._play_snapshots(reward, done, scores)
+        kind = RANDOM if self.snapshots is None else SNAPSHOT
         infos = []
         for i in range(self.num_envs):
-            entry = {"seat": int(seats[i]), "TimeLimit.truncated": False}
+            entry = {"seat": int(seats[i]), "opponents": kind, "win": bool(reward[i] > 0), "score": int(scores[i]),
+                     "illegal": False, "TimeLimit.truncated": False}
             if done[i]:
-                entry.update(win=bool(reward[i] > 0), score=int(scores[i]), terminal_observation=self.venv.obs[i].copy())
+                entry["terminal_observation"] = self.venv.obs[i].copy()
             infos.append(entry)
         return self.venv.obs.copy(), reward, done.copy(), infos
 
@@ -127,9 +132,16 @@ class BatchedVecEnv(VecEnv):
         return self.venv.masks.astype(bool)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """`action_masks`, and `add_snapshot(path)` (what the trainer calls after each snapshot): a
+        new opponent for the games to come, when the opponents are snapshots (random: nothing to do)."""
+        rows = list(self._get_indices(indices))
+        if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
+            if self.snapshots is not None:
+                self.snapshots.append(_policy(method_args[0], self.venv.encoder.size))
+            return [None] * len(rows)
         if method_name != MASKS or method_args or method_kwargs:
-            raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS})")
-        return list(self.action_masks()[list(self._get_indices(indices))])
+            raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS}, {ADD_SNAPSHOT})")
+        return list(self.action_masks()[rows])
 
     def has_attr(self, attr_name: str) -> bool:
         return attr_name == MASKS
