@@ -5,7 +5,7 @@
     counts as a decision) and hearts through pyspiel when `open_spiel` is installed;
 (b) batched random play with the legal choice made in compiled code (`vector.random_play`, no
     observation) on one thread: decisions per core;
-(c) the batched env (`vector.NefertitiVectorEnv`, 256 games, v0 observations and masks) with the
+(c) the batched env (`vector.NefertitiVectorEnv`, 1,024 games, v0 observations and masks) with the
     actions chosen in Python (numpy), on one and on --threads numba threads: decisions per
     wall-clock second;
 (d) the PettingZoo AEC env through `pettingzoo.make` beside `classic/connect_four-v3`, and the
@@ -210,7 +210,7 @@ def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int =
         numba.set_num_threads(before)
 
 
-def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, envs: int = 256) -> float:
+def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, envs: int = 1024) -> float:
     """(c) Decisions per wall-clock second of `NefertitiVectorEnv.step` on `threads` numba threads,
     each step's actions drawn from the masks in numpy."""
     import numba

@@ -5,7 +5,7 @@ import pytest
 
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.encoding import observation_version
-from nefertiti_env.vector import NefertitiVectorEnv, game_seed, random_play, threads
+from nefertiti_env.vector import MIN_ROWS_PER_THREAD, NefertitiVectorEnv, game_seed, random_play, threads
 
 OPTION_SETS = [
     dict(num_players=4),
@@ -76,16 +76,17 @@ def test_illegal_action_names_env_and_action_and_changes_nothing():
 
 def test_same_run_whatever_the_threads():
     """The seeds depend on (seed, env, game) only: one thread and two give the same batch."""
-    runs = []
+    runs, n = [], 2 * MIN_ROWS_PER_THREAD
     for t in (1, 2):
         numba.set_num_threads(t)
         try:
-            venv = NefertitiVectorEnv(70, seed=3, num_players=3, learner=True)
-            assert threads(70) == t
+            venv = NefertitiVectorEnv(n, seed=3, num_players=3, learner=True)
+            assert threads(n) == t
             obs, masks, *_ = venv.reset()
             rng = np.random.default_rng(0)
-            for _ in range(60):
-                obs, masks, seats, rewards, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            for _ in range(40):
+                picks = (rng.random(n) * masks.sum(axis=1)).astype(np.int64)
+                obs, masks, *_ = venv.step((masks.cumsum(axis=1) <= picks[:, None]).sum(axis=1))
             runs.append((obs.copy(), venv.rows.copy(), venv.games.copy()))
         finally:
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)

@@ -53,7 +53,6 @@ class BatchedVecEnv(VecEnv):
         self.table = np.zeros(num_envs, dtype=np.int64)          # snapshot of each env's current game
         self.rows = np.arange(num_envs)
         high = self.venv.encoder.high(self.venv.template.rules)
-        self.render_mode = None
         super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
                          spaces.Discrete(NUM_ACTIONS))
         self._actions = None
@@ -147,6 +146,8 @@ class BatchedVecEnv(VecEnv):
         return attr_name == MASKS
 
     def get_attr(self, attr_name: str, indices=None) -> list:
+        if attr_name == "render_mode":                     # asked by VecEnv.__init__
+            return [None] * len(list(self._get_indices(indices)))
         raise AttributeError(f"BatchedVecEnv has no per-env attribute {attr_name!r}")
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
