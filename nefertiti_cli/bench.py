@@ -1,17 +1,26 @@
-"""`nefertiti bench`: random-play decisions per second of the core, the AEC env and connect four.
+"""`nefertiti bench`: the speeds of issue #20 §5 in one run, next to their peers.
 
-One run measures (a) the raw rules core, (b) the Nefertiti AEC env through
-`pettingzoo.make`, (c) PettingZoo's `classic/connect_four-v3` through
-`pettingzoo.make`, and prints the ratio (b)/(c). It also measures (d) the
-floor both share: an AEC env that does nothing (fixed 150-decision games)
-under the same three wrappers the classic environments use, played by the same
-loop, so the time (b) and (c) spend in their own code is their time per
-decision minus the floor's. Each figure is decisions
-(agent actions, not game resets) per second of process CPU time on one core,
-the best of `--repeats` runs, so a busy machine disturbs it less. The ratio is
-given twice: of the best figures, and the median over the repeats of the ratio
-of one repeat's (b) and (c), measured back to back, which a drift of the
-machine's speed between measurements affects less.
+(a) the scalar engine from Python: random play through `NefertitiGame` (legal_actions + apply,
+    setup included), beside OpenSpiel's goofspiel (4 players, simultaneous: each player's move
+    counts as a decision) and hearts through pyspiel when `open_spiel` is installed;
+(b) batched random play with the legal choice made in compiled code (`vector.random_play`, no
+    observation) on one thread: decisions per core;
+(c) the batched env (`vector.NefertitiVectorEnv`, 1,024 games, v0 observations and masks) with the
+    actions chosen in Python (numpy), on one and on --threads numba threads: decisions per
+    wall-clock second;
+(d) the PettingZoo AEC env through `pettingzoo.make` beside `classic/connect_four-v3`, and the
+    floor both share: an AEC env that does nothing (fixed 150-decision games) under the same
+    three wrappers, played by the same loop, so an env's own time per decision is its time
+    minus the floor's;
+and what search needs: NefertitiGame clone + apply per second and the memory of a stored state;
+and the compiled code's start-up: the first run (an empty NUMBA_CACHE_DIR: everything compiles)
+and a later run (cached), each a fresh Python process importing the package and playing a game.
+
+Figures (a), (b), (d) and clone+apply are decisions (agent actions, not resets or chance
+events) per second of process CPU time on one core, the best of `--repeats` runs, so a busy
+machine disturbs them less; (c) uses several threads, so it is per wall-clock second (a busy
+machine lowers it). The (d) ratio is given twice: of the best figures, and the median over the
+repeats of the ratio of one repeat's env and connect four, measured back to back.
 """
 from __future__ import annotations
 
@@ -121,8 +130,10 @@ def play_env_game(env, seed: int, rnd: random.Random) -> int:
 
 
 def core_rate(num_players: int, seconds: float, seed: int) -> tuple[float, int]:
-    """Decisions per CPU second of random play on the core, and the games played."""
+    """Decisions per CPU second of random play on the core, and the games played (after one
+    untimed game: a new process loads the compiled engine on its first call)."""
     rnd = random.Random(seed)
+    play_core_game(num_players, seed, rnd)
     decisions, games, start = 0, 0, time.process_time()
     while time.process_time() - start < seconds:
         decisions += play_core_game(num_players, seed + games, rnd)
@@ -145,57 +156,268 @@ def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, i
     return decisions / (time.process_time() - start), games
 
 
+def _timed(seconds: float, play, clock=time.process_time) -> float:
+    """Calls play() (returning decisions made) until `seconds` of `clock` passed; decisions per second."""
+    decisions, start = 0, clock()
+    while clock() - start < seconds:
+        decisions += play()
+    return decisions / (clock() - start)
+
+
+def openspiel_rate(name: str, params: dict, seconds: float, seed: int) -> float:
+    """Agent decisions per CPU second of random play in an OpenSpiel game through pyspiel (chance
+    outcomes drawn by their probabilities and not counted; at a simultaneous node every player's
+    move counts)."""
+    import pyspiel
+
+    game, rnd = pyspiel.load_game(name, params), random.Random(seed)
+
+    def play() -> int:
+        state, decisions = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rnd.choices(outcomes, probs)[0])
+            elif state.is_simultaneous_node():
+                moves = [rnd.choice(state.legal_actions(p)) for p in range(game.num_players())]
+                state.apply_actions(moves)
+                decisions += len(moves)
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rnd.randrange(len(legal))])
+                decisions += 1
+        return decisions
+
+    play()
+    return _timed(seconds, play)
+
+
+def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int = 64, decisions: int = 500) -> float:
+    """(b) Decisions per CPU second of `vector.random_play` on one numba thread."""
+    import numba
+
+    from nefertiti_env.vector import NefertitiVectorEnv, random_play
+
+    venv = NefertitiVectorEnv(envs, num_players, seed=seed)
+    venv.reset()
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        random_play(venv.R, venv.rows, seed, venv.games, 1, 1)           # loads the compiled code
+        return _timed(seconds, lambda: random_play(venv.R, venv.rows, seed, venv.games, decisions, 1).size
+                      * decisions)
+    finally:
+        numba.set_num_threads(before)
+
+
+def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, envs: int = 1024) -> float:
+    """(c) Decisions per wall-clock second of `NefertitiVectorEnv.step` on `threads` numba threads,
+    each step's actions drawn from the masks in numpy."""
+    import numba
+
+    from nefertiti_env.vector import NefertitiVectorEnv
+
+    venv = NefertitiVectorEnv(envs, num_players, seed=seed)
+    _, masks, *_ = venv.reset()
+    rng = np.random.default_rng(seed)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+    def play() -> int:
+        nonlocal masks
+        counts = masks.sum(axis=1)
+        picks = (rng.random(envs) * counts).astype(np.int64)
+        actions = (masks.cumsum(axis=1) <= picks[:, None]).sum(axis=1)
+        _, masks, *_ = venv.step(actions)
+        return envs
+
+    try:
+        play()
+        return _timed(seconds, play, time.perf_counter)
+    finally:
+        numba.set_num_threads(before)
+
+
+def clone_apply_rate(num_players: int, seconds: float, seed: int) -> float:
+    """NefertitiGame.clone() + apply() of a random legal action per CPU second, from the
+    positions of a random game (what a search does per node)."""
+    from nefertiti_env import NefertitiGame
+
+    rnd, game = random.Random(seed), NefertitiGame(num_players, seed=seed)
+    positions = []
+    while not game.is_over():
+        positions.append(game.clone())
+        legal = game.legal_actions()
+        game.apply(legal[rnd.randrange(len(legal))])
+
+    def play() -> int:
+        for g in positions:
+            child = g.clone()
+            legal = child.legal_actions()
+            child.apply(legal[rnd.randrange(len(legal))])
+        return len(positions)
+
+    return _timed(seconds, play)
+
+
+def state_memory(num_players: int, seed: int) -> tuple[int, int]:
+    """Bytes of a stored position: the engine's state array S, and a whole NefertitiGame clone
+    (S, R shared or not, the history lists: measured with tracemalloc) mid-game."""
+    import tracemalloc
+
+    from nefertiti_env import NefertitiGame
+
+    rnd, game = random.Random(seed), NefertitiGame(num_players, seed=seed)
+    for _ in range(80):
+        legal = game.legal_actions()
+        game.apply(legal[rnd.randrange(len(legal))])
+    tracemalloc.start()
+    clones = [game.clone() for _ in range(100)]
+    size = tracemalloc.get_traced_memory()[0] // len(clones)
+    tracemalloc.stop()
+    return game.S.nbytes, size
+
+
+STARTUP_SCRIPT = """
+import numpy as np
+from nefertiti_env import NefertitiGame
+from nefertiti_env.encoding import observe
+from nefertiti_env.vector import NefertitiVectorEnv, random_play
+g = NefertitiGame(4, seed=0)
+while not g.is_over():
+    g.apply(g.legal_actions()[0])
+observe(g, 0)
+v = NefertitiVectorEnv(2, seed=0)
+_, masks, *_ = v.reset()
+v.step(masks.argmax(axis=1))
+random_play(v.R, v.rows, 0, v.games, 10, 1)
+"""
+
+
+def startup_times(script: str = STARTUP_SCRIPT) -> tuple[float, float]:
+    """Wall-clock seconds of two fresh processes running `script` on one new, empty NUMBA_CACHE_DIR:
+    the first compiles everything, the second loads the cache."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="nefertiti-numba-cache-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        times = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", script], env=env, check=True)
+            times.append(time.perf_counter() - start)
+    return times[0], times[1]
+
+
 def run(args) -> int:
     from nefertiti_env.agents.progress import progress_bar
 
-    if args.seconds <= 0 or args.repeats < 1:
-        return fail("bench", f"--seconds must be > 0 and --repeats >= 1, got {args.seconds:g} and {args.repeats}")
-    rates = {"core": [], "env": [], "connect_four": [], "floor": []}
+    if args.seconds <= 0 or args.repeats < 1 or args.threads < 1:
+        return fail("bench", f"--seconds must be > 0, --repeats >= 1 and --threads >= 1, got {args.seconds:g}, "
+                             f"{args.repeats} and {args.threads}")
+    try:
+        import pyspiel  # noqa: F401
+        peers = {"goofspiel": ("goofspiel", {"players": 4}), "hearts": ("hearts", {})}
+    except ImportError:
+        peers = {}
+    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "env", "connect_four", "floor", "clone")}
     # updated only between measurements, so the bar costs the timed loops nothing
-    bar = progress_bar(total=args.repeats * len(rates), desc="bench", unit="measurement", leave=False)
+    bar = progress_bar(total=args.repeats * len(rates) + 2 * args.startup, desc="bench", unit="measurement",
+                       leave=False)
+    if not peers:
+        bar.write("OpenSpiel not installed (pip install open_spiel): no peer figures")
+    measure = {
+        "core": lambda: core_rate(args.players, args.seconds, args.seed)[0],
+        **{key: (lambda name=name, params=params: openspiel_rate(name, params, args.seconds, args.seed))
+           for key, (name, params) in peers.items()},
+        "batched": lambda: batched_random_rate(args.players, args.seconds, args.seed),
+        "vector_1": lambda: batched_env_rate(args.players, args.seconds, args.seed, 1),
+        "vector": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads),
+        "env": lambda: aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed, num_players=args.players)[0],
+        "connect_four": lambda: aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0],
+        "floor": lambda: aec_rate("floor", args.seconds, args.seed)[0],
+        "clone": lambda: clone_apply_rate(args.players, args.seconds, args.seed),
+    }
     for _ in range(args.repeats):
-        rates["core"].append(core_rate(args.players, args.seconds, args.seed)[0])
-        bar.update()
-        rates["env"].append(aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed,
-                                     num_players=args.players)[0])
-        bar.update()
-        try:
-            rates["connect_four"].append(aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0])
-        except Exception as err:    # pettingzoo's classic extra (pygame) missing
-            bar.write(f"connect_four-v3 unavailable: {err}")
-        bar.update()
-        rates["floor"].append(aec_rate("floor", args.seconds, args.seed)[0])
-        bar.update()
+        for key, rate in measure.items():
+            try:
+                rates[key].append(rate())
+            except Exception as err:       # pettingzoo's classic extra (pygame) missing
+                if key != "connect_four":
+                    raise
+                bar.write(f"connect_four-v3 unavailable: {err}")
+            bar.update()
+    startup = None
+    if args.startup:
+        startup = startup_times()
+        bar.update(2)
     bar.close()
     best = {k: max(v, default=0.0) for k, v in rates.items()}
-    rows = [("(a) raw core, NefertitiGame", best["core"]),
-            ("(b) AEC env via pettingzoo.make", best["env"]),
-            ("(c) classic/connect_four-v3 via pettingzoo.make", best["connect_four"]),
-            ("(d) floor: a no-op AEC env, same wrappers and loop", best["floor"])]
-    print(f"random-play decisions per second, {args.players} players, best of {args.repeats} x {args.seconds:g} s "
-          "CPU time")
-    for name, rate in rows:
-        print(f"  {name:50s} {rate:>10,.0f}")
+    peer = best.get("goofspiel", 0.0)
+
+    def line(name, value, fmt="{:>12,.0f}"):
+        print(f"  {name:58s} {fmt.format(value)}")
+
+    def ratio(name, value):
+        if peer:
+            line(f"{name} / goofspiel 4p", value / peer, "{:>12.2f}")
+
+    print(f"decisions per second of random play, {args.players} players, best of {args.repeats} x "
+          f"{args.seconds:g} s")
+    print("(a) scalar engine from Python (CPU time, one core)")
+    line("NefertitiGame legal_actions + apply, setup included", best["core"])
+    if peers:
+        line("OpenSpiel goofspiel 4p via pyspiel (every player's move)", best["goofspiel"])
+        line("OpenSpiel hearts via pyspiel", best["hearts"])
+        ratio("ratio NefertitiGame", best["core"])
+    print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
+    line("vector.random_play per core", best["batched"])
+    ratio("ratio per core", best["batched"])
+    print("(c) batched env with observations and masks, actions from Python (wall clock)")
+    line("NefertitiVectorEnv.step, 1 thread", best["vector_1"])
+    line(f"NefertitiVectorEnv.step, {args.threads} threads", best["vector"])
+    print("(d) PettingZoo AEC envs via pettingzoo.make (CPU time, one core)")
+    line("Nefertiti-v0", best["env"])
+    line("classic/connect_four-v3", best["connect_four"])
+    line("floor: a no-op AEC env, same wrappers and loop", best["floor"])
     if best["connect_four"]:
-        print(f"  {'ratio (b)/(c) of the best figures':50s} {best['env'] / best['connect_four']:>10.2f}")
-        # (b) and (c) of one repeat run back to back, so a drift of the machine's speed cancels out
+        line("ratio Nefertiti-v0 / connect_four-v3, of the best figures", best["env"] / best["connect_four"],
+             "{:>12.2f}")
+        # both of one repeat run back to back, so a drift of the machine's speed cancels out
         paired = np.median(np.array(rates["env"]) / np.array(rates["connect_four"]))
-        print(f"  {'ratio (b)/(c), median over the repeats':50s} {paired:>10.2f}")
-    print("microseconds per decision beyond the floor (d): the env's own code")
-    for name, key in (("this env: 1/(b) - 1/(d)", "env"), ("connect four: 1/(c) - 1/(d)", "connect_four")):
-        if best[key]:
-            print(f"  {name:50s} {1e6 / best[key] - 1e6 / best['floor']:>10.1f}")
+        line("ratio Nefertiti-v0 / connect_four-v3, median over repeats", paired, "{:>12.2f}")
+        line("microseconds per decision beyond the floor: connect four", 1e6 / best["connect_four"]
+             - 1e6 / best["floor"], "{:>12.1f}")
+    line("microseconds per decision beyond the floor: Nefertiti-v0", 1e6 / best["env"] - 1e6 / best["floor"],
+         "{:>12.1f}")
+    print("search")
+    line("NefertitiGame clone + apply per second (CPU time)", best["clone"])
+    array_bytes, clone_bytes = state_memory(args.players, args.seed)
+    line("bytes per stored state: the state array S", array_bytes)
+    line("bytes per stored state: a NefertitiGame clone mid-game", clone_bytes)
+    if startup:
+        print("start-up of a fresh process importing the package and playing a game (wall clock)")
+        line("seconds, first run (empty NUMBA_CACHE_DIR: compiles)", startup[0], "{:>12.1f}")
+        line("seconds, later run (cached)", startup[1], "{:>12.1f}")
     return 0
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
-        "bench", help="measure random-play decisions per second (core, AEC env, connect four)",
+        "bench", help="measure random-play speeds: scalar engine vs OpenSpiel, batched engine, batched env, "
+                      "PettingZoo env vs connect four, clone+apply, memory, compile and start-up times",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6), help="player count (default 4)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per measurement (default 5)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement (default 5)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="measurements per figure; the best counts, and the median of the paired ratios "
                              "(default 3)")
+    parser.add_argument("--threads", type=int, default=2, help="numba threads for (c), the batched env (default 2)")
+    parser.add_argument("--no-startup", dest="startup", action="store_false",
+                        help="skip the start-up times (the first-run one compiles everything: minutes on a "
+                             "busy machine)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
     parser.set_defaults(func=run)

@@ -1,4 +1,4 @@
-"""`nefertiti bench` (issue #2, section 7): one run reports the three speeds and the ratios."""
+"""`nefertiti bench` (issue #20 §5): one run reports the scalar, batched, env and search figures with their peers."""
 from __future__ import annotations
 
 import random
@@ -6,25 +6,44 @@ import random
 from nefertiti_cli import main
 
 
-def test_bench_reports_core_env_connect_four_and_both_ratios(capsys):
-    assert main(["bench", "--seconds", "0.05", "--repeats", "2"]) == 0
+def _figures(out: str) -> dict[str, float]:
+    return {name.strip(): float(value.replace(",", ""))
+            for name, value in (line.strip().rsplit(None, 1) for line in out.splitlines() if line.startswith("  "))}
+
+
+def test_bench_reports_every_figure_and_the_ratios(capsys):
+    assert main(["bench", "--seconds", "0.05", "--repeats", "2", "--no-startup"]) == 0
     out, err = capsys.readouterr()
-    assert "bench:" in err and "/8 " in err              # a progress bar over the 2 x 4 measurements
-    figures = dict(line.strip().rsplit(None, 1) for line in out.splitlines() if line.startswith("  "))
-    figures = {name[:3] if name.startswith("(") else name: float(value.replace(",", ""))
-               for name, value in figures.items()}
-    assert list(figures) == ["(a)", "(b)", "(c)", "(d)", "ratio (b)/(c) of the best figures",
-                             "ratio (b)/(c), median over the repeats", "this env: 1/(b) - 1/(d)",
-                             "connect four: 1/(c) - 1/(d)"], out
-    assert all(v > 0 for v in figures.values())
-    best_ratio = figures["ratio (b)/(c) of the best figures"]
-    assert abs(best_ratio - figures["(b)"] / figures["(c)"]) < 0.01
-    own = 1e6 / figures["(b)"] - 1e6 / figures["(d)"]
-    assert abs(own - figures["this env: 1/(b) - 1/(d)"]) < 0.1 + 0.01 * own
+    assert "bench:" in err and "/20 " in err              # a progress bar over the 2 x 10 measurements
+    for section in ("(a) scalar engine", "(b) batched random play", "(c) batched env", "(d) PettingZoo", "search"):
+        assert section in out, out
+    f = _figures(out)
+    names = ["NefertitiGame legal_actions + apply, setup included", "OpenSpiel goofspiel 4p via pyspiel (every player's move)",
+             "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step, 1 thread",
+             "NefertitiVectorEnv.step, 2 threads", "Nefertiti-v0",
+             "classic/connect_four-v3", "floor: a no-op AEC env, same wrappers and loop",
+             "NefertitiGame clone + apply per second (CPU time)", "bytes per stored state: the state array S",
+             "bytes per stored state: a NefertitiGame clone mid-game"]
+    assert all(f[name] > 0 for name in names), f
+    goof = f["OpenSpiel goofspiel 4p via pyspiel (every player's move)"]
+    assert abs(f["ratio NefertitiGame / goofspiel 4p"] - f[names[0]] / goof) < 0.01
+    assert abs(f["ratio per core / goofspiel 4p"] - f["vector.random_play per core"] / goof) < 0.01
+    assert abs(f["ratio Nefertiti-v0 / connect_four-v3, of the best figures"]
+               - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
+    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f[names[8]]
+    assert abs(own - f["microseconds per decision beyond the floor: Nefertiti-v0"]) < 0.1 + 0.01 * abs(own)
+    assert "start-up" not in out
+
+
+def test_startup_times_run_two_fresh_processes_on_one_cache():
+    from nefertiti_cli.bench import startup_times
+
+    first, later = startup_times("import os; assert os.environ['NUMBA_CACHE_DIR']")
+    assert first > 0 and later > 0
 
 
 def test_the_floor_env_is_a_valid_aec_env_of_fixed_length_games():
-    """(d) must be an honest floor: a correct AEC env (PettingZoo's api_test) whose games are 150 decisions."""
+    """The floor must be honest: a correct AEC env (PettingZoo's api_test) whose games are 150 decisions."""
     from pettingzoo.test import api_test
 
     from nefertiti_cli.bench import floor_env, play_env_game

@@ -48,6 +48,9 @@ class EnvConfig(Section):
         "v0", description="observation version: v0 (3,225 floats) or the compact v1 (657)")
     n_envs: Count = Field(16, description="environments stepped together (the policy runs on all at once)")
     workers: Count = Field(2, description="processes that step them (1: in the training process)")
+    vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
+                                            "(training/batched_vec_env.py, docs/vector.md; workers unused): "
+                                            "random opponents and the win_loss reward only")
 
     @model_validator(mode="after")
     def _table_can_be_set_up(self):
@@ -133,6 +136,14 @@ class Config(Section):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
+
+    @model_validator(mode="after")
+    def _vector_env_can_play_it(self):
+        if self.env.vector and (set(self.opponents.weights) != {"random"} or self.env.reward != "win_loss"):
+            raise ValueError("env.vector: the batched env plays random opponents only (opponents.weights: "
+                             f"{{random: 1.0}}) with the win_loss reward; got {self.opponents.weights} and "
+                             f"{self.env.reward!r}")
+        return self
 
     @field_validator("init_from")
     @classmethod

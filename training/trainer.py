@@ -43,6 +43,7 @@ from nefertiti_env.agents.ppo import FINAL_MODEL, model_file
 from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
+from .batched_vec_env import BatchedVecEnv
 from .config import Config, ConfigError, config_from_dict
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
@@ -180,10 +181,14 @@ class Trainer:
             _truncate_csv(paths.evaluations, "timesteps", step)
 
         torch.set_num_threads(cfg.torch_threads)
-        subprocess = cfg.env.workers > 1
-        factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
-        self.venv = VecMonitor(WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories))
         session_seed = cfg.seed + self.state["num_timesteps"]
+        if cfg.env.vector:
+            venv = BatchedVecEnv(cfg.env.n_envs, seed=session_seed, observation=cfg.env.observation, **game_args(cfg))
+        else:
+            subprocess = cfg.env.workers > 1
+            factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
+            venv = WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories)
+        self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
         p = cfg.ppo
         self.model = MaskablePPO(

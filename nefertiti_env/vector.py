@@ -1,0 +1,264 @@
+"""N games stepped in one call (pgx / EnvPool style): `NefertitiVectorEnv`.
+
+Every game of the batch is a row of one int64 array (the compiled engine's `S`, see
+`core/engine/layout.py`) under one rules array `R`. `step(actions)` applies one decision per
+game, restarts the games that ended, and fills the deciding seat's observation and legal
+action mask of every game, all in one numba kernel spread over the cores (`prange`, one chunk
+of rows per thread). It is the same game as `NefertitiGame`: the same seed and actions give
+the same observations, masks and returns (tests/test_vector.py).
+
+Seeds: game k (k = 0, 1, ... counted since `reset`) of env i is `NefertitiGame(seed=game_seed(seed,
+i, k))`, a splitmix64 hash of the three numbers, and the random moves of env i (learner mode,
+`random_play`) come from its own splitmix64 stream started at `game_seed(seed, i, -1)`, so a run
+depends on `seed` only, never on the number of threads or on which game ends first.
+"""
+from __future__ import annotations
+
+import numpy as np
+import numba
+from numba import njit, prange
+
+from .core import actions as A
+from .core.engine import layout as L
+from .core.engine import setup as engine_setup
+from .core.engine import step
+from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
+from .encoding import observation_version
+from .encoding.observation import observe_batch
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _mix(z):
+    """splitmix64's finaliser: a uint64 hash with every input bit reaching every output bit."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def game_seed(seed, env, game):
+    """The seed (0 <= s < 2**63) of game `game` of env `env` in a batch seeded `seed`."""
+    z = _mix(np.uint64(seed) + _GOLDEN)
+    z = _mix(z ^ (np.uint64(env) + _GOLDEN))
+    z = _mix(z ^ (np.uint64(game) + _GOLDEN))
+    return np.int64(z >> np.uint64(1))
+
+
+@njit(cache=True)
+def learner_seat(env, game, num_players):
+    """The learner's seat in game `game` of env `env` (learner mode): it rotates by game."""
+    return (env + game) % num_players
+
+
+@njit(cache=True)
+def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
+    """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
+    ended = step.is_over(R, S)
+    if ended:
+        n = R[L.R_NUM_PLAYERS]
+        terminated[i] = step.is_terminated(R, S)
+        truncated[i] = not terminated[i]
+        step.returns(R, S, rewards[i])
+        final = step.final_scores(R, S)
+        scores[i, :] = final[:n]
+        games[i] += 1
+        engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+    return ended
+
+
+@njit(cache=True)
+def _random_move(R, S, mask, streams, i):
+    """A uniformly random legal action of game S, drawn from row i's splitmix64 stream streams[i]."""
+    mask[:] = 0
+    step.legal_mask(R, S, mask)
+    count = 0
+    for j in range(A.NUM_ACTIONS):
+        count += mask[j]
+    streams[i] += _GOLDEN
+    pick = np.int64(_mix(streams[i]) % np.uint64(count))
+    for j in range(A.NUM_ACTIONS):
+        if mask[j]:
+            if pick == 0:
+                return j
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def seed_streams(seed, streams):
+    """streams[i] = the start of row i's random-play stream in a batch seeded `seed`."""
+    for i in range(streams.size):
+        streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
+
+
+@njit(cache=True, parallel=True)
+def _advance(R, rows, actions, active, restart, learner, seed, games, streams, seats, masks, rewards, terminated,
+             truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
+    """In every game i with active[i]: apply actions[i] (or, with `restart`, deal game games[i]),
+    restart it if it ended, and with `learner` play random moves for the other seats until
+    `learner_seat` decides; then fill its seat, mask and observation. Rows not active keep their
+    seat, mask and observation; their rewards and flags are cleared. `chunks` runs of rows, one
+    per thread (numba's get_num_threads inside a kernel would keep it from being cached)."""
+    n = rows.shape[0]
+    players = R[L.R_NUM_PLAYERS]
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo, hi = c * size, min(n, (c + 1) * size)
+        for i in range(lo, hi):
+            rewards[i, :] = 0
+            terminated[i] = truncated[i] = False
+            if not active[i]:
+                continue
+            S = rows[i]
+            if restart:
+                engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+            else:
+                step.apply(R, S, actions[i])
+                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+            while learner and S[L.ACTOR] != learner_seat(i, games[i], players):
+                step.apply(R, S, _random_move(R, S, masks[i], streams, i))
+                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+            seats[i] = S[L.ACTOR]
+            masks[i, :] = 0
+            step.legal_mask(R, S, masks[i])
+        j = lo
+        while j < hi:                      # the observations of each run of active rows
+            if not active[j]:
+                j += 1
+                continue
+            k = j
+            while k < hi and active[k]:
+                k += 1
+            observe_batch(R, rows[j:k], seats[j:k], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
+                          face_down, obs[j:k])
+            j = k
+
+
+@njit(cache=True, parallel=True)
+def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
+    """Play `decisions` uniformly random legal decisions in every game of `rows` (no observation:
+    the benchmark of the engine alone); an ended game restarts as in `NefertitiVectorEnv`.
+    Returns the games ended per row. The choices come from a splitmix64 stream per row seeded
+    from `seed`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
+    n = rows.shape[0]
+    ended = np.zeros(n, np.int64)
+    streams = np.zeros(n, np.uint64)
+    seed_streams(seed, streams)
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        for i in range(c * size, min(n, (c + 1) * size)):
+            S = rows[i]
+            for _ in range(decisions):
+                step.apply(R, S, _random_move(R, S, mask, streams, i))
+                if step.is_over(R, S):
+                    ended[i] += 1
+                    games[i] += 1
+                    engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+    return ended
+
+
+# Below this many games per thread, waking a thread costs more than its games take. Measured on the
+# shared 2-core machine under load: one numba (OpenMP) thread stepped 64 learner tables 10x faster
+# than two, and 2,048 games no slower (docs/speed.md).
+MIN_ROWS_PER_THREAD = 256
+
+
+def threads(n: int) -> int:
+    """Runs of rows for a batch of n games: one per numba thread (NUMBA_NUM_THREADS, or
+    numba.set_num_threads), each of at least MIN_ROWS_PER_THREAD rows."""
+    return max(1, min(n // MIN_ROWS_PER_THREAD, numba.get_num_threads()))
+
+
+class NefertitiVectorEnv:
+    """`num_envs` games of the same options, stepped together.
+
+    `reset()` and `step(actions)` return `(obs, masks, seats, rewards, terminated, truncated, info)`:
+    obs float32 [N, size] (each game's deciding seat's observation, encoder `observation`: "v0"
+    or the compact "v1"), masks int8 [N, 147], seats int64 [N] (the deciding seat), rewards
+    float32 [N, num_players] (the ended game's returns: +1 winners, -1 the others, 0 when
+    truncated at `max_decisions`; 0 for games going on), terminated and truncated bool [N].
+    An ended game is replaced at once by the next game of its env (so obs, masks and seats are
+    the new game's); info["final_scores"] int64 [N, num_players] holds the ended games' scores
+    (0 elsewhere) and info["games"] the games each env has started since `reset`.
+    Game options (ruleset, setup, memphis, characters, max_decisions) are NefertitiGame's.
+
+    learner=True: seat `learner_seat(i, k)` = (i + k) % num_players of game k of env i is the
+    only one played from Python; the other seats play uniformly random legal moves inside the
+    kernel (a seeded stream per env), so every returned observation is the learner's.
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
+                 ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False):
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.seed = _check_seed(seed)
+        # a game of these options: checks them, and gives R and the observation tables
+        self.template = NefertitiGame(num_players, ruleset=ruleset, seed=0, setup=setup, memphis=memphis,
+                                      characters=characters, max_decisions=max_decisions)
+        self.num_envs, self.num_players, self.learner = num_envs, num_players, bool(learner)
+        self.encoder = observation_version(observation)
+        self.plan = self.encoder.batch_plan(self.template)
+        self.R = self.template.R
+        self.rows = np.zeros((num_envs, L.STATE_SIZE), dtype=np.int64)
+        self.games = np.zeros(num_envs, dtype=np.int64)
+        self.streams = np.zeros(num_envs, dtype=np.uint64)
+        self.obs = np.zeros((num_envs, self.encoder.size), dtype=np.float32)
+        self.masks = np.zeros((num_envs, A.NUM_ACTIONS), dtype=np.int8)
+        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.rewards = np.zeros((num_envs, num_players), dtype=np.float32)
+        self.terminated = np.zeros(num_envs, dtype=np.bool_)
+        self.truncated = np.zeros(num_envs, dtype=np.bool_)
+        self.final_scores = np.zeros((num_envs, num_players), dtype=np.int64)
+        self._all = np.ones(num_envs, dtype=np.bool_)
+        self._ready = False
+
+    def _run(self, actions: np.ndarray, active: np.ndarray, restart: bool):
+        p = self.plan
+        self.final_scores[:] = 0
+        _advance(self.R, self.rows, actions, active, restart, self.learner, self.seed, self.games, self.streams,
+                 self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores, p.src, p.a,
+                 p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
+                 threads(self.num_envs))
+        self._ready = True
+        info = {"final_scores": self.final_scores, "games": self.games + 1}
+        return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
+
+    def reset(self, seed: int | None = None):
+        """Deal game 0 of every env (from `seed` if given, else the constructor's)."""
+        if seed is not None:
+            self.seed = _check_seed(seed)
+        self.games[:] = 0
+        seed_streams(self.seed, self.streams)
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._all, restart=True)
+
+    def step(self, actions, active=None):
+        """Apply actions[i] (an action id legal in game i) in every game, or only where active[i]
+        (bool [N]: the other games and their observations stay as they are). The arrays returned
+        are reused by the next call: copy what you keep."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions.dtype} "
+                             f"array of shape {actions.shape}")
+        active = self._all if active is None else np.asarray(active, dtype=np.bool_)
+        actions = actions.astype(np.int64, copy=False)
+        inside = (actions >= 0) & (actions < A.NUM_ACTIONS)
+        legal = ~active | inside & (self.masks[np.arange(self.num_envs), np.where(inside, actions, 0)] != 0)
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(
+                f"env {i}: action {int(actions[i])} is not legal for seat {int(self.seats[i])}; legal: "
+                f"{np.flatnonzero(self.masks[i]).tolist()} ({int((~legal).sum())} env(s) with an illegal action; "
+                "no game was changed)")
+        return self._run(actions, active, restart=False)
+
+
+def _check_seed(seed) -> int:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer 0 <= seed < 2**63, got {seed!r}")
+    return int(seed)

@@ -1,0 +1,80 @@
+"""The SB3 VecEnv over the batched engine: the learner's seat only, opponents inside (docs/training.md)."""
+import numpy as np
+import pytest
+
+from nefertiti_env.vector import learner_seat
+from nefertiti_env.training.batched_vec_env import BatchedVecEnv
+
+
+def _play(env, steps, rng):
+    """Random legal learner moves; per step the learner's seat decides in every env. Returns the
+    episodes' rewards and infos."""
+    ended = []
+    env.reset()
+    for _ in range(steps):
+        games = env.venv.games
+        assert np.array_equal(env.venv.seats, [learner_seat(i, games[i], env.venv.num_players)
+                                              for i in range(env.num_envs)])
+        masks = np.stack(env.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        env.step_async(actions)
+        obs, reward, done, infos = env.step_wait()
+        assert obs.shape == (env.num_envs, env.observation_space.shape[0])
+        assert not reward[~done].any()
+        ended += [(reward[i], infos[i]) for i in np.flatnonzero(done)]
+    return ended
+
+
+def _check_episodes(ended):
+    assert ended
+    for reward, info in ended:
+        assert reward in (-1.0, 1.0) and info["win"] == (reward > 0) and info["score"] > 0
+
+
+def test_random_opponents_are_played_inside_and_reproducible():
+    """The learner's seat rotates by game; its terminal reward is +1/-1 (docs/rules.md §8 winners)."""
+    runs = [_play(BatchedVecEnv(3, num_players=3, seed=4, observation="v1"), 150, np.random.default_rng(1))
+            for _ in range(2)]
+    _check_episodes(runs[0])
+    assert [(r, i["seat"], i["score"]) for r, i in runs[0]] == [(r, i["seat"], i["score"]) for r, i in runs[1]]
+    assert len({i["seat"] for _, i in runs[0]}) > 1
+
+
+def test_snapshot_opponents_one_forward_per_snapshot():
+    from sb3_contrib import MaskablePPO
+
+    env = BatchedVecEnv(3, num_players=2, seed=1, observation="v1")
+    policies = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=s).policy for s in (0, 1)]
+    snap = BatchedVecEnv(3, num_players=2, seed=1, observation="v1", opponents=policies)
+    _check_episodes(_play(snap, 120, np.random.default_rng(2)))
+    with pytest.raises(ValueError, match="reads 657 floats"):
+        BatchedVecEnv(2, observation="v0", opponents=policies)
+
+
+def test_maskable_ppo_learns_on_it():
+    """A few hundred learner steps of MaskablePPO, masks through env_method("action_masks")."""
+    from sb3_contrib import MaskablePPO
+
+    env = BatchedVecEnv(4, num_players=4, seed=0, observation="v1")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [32]},
+                        seed=0)
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    env.close()
+
+
+def test_a_vector_training_run(tmp_path):
+    """`env.vector: true`: the trainer steps its games on BatchedVecEnv (snapshots taken on schedule
+    are accepted, evaluation runs as usual); other opponents are a config error."""
+    from nefertiti_env.training.config import ConfigError, config_from_dict
+    from nefertiti_env.training.trainer import RunPaths, train
+
+    data = {"total_timesteps": 256, "seed": 3, "out": str(tmp_path / "run"), "checkpoint_every": 256,
+            "env": {"num_players": 3, "n_envs": 4, "vector": True, "observation": "v1"},
+            "opponents": {"weights": {"random": 1.0}, "snapshot_every": 128},
+            "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+            "evaluation": {"every_steps": 256, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1}}
+    results = train(config_from_dict(data), progress=False)
+    assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
+    with pytest.raises(ConfigError, match="random opponents only"):
+        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}}})

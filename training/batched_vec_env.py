@@ -1,0 +1,174 @@
+"""An SB3 VecEnv over the batched compiled engine (`nefertiti_env.vector`): the learner's side of
+N tables in one process, with no per-env Python.
+
+The learner holds one seat per game, rotating by game (`vector.learner_seat`); the other seats
+are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
+or by snapshots of the learner (policy files or policy objects): every game draws one, and all
+envs waiting on the same snapshot are decided by one batched forward pass. As in
+`single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
+(win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
+ended the game. Masks come through `env_method("action_masks")` like `vec_env.WorkerVecEnv`.
+
+A game truncated at `max_decisions` (rare: see docs/actions.md) ends the episode with reward 0
+and no bootstrap (the ended game is replaced inside the kernel, so there is no terminal
+observation to bootstrap from: info["terminal_observation"] is the next game's first one).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from nefertiti_env import NUM_ACTIONS
+from nefertiti_env.vector import NefertitiVectorEnv
+
+from .config import SNAPSHOT
+from .vec_env import MASKS
+
+RANDOM = "random"
+ADD_SNAPSHOT = "add_snapshot"
+
+
+class BatchedVecEnv(VecEnv):
+    """`num_envs` tables of `num_players`; opponents "random" or a list of snapshot policies
+    (model files or MaskableActorCriticPolicy objects; `deterministic`: they play their most
+    likely action instead of sampling). Other keywords: NefertitiVectorEnv's (seed, observation,
+    ruleset, setup, memphis, characters, max_decisions).
+
+    info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
+    it just played), opponents ("random" or "snapshot"), win (bool) and score (int: the learner's
+    final score; False and 0 until its episode ends), illegal (False: illegal actions raise).
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, deterministic: bool = False,
+                 seed: int = 0, **options):
+        self.snapshots = None if isinstance(opponents, str) and opponents == RANDOM else list(opponents)
+        if self.snapshots is not None and not self.snapshots:
+            raise ValueError("opponents must be 'random' or a non-empty list of snapshot policies")
+        self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=self.snapshots is None, **options)
+        if self.snapshots is not None:
+            self.snapshots = [_policy(p, self.venv.encoder.size) for p in self.snapshots]
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self.table = np.zeros(num_envs, dtype=np.int64)          # snapshot of each env's current game
+        self.rows = np.arange(num_envs)
+        high = self.venv.encoder.high(self.venv.template.rules)
+        super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
+                         spaces.Discrete(NUM_ACTIONS))
+        self._actions = None
+
+    def _learner(self) -> np.ndarray:
+        return (self.rows + self.venv.games) % self.venv.num_players
+
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        self.venv.reset(seed)
+        self._reset_seeds()
+        self.table[:] = self.rng.integers(len(self.snapshots or [0]), size=self.num_envs)
+        self._play_snapshots(np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, np.bool_), None)
+        return self.venv.obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self):
+        seats = self._learner()
+        obs, masks, _, rewards, terminated, truncated, info = self.venv.step(self._actions)
+        reward = rewards[self.rows, seats].astype(np.float32)
+        done = terminated | truncated
+        scores = info["final_scores"][self.rows, seats].copy()
+        self._play_snapshots(reward, done, scores)
+        kind = RANDOM if self.snapshots is None else SNAPSHOT
+        infos = []
+        for i in range(self.num_envs):
+            entry = {"seat": int(seats[i]), "opponents": kind, "win": bool(reward[i] > 0), "score": int(scores[i]),
+                     "illegal": False, "TimeLimit.truncated": False}
+            if done[i]:
+                entry["terminal_observation"] = self.venv.obs[i].copy()
+            infos.append(entry)
+        return self.venv.obs.copy(), reward, done.copy(), infos
+
+    def _play_snapshots(self, reward, done, scores) -> None:
+        """Snapshot opponents: step the envs not at the learner's turn with one forward per snapshot,
+        until every env waits on the learner; an ended game's learner reward and score go to
+        reward, done and scores (in place), and its next game draws its snapshot."""
+        if self.snapshots is None:
+            return
+        venv = self.venv
+        started = done.copy()
+        while True:
+            if started.any():
+                self.table[started] = self.rng.integers(len(self.snapshots), size=int(started.sum()))
+            seats = self._learner()
+            waiting = venv.seats != seats
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for s in np.unique(self.table[waiting]):
+                rows = np.flatnonzero(waiting & (self.table == s))
+                actions[rows] = self._decide(self.snapshots[s], venv.obs[rows], venv.masks[rows])
+            _, _, _, rewards, terminated, truncated, info = venv.step(actions, active=waiting)
+            started = terminated | truncated
+            reward[started] = rewards[started, seats[started]]
+            done |= started
+            if scores is not None:
+                scores[started] = info["final_scores"][started, seats[started]]
+
+    def _decide(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The snapshot's actions for a batch: the most likely legal one, or one sampled from its
+        probabilities (Gumbel-max with this env's generator)."""
+        import torch
+
+        with torch.no_grad():
+            features = policy.pi_features_extractor(torch.as_tensor(obs))
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy().astype(np.float64)
+        if not self.deterministic:
+            logits += self.rng.gumbel(size=logits.shape)
+        logits[masks == 0] = -np.inf
+        return logits.argmax(axis=1)
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.masks.astype(bool)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """`action_masks`, and `add_snapshot(path)` (what the trainer calls after each snapshot): a
+        new opponent for the games to come, when the opponents are snapshots (random: nothing to do)."""
+        rows = list(self._get_indices(indices))
+        if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
+            if self.snapshots is not None:
+                self.snapshots.append(_policy(method_args[0], self.venv.encoder.size))
+            return [None] * len(rows)
+        if method_name != MASKS or method_args or method_kwargs:
+            raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS}, {ADD_SNAPSHOT})")
+        return list(self.action_masks()[rows])
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == MASKS
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        if attr_name == "render_mode":                     # asked by VecEnv.__init__
+            return [None] * len(list(self._get_indices(indices)))
+        raise AttributeError(f"BatchedVecEnv has no per-env attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        raise AttributeError(f"BatchedVecEnv has no per-env attribute {attr_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def close(self) -> None:
+        pass
+
+    def get_images(self):
+        raise NotImplementedError("BatchedVecEnv does not render")
+
+
+def _policy(snapshot, size: int):
+    """A snapshot's policy: loaded from a model file (no unpickling) or given; its input must be `size` floats."""
+    if not hasattr(snapshot, "action_net"):
+        from nefertiti_env.agents.ppo import load_policy
+        snapshot = load_policy(snapshot)
+    got = snapshot.observation_space.shape[0]
+    if got != size:
+        raise ValueError(f"a snapshot policy reads {got} floats but this env's observations have {size}")
+    return snapshot
