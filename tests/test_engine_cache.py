@@ -7,7 +7,8 @@ def test_cached_kernels_are_dropped_when_any_source_changes(tmp_path):
     engine = tmp_path / "core" / "engine"
     (engine / "__pycache__").mkdir(parents=True)
     (engine / "flow.py").write_text("x = 1\n")
-    (tmp_path / "core" / "game.py").write_text("y = 1\n")
+    (tmp_path / "core" / "limits.py").write_text("y = 1\n")
+    (tmp_path / "core" / "game.py").write_text("z = 1\n")
     stamp = engine / "__pycache__" / "sources.sha256"
     cached = engine / "__pycache__" / "step.apply-10.py311.nbi"
 
@@ -22,5 +23,8 @@ def test_cached_kernels_are_dropped_when_any_source_changes(tmp_path):
     (engine / "flow.py").write_text("x = 2\n")     # a callee changed, step.py did not
     assert not cache_after_check()
     cached.write_text("fresh")
-    (tmp_path / "core" / "game.py").write_text("y = 2\n")
+    (tmp_path / "core" / "limits.py").write_text("y = 2\n")    # constants the kernels freeze
     assert not cache_after_check()
+    cached.write_text("fresh")
+    (tmp_path / "core" / "game.py").write_text("z = 2\n")      # Python only: the cache stays
+    assert cache_after_check()

@@ -141,6 +141,8 @@ SINGLE_PROBLEMS = {
                                      "characters.head_priest.servants", "integer 0..1000"),
     "rank bonus beyond int64": (setter("characters", "priest_of_amon", "rank_bonus", [0, 6, 9, 12, -2**70]),
                                 "characters.priest_of_amon.rank_bonus", "integers -1000..1000"),
+    "rank bonus empty": (setter("characters", "priest_of_amon", "rank_bonus", []),
+                         "characters.priest_of_amon.rank_bonus", "must be a non-empty list"),
     "power parameter unknown": (setter("characters", "thief", "speed", 2), "characters.thief.speed",
                                 "has no parameter 'speed'"),
     "character set": (setter("characters", "thief", "set", "promo"), "characters.thief.set", "'base' or 'expansion'"),
