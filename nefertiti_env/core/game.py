@@ -19,7 +19,8 @@ import numpy as np
 from . import actions as A
 from . import state_io
 from .engine import layout as L
-from .engine import setup, step
+from .engine import step
+from .engine.setup import new_game, setup as deal
 from .engine.step import decide, legal_list
 from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
@@ -33,6 +34,7 @@ OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 10**7
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
+_NUM_ACTIONS = A.NUM_ACTIONS
 _FIELDS = L.field_slices()
 _BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
 # not exposed by name: derived from the options and the history, `rng_state`, `apply_with_dice`
@@ -126,8 +128,11 @@ class NefertitiGame:
                             max_decisions=max_decisions)
         self.R = _rules_for(rs, self.options)
         self.S = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(self.seed).state)
-        setup_kernel(self.R, self.S)
+        if 0 <= self.seed < 2**63:         # seeded in compiled code: numpy's PCG64(seed), bit for bit
+            new_game(self.R, self.S, self.seed)
+        else:
+            self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(self.seed).state)
+            deal(self.R, self.S)
         self.history: list[int] = []       # every action: the referee's log (`record`)
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
         self.board_changed()
@@ -180,7 +185,9 @@ class NefertitiGame:
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
-        return bool(self.S[L.PHASE] == PH_OVER) or len(self.history) >= self.options["max_decisions"]
+        if self._n is None:
+            self._n = legal_list(self.R, self.S, self._io)
+        return self._n == 0
 
     def is_terminated(self) -> bool:
         """The game ended by its rules (the Akhenaton card): scores and winners are final."""
@@ -267,7 +274,7 @@ class NefertitiGame:
 
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
-        self._io = np.empty(A.NUM_ACTIONS + 1, dtype=np.int64)
+        self._io = np.empty(_NUM_ACTIONS, dtype=np.int64)
         self._n = self._legal = self._mask = None
 
     # ------------------------------------------------------------------ apply
@@ -282,13 +289,14 @@ class NefertitiGame:
             elif not isinstance(action, int) or isinstance(action, bool):
                 raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
                                 f"{action!r}; use string_to_action() for text")
-        if not 0 <= action < A.NUM_ACTIONS:
+        if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
         n = decide(self.R, self.S, action, self._io)
         if n < 0:
             self._illegal(action)
+        n, seat = divmod(n, 8)
         self.history.append(action)
-        self.private_to.append(int(self._io[A.NUM_ACTIONS]))
+        self.private_to.append(seat - 1)
         self._n, self._legal, self._mask = n, None, None
 
     def _illegal(self, action: int):
@@ -411,8 +419,6 @@ class NefertitiGame:
         return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "
                 f"actor={self.current_player}, decisions={len(self.history)})")
 
-
-setup_kernel = setup.setup
 
 
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:

@@ -100,15 +100,16 @@ def legal_list(R, S, out) -> int:
 
 
 @njit(cache=True)
-def decide(R, S, action, io) -> int:
+def decide(R, S, action, legal) -> int:
     """One decision for the Python facade in one call: check that `action` is legal (else return
-    -1, S unchanged), note in io[NUM_ACTIONS] the seat that alone sees it (-1: public), apply it,
-    and write the next legal actions into io; return their number."""
+    -1, S unchanged), apply it, and write the next legal actions into `legal`. Returns
+    8 * (their number) + 1 + (the seat that alone sees this decision, -1 when it is public), so
+    the caller unpacks both with one divmod and no array read."""
     mask = np.zeros(A.NUM_ACTIONS, np.int8)
     legal_mask(R, S, mask)
     if action < 0 or action >= A.NUM_ACTIONS or mask[action] == 0:
         return -1
     private = S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S)
-    io[A.NUM_ACTIONS] = S[L.ACTOR] if private else -1
+    seat = S[L.ACTOR] if private else -1
     apply(R, S, action)
-    return legal_list(R, S, io)
+    return 8 * legal_list(R, S, legal) + 1 + seat
