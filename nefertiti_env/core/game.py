@@ -242,7 +242,7 @@ class NefertitiGame:
         deck[rest] = pool
         for pos, kind in placed.items():
             deck[pos] = kind
-        self._legal = self._mask = None
+        self.board_changed()
 
     def _oracle_pending(self) -> list[int]:
         """Gifts publicly swapped into the bottom places by the Oracle, less those seen drawn since."""
@@ -256,12 +256,10 @@ class NefertitiGame:
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them;
     # None: not known, after a hand edit); the list and the mask are built from it when asked.
     def legal_actions(self) -> list[int]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        if self._legal is None:
-            if self._n is None:
-                self._n = legal_list(self.R, self.S, self._io)
-            self._legal = self._io[:self._n].tolist()
-        return list(self._legal)
+        """Legal action ids, ascending (empty when the game is over); a new list each call."""
+        if self._n is None:
+            self._n = legal_list(self.R, self.S, self._io)
+        return self._io[:self._n].tolist()
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
@@ -275,7 +273,7 @@ class NefertitiGame:
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
         self._io = np.empty(_NUM_ACTIONS, dtype=np.int64)
-        self._n = self._legal = self._mask = None
+        self._n = self._mask = None
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
@@ -297,7 +295,7 @@ class NefertitiGame:
         n, seat = divmod(n, 8)
         self.history.append(action)
         self.private_to.append(seat - 1)
-        self._n, self._legal, self._mask = n, None, None
+        self._n, self._mask = n, None
 
     def _illegal(self, action: int):
         legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
