@@ -27,6 +27,17 @@ BOTS: dict[str, type[Agent]] = {
     "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .pt)
 }
 
+# The shipped bots `nefertiti ladder` rates by default (agents/ladder.py), one line each. MCTS at
+# two budgets: its default (200 iterations) and a quarter of it, to show what thinking buys.
+LADDER_BOTS = [
+    "random",
+    "greedy",
+    "collector",
+    "banker",
+    "mcts:iterations=50",
+    "mcts",
+]
+
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'mcts:iterations=400:c=1.0' -> ('mcts', {'iterations': 400, 'c': 1.0}).
@@ -106,5 +117,5 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
     return bot
 
 
-__all__ = ["Agent", "BOTS", "BankerBot", "CollectorBot", "GreedyBot", "HeuristicBot", "MCTSBot", "PPOAgent",
+__all__ = ["Agent", "BOTS", "LADDER_BOTS", "BankerBot", "CollectorBot", "GreedyBot", "HeuristicBot", "MCTSBot", "PPOAgent",
            "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]

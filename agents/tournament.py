@@ -40,8 +40,7 @@ from .run_folder import RunFolderError, complete_lines, prepare, write_text
 from .stats import mean_ci, plackett_luce, ranks_of, wilson
 from .workers import ordered_map
 
-KIND = "tournament"
-PARAMS = "tournament.json"
+KIND = "tournament"          # the folder marker; the parameters go to KIND.json
 
 
 @dataclass(frozen=True)
@@ -75,12 +74,19 @@ def schedule(lineup: list[str], games: int, seed: int, **options) -> list[Job]:
     """The games of a tournament: deal i // n with the line-up rotated by i % n seats.
 
     `options` go to every NefertitiGame (ruleset, setup, memphis, characters)."""
-    n = len(lineup)
+    return rotations([lineup], games, seed, **options)
+
+
+def rotations(lineups: list[list[str]], games: int, seed: int, **options) -> list[Job]:
+    """Games of several line-ups of n bots: game i plays deal i // n with line-up
+    lineups[(i // n) % len(lineups)] rotated by i % n seats (one line-up: a tournament)."""
+    n = len(lineups[0])
     jobs = []
     for i in range(games):
-        rotation = i % n
+        block, rotation = divmod(i, n)
+        lineup = lineups[block % len(lineups)]
         bots = tuple(lineup[(seat + rotation) % n] for seat in range(n))
-        jobs.append(Job(i, derive_seed(seed, i // n), rotation, bots,
+        jobs.append(Job(i, derive_seed(seed, block), rotation, bots,
                         tuple(derive_seed(seed, i, seat, 1) for seat in range(n)), tuple(sorted(options.items()))))
     return jobs
 
@@ -145,18 +151,30 @@ def run_in_folder(out: str | os.PathLike, lineup: list[str], games: int, seed: i
     resume: continue the run in `out` (same parameters) from its last finished game.
     force: start the run in `out` over. Raises RunFolderError for a folder that cannot be used
     (before any game) or a write that fails (naming what is saved)."""
-    folder = prepare(out, KIND, resume=resume, force=force)
     params = {"bots": list(lineup), "games": games, "seed": seed, "options": dict(sorted(options.items()))}
-    done = _continue(folder, params) if resume else 0
+    return play_in_folder(out, KIND, params, schedule(lineup, games, seed, **options),
+                          lambda folder, played: write_summary(folder, len(lineup), played),
+                          workers, progress, resume, force)
+
+
+def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[Job], finish, workers: int = 1,
+                   progress: bool = True, resume: bool = False, force: bool = False):
+    """Play `jobs` into the folder `out` (a run of `kind` with `params`, saved as KIND.json):
+    games.csv and records.jsonl grow by each game as it ends, then `finish(folder, played)`
+    writes the run's tables from them. Returns (what `finish` returns, the results of this session).
+
+    resume, force and errors: as `run_in_folder`."""
+    folder = prepare(out, kind, resume=resume, force=force)
+    done = _continue(folder, kind, params) if resume else 0
     if not resume:
-        write_text(folder / PARAMS, json.dumps(params, indent=2) + "\n")
-    fields = _game_fields(len(lineup))
+        write_text(folder / f"{kind}.json", json.dumps(params, indent=2) + "\n")
+    fields = _game_fields(len(jobs[0].bots))
     played = []
     try:
         with open(folder / "records.jsonl", "a" if done else "w", encoding="utf-8") as records, \
                 open(folder / "games.csv", "a" if done else "w", newline="") as table, \
-                contextlib.closing(play(schedule(lineup, games, seed, **options)[done:], workers, progress,
-                                        done)) as results:         # closing: any stop here stops the workers
+                contextlib.closing(play(jobs[done:], workers, progress, done)) as results:
+            # closing: any stop here stops the workers
             writer = csv.DictWriter(table, fieldnames=fields)
             if not done:
                 writer.writeheader()
@@ -167,12 +185,12 @@ def run_in_folder(out: str | os.PathLike, lineup: list[str], games: int, seed: i
                 writer.writerows(game_rows([result]))       # last: a row in games.csv is a whole game
                 table.flush()
                 played.append(result)
-        summary = write_summary(folder, len(lineup), played)
+        finished = finish(folder, played)
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; "
                              f"{finished_games(folder)} finished games are saved there: "
                              "fix the folder (space, permissions) and rerun with --resume") from None
-    return summary, played
+    return finished, played
 
 
 def finished_games(folder: str | os.PathLike) -> int:
@@ -184,17 +202,17 @@ def finished_games(folder: str | os.PathLike) -> int:
         return 0
 
 
-def _continue(folder: Path, params: dict) -> int:
+def _continue(folder: Path, kind: str, params: dict) -> int:
     """Check that `params` are the saved run's and cut a killed run's files back to its whole
     games; returns how many games are finished."""
     try:
-        saved = json.loads((folder / PARAMS).read_text(encoding="utf-8"))
+        saved = json.loads((folder / f"{kind}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise RunFolderError(f"{folder} has no readable {PARAMS}: it cannot be resumed; "
+        raise RunFolderError(f"{folder} has no readable {kind}.json: it cannot be resumed; "
                              "start it over with --force") from None
     changed = [key for key in params if saved.get(key) != params[key]]
     if changed:
-        raise RunFolderError(f"{folder} holds a tournament with other {', '.join(changed)} "
+        raise RunFolderError(f"{folder} holds a {kind} with other {', '.join(changed)} "
                              f"({', '.join(f'{k}={saved.get(k)}' for k in changed)}): "
                              "resume it with the same options, or choose another --out")
     games = max(0, complete_lines(folder / "games.csv") - 1)

@@ -49,9 +49,14 @@ def character(g: NefertitiGame, key: str) -> int:
 
 
 def refresh(g: NefertitiGame) -> None:
-    """After a hand edit: rebuild the game's derived caches (free squares, legal actions). Not through
-    from_json, which rejects what a hand-made position is free to be (Deben or cards from nowhere)."""
+    """After a hand edit: forget the legal actions known for the position. Not through from_json,
+    which rejects what a hand-made position is free to be (Deben or cards from nowhere)."""
     g.board_changed()
+
+
+def finish(g: NefertitiGame) -> None:
+    """End the game here, as the rules end it (the last market closed after the Akhenaton card)."""
+    g.phase, g.actor = phases.PH_OVER, -1
 
 
 def set_turn(g: NefertitiGame, seat: int) -> None:

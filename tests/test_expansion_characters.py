@@ -3,7 +3,7 @@ Priest of Amon, Royal Scribe, Roaming Thief, Trader. Each test plays the card th
 import numpy as np
 import pytest
 
-from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, LOUQSOR, act, card_code, character, give, holdings, kind, legal,
+from conftest import (finish, ABOU_SIMBEL, AKHET_ATON, GIZEH, LOUQSOR, act, card_code, character, give, holdings, kind, legal,
                       position, put, refresh, set_cards, set_turn)
 from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_PLACE
 
@@ -247,7 +247,7 @@ def test_s6_priest_of_amon_bonus_can_decide_the_winner():
     act(g, "character Priest of Amon")
     g.money[:3] = [10, 20, 0]                               # 5 against 10 before the bonus
     refresh(g)
-    g.finish_game()
+    finish(g)
     assert g.scores().tolist() == [5 + 6, 10, 0] and g.winners() == [0]
 
 

@@ -1,7 +1,7 @@
 """The worked examples of the expansion rules (seeds/expansion_en.txt), replayed through the core."""
 import numpy as np
 
-from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, LOUQSOR, MEMPHIS, act, give, holdings, legal, position, put,
+from conftest import (finish, ABOU_SIMBEL, AKHET_ATON, GIZEH, LOUQSOR, MEMPHIS, act, give, holdings, legal, position, put,
                       set_memphis, stack_deck)
 from nefertiti_env.core.phases import PH_HIGH, PH_OTHER, PH_PLACE, PH_TURN
 from nefertiti_env.core.scoring import gift_points
@@ -41,7 +41,7 @@ def test_expansion_example_priest_of_amon_tied_for_third_place_scores_9():
     act(g, "character Priest of Amon")
     g.money[:5] = 0
     g.points[:5] = [40, 20, 20, 30, 10]                 # Red 1st, Blue 2nd, Green and Black 3rd, Orange 5th
-    g.finish_game()
+    finish(g)
     assert g.scores().tolist() == [40, 20 + 9, 20, 30, 10]
 
 

@@ -71,7 +71,7 @@ class Invariants:
         assert (g.tutors[:n] + tutors == self.tutors).all(), "tutors are conserved"
         assert g.is_open[MEMPHIS] == g.options["memphis"], "§7: Memphis never closes"
         assert not g.face_down[MEMPHIS].any()
-        assert (g.slots[g.face_down] >= 0).all(), "§6 Beggar: only a gift lies face down (never an empty place)"
+        assert (g.slots[g.face_down != 0] >= 0).all(), "§6 Beggar: only a gift lies face down (never an empty place)"
         for m in range(5):
             if m == g.res_market:
                 assert list(g.res_order) == sorted(g.res_order, reverse=True), "§4: descending bid order"

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, MARKET_NAMES, MEMPHIS, act, character, give, holdings, kind,
+from conftest import (finish, ABOU_SIMBEL, AKHET_ATON, GIZEH, MARKET_NAMES, MEMPHIS, act, character, give, holdings, kind,
                       legal, new_game, position, put, put_tutor, refresh, reopen_louqsor, set_cards, set_memphis,
                       set_turn, stack_deck)
 from nefertiti_env.core.phases import (NEUTRAL, PH_HIGH, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES,
@@ -373,7 +373,7 @@ def test_s5_the_neutral_player_never_wins():
     g = two(money=(4, 2))
     give(g, NEUTRAL, gold=3, necklace=3)
     give(g, BLACK, harp=1)
-    g.finish_game()
+    finish(g)
     assert g.winners() == [BLACK]
     assert g.returns().tolist() == [-1, 1]
     assert g.scores().tolist() == [2, 9 + 1]

@@ -83,7 +83,7 @@ class Invariants:
         on_board = np.bincount(g.occ.ravel() + 1, minlength=n + 1)[1:n + 1]
         assert np.array_equal(g.servants[:n] + on_board, self.servants), "servants are conserved"
         if g.res_market < 0:
-            assert not (g.occ[:4] >= 0)[~g.is_open[:4]].any(), "§4: all servants back after each resolution"
+            assert not (g.occ[:4] >= 0)[g.is_open[:4] == 0].any(), "§4: all servants back after each resolution"
         else:
             assert list(g.res_order) == sorted(g.res_order, reverse=True), "§4: descending bid order"
         if was_resolving >= 0 and g.res_market != was_resolving:
@@ -101,11 +101,11 @@ class Invariants:
         mask = g.legal_action_mask()
         if g.servants[g.actor] > 0:
             visible = g.square_exists[np.arange(NUM_MARKETS), g.side]
-            free = visible & (g.occ < 0) & g.is_open[:, None]
+            free = visible & (g.occ < 0) & (g.is_open[:, None] != 0)
             assert np.array_equal(mask[A.PLACE:A.CLOSE].reshape(NUM_MARKETS, -1) > 0, free)
             assert not mask[A.CLOSE:A.CHARACTER].any()
         elif g.phase != PH_SECOND:
-            mine = (g.occ == g.actor).any(axis=1) & g.is_open
+            mine = (g.occ == g.actor).any(axis=1) & (g.is_open != 0)
             assert np.array_equal(mask[A.CLOSE:A.CHARACTER] > 0, mine) and not mask[A.PLACE:A.CLOSE].any()
 
 

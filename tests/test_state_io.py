@@ -77,7 +77,7 @@ def test_json_state_through_a_file(tmp_path):
 
 def test_from_json_rejects_other_text():
     """from_json names the problem when the text is not a saved game."""
-    with pytest.raises(ValueError, match="nefertiti-state-1"):
+    with pytest.raises(ValueError, match="nefertiti-state-2"):
         NefertitiGame.from_json(json.dumps({"format": "something else"}))
     with pytest.raises(ValueError):
         NefertitiGame.from_json("not json at all")

@@ -19,12 +19,12 @@ import numpy as np
 from . import actions as A
 from . import state_io
 from .engine import layout as L
-from .engine import powers, setup, step
+from .engine import setup, step
+from .engine.step import decide, legal_list
 from .engine.rng import rng_state, rng_words
-from .engine.rules import rules_array
+from .engine.rules import check_roster, rules_array
 from .limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
-from .phases import PH_CHARACTER, PH_OVER, PHASE_NAMES
-from .roster import check_roster
+from .phases import PH_OVER, PHASE_NAMES
 from .ruleset import PACKAGED_RULESETS, Ruleset, load_ruleset
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
@@ -55,7 +55,7 @@ def _field(name: str):
 
         def put(self, value):
             self.S[start] = value
-            self._legal = self._mask = None
+            self.board_changed()
     elif what == "list":
         count = part.stop
 
@@ -70,8 +70,9 @@ def _field(name: str):
             if len(values) > part.stop - start:
                 raise ValueError(f"{name}: at most {part.stop - start} entries")
             self.S[start:start + len(values)] = values
+            self.S[start + len(values):count] = 0
             self.S[count] = len(values)
-            self._legal = self._mask = None
+            self.board_changed()
     else:
         def get(self):
             view = self.S[part].reshape(shape)
@@ -129,7 +130,7 @@ class NefertitiGame:
         setup_kernel(self.R, self.S)
         self.history: list[int] = []       # every action: the referee's log (`record`)
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
-        self._legal = self._mask = None
+        self.board_changed()
 
     for _name in _FIELDS:
         if _name not in _HIDDEN_FIELDS:
@@ -179,15 +180,15 @@ class NefertitiGame:
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
-        return self.S[L.PHASE] == PH_OVER or len(self.history) >= self.options["max_decisions"]
+        return bool(self.S[L.PHASE] == PH_OVER) or len(self.history) >= self.options["max_decisions"]
 
     def is_terminated(self) -> bool:
         """The game ended by its rules (the Akhenaton card): scores and winners are final."""
-        return self.S[L.PHASE] == PH_OVER
+        return bool(self.S[L.PHASE] == PH_OVER)
 
     def is_truncated(self) -> bool:
         """The game reached `max_decisions` before its end: no legal action is left, no seat wins."""
-        return self.S[L.PHASE] != PH_OVER and len(self.history) >= self.options["max_decisions"]
+        return bool(self.S[L.PHASE] != PH_OVER) and len(self.history) >= self.options["max_decisions"]
 
     def stall(self, m: int):
         return self.rules.stalls[m][self.side[m]]
@@ -245,24 +246,29 @@ class NefertitiGame:
         return pending
 
     # ----------------------------------------------------------- legal moves
+    # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them;
+    # None: not known, after a hand edit); the list and the mask are built from it when asked.
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over)."""
         if self._legal is None:
-            self._legal = np.flatnonzero(self.legal_action_mask()).tolist()
+            if self._n is None:
+                self._n = legal_list(self.R, self.S, self._io)
+            self._legal = self._io[:self._n].tolist()
         return list(self._legal)
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
         if self._mask is None:
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            step.legal_mask(self.R, self.S, mask)
+            mask[self.legal_actions()] = 1
             mask.flags.writeable = False
             self._mask = mask
         return self._mask
 
     def board_changed(self) -> None:
-        """Forget the cached legal actions after a position was edited by hand."""
-        self._legal = self._mask = None
+        """Forget the legal actions known for the position (after it was edited by hand)."""
+        self._io = np.empty(A.NUM_ACTIONS + 1, dtype=np.int64)
+        self._n = self._legal = self._mask = None
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: int) -> None:
@@ -270,25 +276,28 @@ class NefertitiGame:
 
         Raises TypeError for anything else (a float, a string, a bool: never silently rounded
         or read) and IllegalActionError if the action is not legal."""
-        if isinstance(action, np.integer):
-            action = int(action)
-        elif not isinstance(action, int) or isinstance(action, bool):
-            raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
-                            f"{action!r}; use string_to_action() for text")
-        mask = self.legal_action_mask()
-        if not (0 <= action < A.NUM_ACTIONS and mask[action]):
-            legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
-            shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
-            raise IllegalActionError(
-                f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
-                f"'{PHASE_NAMES[self.phase]}'; legal: "
-                f"{legal or ('none (truncated at max_decisions)' if self.is_truncated() else 'none (game over)')}")
-        S = self.S
+        if type(action) is not int:
+            if isinstance(action, np.integer):
+                action = int(action)
+            elif not isinstance(action, int) or isinstance(action, bool):
+                raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
+                                f"{action!r}; use string_to_action() for text")
+        if not 0 <= action < A.NUM_ACTIONS:
+            self._illegal(action)
+        n = decide(self.R, self.S, action, self._io)
+        if n < 0:
+            self._illegal(action)
         self.history.append(action)
-        private = S[L.PHASE] == PH_CHARACTER and powers.private(self.R, S)
-        self.private_to.append(int(S[L.ACTOR]) if private else -1)
-        self._legal = self._mask = None
-        step.apply(self.R, S, action)
+        self.private_to.append(int(self._io[A.NUM_ACTIONS]))
+        self._n, self._legal, self._mask = n, None, None
+
+    def _illegal(self, action: int):
+        legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
+        shown = self.action_to_string(action) if 0 <= action < A.NUM_ACTIONS else "out of range"
+        raise IllegalActionError(
+            f"action {action} ({shown}) is not legal for seat {self.current_player} in phase "
+            f"'{PHASE_NAMES[self.phase]}'; legal: "
+            f"{legal or ('none (truncated at max_decisions)' if self.is_truncated() else 'none (game over)')}")
 
     def apply_with_dice(self, action: int, rolls: list[int]) -> int:
         """Apply `action` taking the dice it rolls from `rolls`, in order, instead of the generator
@@ -342,6 +351,7 @@ class NefertitiGame:
         new = object.__new__(NefertitiGame)
         new.__dict__.update(self.__dict__)
         new.S = self.S.copy()
+        new._io = self._io.copy()
         new.history = list(self.history)
         new.private_to = list(self.private_to)
         return new

@@ -424,10 +424,10 @@ def _build(data: dict, source: str) -> Ruleset:
                     if pname not in params:
                         ck.fail(path, f"power {power!r} needs parameter {pname!r}")
                     elif ptype is list:
-                        if not isinstance(value, list) or not all(_is_int_in(v, -MAX_AMOUNT, MAX_AMOUNT)
-                                                                  for v in value):
-                            ck.fail(f"{path}.{pname}",
-                                    f"must be a list of integers -{MAX_AMOUNT}..{MAX_AMOUNT}, got {_short(value)}")
+                        if not isinstance(value, list) or not value or not all(
+                                _is_int_in(v, -MAX_AMOUNT, MAX_AMOUNT) for v in value):
+                            ck.fail(f"{path}.{pname}", f"must be a non-empty list of integers "
+                                                       f"-{MAX_AMOUNT}..{MAX_AMOUNT}, got {_short(value)}")
                     elif not _is_int_in(value, 0, MAX_AMOUNT):
                         ck.fail(f"{path}.{pname}", f"must be an integer 0..{MAX_AMOUNT}, got {_short(value)}")
                 if power == "oracle" and isinstance(params.get("cards"), int) and not 1 <= params["cards"] <= MAX_SLOTS:

@@ -52,8 +52,8 @@ V1_SLICES, V1_SHAPES, V1_SIZE = block_slices(V1_BLOCKS)
 
 
 def _v0_to_v1() -> tuple[np.ndarray, np.ndarray]:
-    """[OBS_SIZE + 1] the v1 entry of each v0 entry (V1_SIZE: none; the last is v0's spare) and the value it
-    takes when the v0 entry is 1 (a code for folded blocks, else 1)."""
+    """[OBS_SIZE + 1] the v1 entry of each v0 entry (V1_SIZE: none; the last stands for v0's `size`, lit by
+    nothing) and the value it takes when the v0 entry is 1 (a code for folded blocks, else 1)."""
     target, value = np.full(OBS_SIZE + 1, V1_SIZE), np.zeros(OBS_SIZE + 1, np.float32)
     for name, shape, _, _ in BLOCKS:
         if name in DROPPED:

@@ -12,22 +12,24 @@ import hashlib
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[2]          # nefertiti_env/
-COMPILED = ("core", "core/engine", "encoding", ".")   # folders whose modules hold numba kernels
+# the sources of compiled code (numba kernels, and the constants they freeze), and where it is cached
+SOURCES = ("core/engine/*.py", "core/limits.py", "core/actions.py", "core/phases.py", "encoding/*.py", "vector.py")
+CACHES = ("core/engine", "encoding", ".")
 _STAMP = Path(__file__).parent / "__pycache__" / "sources.sha256"
 
 
-def drop_stale_cache() -> None:
+def drop_stale_cache(root: Path = _ROOT, stamp: Path = _STAMP) -> None:
     """Delete the cached numba code of the package's kernels if any of their sources changed."""
-    sources = sorted(p for folder in COMPILED for p in (_ROOT / folder).glob("*.py"))
+    sources = sorted(p for pattern in SOURCES for p in root.glob(pattern))
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
-    if _STAMP.is_file() and _STAMP.read_text() == digest:
+    if stamp.is_file() and stamp.read_text() == digest:
         return
     try:
-        for folder in COMPILED:
-            for cached in (_ROOT / folder / "__pycache__").glob("*.nb[ic]"):
+        for folder in CACHES:
+            for cached in (root / folder / "__pycache__").glob("*.nb[ic]"):
                 cached.unlink(missing_ok=True)
-        _STAMP.parent.mkdir(exist_ok=True)
-        _STAMP.write_text(digest)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
     except OSError:          # a read-only install: numba then caches elsewhere or not at all
         pass
 

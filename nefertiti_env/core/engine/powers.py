@@ -14,7 +14,6 @@ The list S[L.CHAR_SEL] keeps zeros past its used length, as a packed Python game
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .. import actions as A
@@ -41,6 +40,7 @@ POWER_PARAMS: dict[str, dict[str, type]] = {
     "trader": {"exchanges": int},
 }
 
+# power codes, in the order of layout.POWER_KINDS (R[L.CHAR_POWER + c])
 (P_NONE, P_SCRIBE, P_MERCHANT, P_ROYAL_SERVANT, P_TREASURER, P_VIZIER, P_HEAD_PRIEST, P_THIEF, P_ORACLE, P_BEGGAR,
  P_MERCHANT_OF_AMON, P_PRIEST_OF_AMON, P_ROYAL_SCRIBE, P_ROAMING_THIEF, P_TRADER) = range(len(L.POWER_KINDS))
 assert L.POWER_KINDS[P_TRADER] == "trader" and tuple(POWER_PARAMS) == L.POWER_KINDS[1:]
@@ -127,8 +127,8 @@ def _mark_owned(R, S, o, mask) -> None:
 
 
 # ---------------------------------------------------------------- Scribe (§6.1)
-# Score every item of one owned gift type at its current value + `bonus`; discard those cards.
-SCRIBE_TYPE = 0
+# One choice (a `type`): score every item of one owned gift type at its current value + `bonus`;
+# discard those cards.
 
 
 @njit(cache=True)
@@ -153,9 +153,8 @@ def _scribe_apply(R, S, action) -> bool:
 
 
 # ---------------------------------------------------------------- Merchant of Amon, Royal Scribe (§6.2)
-# Choose own cards one by one (then `done`); each scores and leaves play: Merchant of Amon
+# Choose own cards one by one, until `done` or none is left; each scores and leaves play: Merchant of Amon
 # `points` per item, Royal Scribe its current value + `bonus` per item (recounted each time).
-DISCARD_KIND = 0
 
 
 @njit(cache=True)
@@ -226,8 +225,7 @@ def _merchant_apply(R, S, action) -> bool:
 
 
 # ---------------------------------------------------------------- Royal Servant (§6.1)
-# Name any gift type: every other owner of it discards their least valuable card of it.
-ROYAL_SERVANT_TYPE = 0
+# One choice: name any gift type; every other owner of it discards their least valuable card of it.
 
 
 @njit(cache=True)
@@ -250,8 +248,7 @@ def _royal_servant_apply(R, S, action) -> bool:
 
 
 # ---------------------------------------------------------------- Treasurer (§6.1)
-# Take half (rounded up) of one classic market's Reserve.
-TREASURER_MARKET = 0
+# One choice: take half (rounded up) of one classic market's Reserve.
 
 
 @njit(cache=True)
@@ -403,6 +400,8 @@ def _oracle_apply(R, S, action) -> bool:
         S[L.OWNED + p * MAX_KINDS + give] -= 1
         S[L.OWNED + p * MAX_KINDS + S[L.DECK + pos]] += 1
         S[L.DECK + pos] = give
+        if S[L.ORACLE_GIVEN_N] == L.MAX_ORACLE_GIVEN:
+            raise IndexError("more Oracle swaps in one game than layout.MAX_ORACLE_GIVEN")
         S[L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]] = give   # everyone sees which gift went to the bottom
         S[L.ORACLE_GIVEN_N] += 1
         for j in range(sel_n - 1):
@@ -435,7 +434,6 @@ def _oracle_private(S) -> bool:
 # ---------------------------------------------------------------- Beggar (§6.2)
 # At each classic market in turn (the step is the market): take `deben` Deben from its Reserve,
 # or turn one of its gifts face down until the market next opens, or do nothing (`done`).
-BEGGAR_FIRST_MARKET = 0
 
 
 @njit(cache=True)

@@ -14,6 +14,24 @@ from . import layout as L
 _FIELDS = L.field_slices(L.RULE_FIELDS)
 
 
+def check_roster(rs, characters) -> None:
+    """Raise ValueError naming the problem when the `characters` option is not valid."""
+    if isinstance(characters, str):
+        known = ["base", "expansion", *rs.scenarios]
+        if characters not in known:
+            raise ValueError(f"characters must be one of {', '.join(known)} or a list of character keys, "
+                             f"got {characters!r}")
+        return
+    keys = [c.key for c in rs.characters]
+    unknown = [k for k in characters if k not in keys]
+    if unknown:
+        raise ValueError(f"unknown character keys {unknown} (known: {', '.join(keys)})")
+    for c in rs.characters:
+        if characters.count(c.key) > c.count:
+            raise ValueError(f"character {c.key!r} listed {characters.count(c.key)} times, "
+                             f"but there are only {c.count} such cards")
+
+
 def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, characters: str | list[str],
                 max_decisions: int) -> np.ndarray:
     """R for a game of `num_players` with these options (already checked by the caller)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
 
@@ -83,3 +84,31 @@ def returns(R, S, out) -> None:
             money = max(money, S[L.MONEY + p])
     for p in range(n):
         out[p] = 1 if scores[p] == best and S[L.MONEY + p] == money else -1
+
+
+@njit(cache=True)
+def legal_list(R, S, out) -> int:
+    """Write the legal actions, ascending, into `out`; return how many."""
+    mask = np.zeros(A.NUM_ACTIONS, np.int8)
+    legal_mask(R, S, mask)
+    n = 0
+    for a in range(A.NUM_ACTIONS):
+        if mask[a]:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def decide(R, S, action, io) -> int:
+    """One decision for the Python facade in one call: check that `action` is legal (else return
+    -1, S unchanged), note in io[NUM_ACTIONS] the seat that alone sees it (-1: public), apply it,
+    and write the next legal actions into io; return their number."""
+    mask = np.zeros(A.NUM_ACTIONS, np.int8)
+    legal_mask(R, S, mask)
+    if action < 0 or action >= A.NUM_ACTIONS or mask[action] == 0:
+        return -1
+    private = S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S)
+    io[A.NUM_ACTIONS] = S[L.ACTOR] if private else -1
+    apply(R, S, action)
+    return legal_list(R, S, io)
