@@ -37,6 +37,8 @@ HIDDEN = -1     # what `history_for` shows in place of another seat's private ac
 _NUM_ACTIONS = A.NUM_ACTIONS
 _FIELDS = L.field_slices()
 _BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
+_ARRAYS = {name: (part, shape) for name, (part, shape, what) in L.field_slices().items()
+           if what == "array" and name not in ("rng",)}
 # not exposed by name: derived from the options and the history, `rng_state`, `apply_with_dice`
 _HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
@@ -46,7 +48,7 @@ class IllegalActionError(ValueError):
 
 
 def _field(name: str):
-    """The property exposing state field `name` of `S` (see the module docstring)."""
+    """The property exposing scalar or list field `name` of `S` (see the module docstring)."""
     part, shape, what = _FIELDS[name]
     start = part.start
     if what == "scalar":
@@ -75,15 +77,6 @@ def _field(name: str):
             self.S[start + len(values):count] = 0
             self.S[count] = len(values)
             self.board_changed()
-    else:
-        def get(self):
-            view = self.S[part].reshape(shape)
-            if name == "deck":
-                return view[:self.S[L.DECK_LEN]]
-            if shape[-1] == MAX_KINDS:              # owned, discarded: this ruleset's kinds
-                return view[..., :self.rules.num_kinds]
-            return view
-        put = None
     return property(get, put, doc=f"State field `{name}` (engine/layout.py).")
 
 
@@ -137,10 +130,24 @@ class NefertitiGame:
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
         self.board_changed()
 
-    for _name in _FIELDS:
-        if _name not in _HIDDEN_FIELDS:
+    for _name, (_part, _shape, _what) in _FIELDS.items():
+        if _name not in _HIDDEN_FIELDS and _what != "array":
             locals()[_name] = _field(_name)
-    del _name
+    del _name, _part, _shape, _what
+
+    def __getattr__(self, name: str):
+        """An array field of S (`game.money`, `game.occ`, ...): a view, made on first use and kept as
+        a plain attribute, so bots read it at the cost of any attribute."""
+        if name not in _ARRAYS:
+            raise AttributeError(f"'NefertitiGame' object has no attribute {name!r}")
+        part, shape = _ARRAYS[name]
+        view = self.S[part].reshape(shape)
+        if name == "deck":
+            view = view[:self.S[L.DECK_LEN]]
+        elif shape[-1] == MAX_KINDS:                # owned, discarded: this ruleset's kinds
+            view = view[..., :self.rules.num_kinds]
+        self.__dict__[name] = view
+        return view
 
     # -------------------------------------------------------------- accessors
     @property
@@ -355,7 +362,7 @@ class NefertitiGame:
     def clone(self) -> "NefertitiGame":
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
-        new.__dict__.update(self.__dict__)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS})   # views: of S
         new.S = self.S.copy()
         new._io = self._io.copy()
         new.history = list(self.history)

@@ -28,15 +28,14 @@ def type_values(g, items: np.ndarray | None = None) -> np.ndarray:
 
 
 def scores_of(rules, items, bonus, money: np.ndarray, seals: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """[..., owner] scores before end-of-game effects of positions given as arrays: items and
+    """[..., owner] scores before end-of-game effects of positions given as int64 arrays: items and
     foreign bonus per type ([..., owner, type]), money, seals, points ([..., owner])."""
-    items, bonus = np.asarray(items, dtype=np.int64), np.asarray(bonus, dtype=np.int64)
-    lead = items.shape[:-2]
-    flat = [np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), lead + items.shape[-2:-1]))
-            .reshape(-1, items.shape[-2]) for x in (money, seals, points)]
-    out = board.scores_batch(rules.type_values, items.reshape(-1, *items.shape[-2:]),
-                             bonus.reshape(-1, *bonus.shape[-2:]), *flat)
-    return out.reshape(lead + items.shape[-2:-1])
+    if np.ndim(items) == 2:                      # one position (the bots' case)
+        return board.scores_from(rules.type_values, items, bonus, money, seals, points)
+    lead, owners = np.shape(items)[:-2], np.shape(items)[-2:]
+    out = board.scores_batch(rules.type_values, *(np.reshape(x, (-1, *owners)) for x in (items, bonus)),
+                             *(np.reshape(x, (-1, owners[0])) for x in (money, seals, points)))
+    return out.reshape(lead + owners[:1])
 
 
 def gift_points(g) -> np.ndarray:
