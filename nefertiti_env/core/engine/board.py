@@ -122,27 +122,27 @@ def is_free(R, S, m, v) -> bool:
 
 # ---------------------------------------------------------------- scoring (§5)
 @njit(cache=True)
-def type_items(R, S) -> np.ndarray:
-    """[owner, gift type] items held (a double senet is two items)."""
-    items = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
+def _per_type(R, S, per_kind) -> np.ndarray:
+    """[owner, gift type] sum over the owner's cards of the rules column at `per_kind` (per card kind)."""
+    out = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
     for o in range(L.NUM_OWNERS):
         for k in range(R[L.NUM_KINDS]):
             n = S[L.OWNED + o * MAX_KINDS + k]
             if n:
-                items[o, R[L.KIND_TYPE + k]] += n * R[L.KIND_ITEMS + k]
-    return items
+                out[o, R[L.KIND_TYPE + k]] += n * R[per_kind + k]
+    return out
+
+
+@njit(cache=True)
+def type_items(R, S) -> np.ndarray:
+    """[owner, gift type] items held (a double senet is two items)."""
+    return _per_type(R, S, L.KIND_ITEMS)
 
 
 @njit(cache=True)
 def type_bonus(R, S) -> np.ndarray:
     """[owner, gift type] sum of the foreign bonuses held, added to every item of the type."""
-    bonus = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
-    for o in range(L.NUM_OWNERS):
-        for k in range(R[L.NUM_KINDS]):
-            n = S[L.OWNED + o * MAX_KINDS + k]
-            if n:
-                bonus[o, R[L.KIND_TYPE + k]] += n * R[L.KIND_BONUS + k]
-    return bonus
+    return _per_type(R, S, L.KIND_BONUS)
 
 
 @njit(cache=True)
@@ -232,6 +232,15 @@ def pop_front(S, field, count) -> int:
     S[field + n - 1] = 0
     S[count] = n - 1
     return value
+
+
+@njit(cache=True)
+def contains(S, field, count, value) -> bool:
+    """Is `value` in the list field at offset `field` (length at offset `count`)?"""
+    for i in range(S[count]):
+        if S[field + i] == value:
+            return True
+    return False
 
 
 @njit(cache=True)

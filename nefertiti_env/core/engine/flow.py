@@ -14,9 +14,8 @@ from .. import actions as A
 from ..limits import COIN, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from . import layout as L
 from . import powers
-from .board import is_free, occ_bits
 from .closing import closes
-from .board import append, clear
+from .board import append, clear, contains, is_free, occ_bits
 from .resolution import RES_DECIDE, RES_DONE, RES_OVER, next_step, resume_after_roam
 
 
@@ -74,14 +73,10 @@ def tutor_squares(R, S, out) -> int:
             if 0 <= piece < L.TUTOR:
                 top = v
         for v in range(max(top, 0)):
-            if is_free(R, S, m, v):
-                square, used = m * NUM_BIDS + v, False
-                for i in range(S[L.PLACED_N]):
-                    if S[L.PLACED + i] == square:
-                        used = True
-                if not used:
-                    out[n] = square
-                    n += 1
+            square = m * NUM_BIDS + v
+            if is_free(R, S, m, v) and not contains(S, L.PLACED, L.PLACED_N, square):
+                out[n] = square
+                n += 1
     return n
 
 

@@ -15,7 +15,7 @@ from numba import njit
 from .. import actions as A
 from ..limits import EXTRA, MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SINGLE
 from . import layout as L
-from .board import append, card_places, clear, discard, gift_places, occ_bits, owns_any, pop_front, take_card
+from .board import append, card_places, clear, contains, discard, gift_places, occ_bits, owns_any, pop_front, take_card
 from .powers import roam_possible
 
 RES_DECIDE, RES_DONE, RES_OVER = range(3)
@@ -231,13 +231,7 @@ def _tutor_targets(R, S, out) -> int:
     """Reserves (other than the resolving market's) that may still receive a tutor Deben (into `out`)."""
     n = 0
     for t in range(NUM_MARKETS if R[L.R_MEMPHIS] != 0 else MEMPHIS):
-        if t == S[L.RES_MARKET]:
-            continue
-        given = False
-        for i in range(S[L.TUTOR_GIVEN_N]):
-            if S[L.TUTOR_GIVEN + i] == t:
-                given = True
-        if not given:
+        if t != S[L.RES_MARKET] and not contains(S, L.TUTOR_GIVEN, L.TUTOR_GIVEN_N, t):
             out[n] = t
             n += 1
     return n
