@@ -250,20 +250,16 @@ _WIDTH = max(MAX_KINDS + 1, TUTOR + MAX_PLAYERS - 1, NUM_PHASES - 1, MAX_CHARACT
              NUM_OWNERS - 1, KNOWN - 1) + 1 - _LOWEST
 
 
-class Sources(NamedTuple):
-    """Where the numbers of the entries lie in the state vector (it differs between the engines)."""
-    first: dict               # field name -> position of its first number
-    owned_stride: int         # numbers per owner row of `owned`
-    unseen: int               # position of the unseen count of kind 0
-    scalars: int              # position of SCALARS[0]
+# The state vector (`state_vector`): S, then the unseen counts, then the SCALARS.
+_FIRST = {name: part.start for name, (part, _, _) in L.field_slices().items()}   # field -> its first number
 
 
-def _build_plan(rules, n: int, seat: int, where: Sources) -> Plan:
-    """The tables of one (ruleset, player count, observer seat) over a state vector laid out as `where`."""
+def _build_plan(rules, n: int, seat: int) -> Plan:
+    """The tables of one (ruleset, player count, observer seat) over the state vector."""
     nk = rules.num_kinds
     kind_akhenaton, kind_roaming = nk, nk + 1            # the card codes past the gift kinds
-    first = where.first
-    scalar = {name: where.scalars + i for i, name in enumerate(SCALARS)}
+    first = _FIRST
+    scalar = {name: SCALARS_AT + i for i, name in enumerate(SCALARS)}
     src = np.full(LINEAR, scalar["zero"])
     a, b = np.zeros(LINEAR, np.float32), np.zeros(LINEAR, np.float32)
     indicators = []                      # (source, value, entry)
@@ -287,7 +283,7 @@ def _build_plan(rules, n: int, seat: int, where: Sources) -> Plan:
         for col, field in enumerate(("money", "seals", "points", "servants", "tutors"), 1):
             linear("seat", (r, col), first[field] + o)
         for k in range(nk):
-            linear("seat_gifts", (r, k), first["owned"] + o * where.owned_stride + k)
+            linear("seat_gifts", (r, k), first["owned"] + o * MAX_KINDS + k)
         for c in range(MAX_CHARACTERS):
             linear("seat_characters", (r, c), first["char_played"] + o * MAX_CHARACTERS + c)
         indicator("seat_role", (r, 0), scalar["turn player"], o)
@@ -317,7 +313,7 @@ def _build_plan(rules, n: int, seat: int, where: Sources) -> Plan:
         indicator("character", (c,), scalar["character"], c)
     for k in range(nk):
         linear("discarded", (k,), first["discarded"] + k)
-        linear("unseen", (k,), where.unseen + k)
+        linear("unseen", (k,), UNSEEN + k)
         indicator("character_kind", (k,), scalar["chosen kind"], k)
     linear("players", (n - 1,), scalar["zero"], offset=1.0)
     for col, (name, _) in enumerate(GLOBAL_FEATURES):
@@ -352,9 +348,6 @@ def _build_plan(rules, n: int, seat: int, where: Sources) -> Plan:
 FACE_DOWN_ENTRIES = (SLICES["market_cards"].start + MAX_KINDS
                      + np.arange(NUM_MARKETS * MAX_SLOTS) * SHAPES["market_cards"][2])
 
-# The compiled engine's state vector is S, the unseen counts, the SCALARS (see `state_vector`).
-COMPILED_SOURCES = Sources({name: part.start for name, (part, _, _) in L.field_slices().items()}, MAX_KINDS, UNSEEN,
-                           SCALARS_AT)
 _PLANS: dict[tuple, tuple] = {}
 
 
@@ -363,7 +356,7 @@ def seat_plan(g, seat: int) -> Plan:
     key = (id(g.rules), g.num_players, seat)
     entry = _PLANS.get(key)
     if entry is None or entry[0] is not g.rules:
-        entry = _PLANS[key] = (g.rules, _build_plan(g.rules, g.num_players, seat, COMPILED_SOURCES))
+        entry = _PLANS[key] = (g.rules, _build_plan(g.rules, g.num_players, seat))
     return entry[1]
 
 
