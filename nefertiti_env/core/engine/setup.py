@@ -62,7 +62,7 @@ def setup(R, S) -> None:
 def _roster(R, S) -> None:
     """Character cards of this game: the fixed ones, plus `roster_draw` drawn from the pool
     (expansion: six from all characters but the Scribes and Merchants)."""
-    pool = np.empty(MAX_CHARACTERS * 16, np.int64)
+    pool = np.empty(R[L.ROSTER_POOL:L.ROSTER_POOL + MAX_CHARACTERS].sum(), np.int64)
     size = 0
     for c in range(MAX_CHARACTERS):
         S[L.CHAR_AVAIL + c] = R[L.ROSTER_FIXED + c]
