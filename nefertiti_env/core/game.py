@@ -37,8 +37,7 @@ HIDDEN = -1     # what `history_for` shows in place of another seat's private ac
 _NUM_ACTIONS = A.NUM_ACTIONS
 _FIELDS = L.field_slices()
 _BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
-_ARRAYS = {name: (part, shape) for name, (part, shape, what) in L.field_slices().items()
-           if what == "array" and name not in ("rng",)}
+_ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() if what == "array" and name != "rng"}
 # not exposed by name: derived from the options and the history, `rng_state`, `apply_with_dice`
 _HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
@@ -128,6 +127,7 @@ class NefertitiGame:
             deal(self.R, self.S)
         self.history: list[int] = []       # every action: the referee's log (`record`)
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
+        self._io = np.empty(_NUM_ACTIONS, dtype=np.int64)
         self.board_changed()
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
@@ -192,9 +192,7 @@ class NefertitiGame:
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
-        if self._n is None:
-            self._n = legal_list(self.R, self.S, self._io)
-        return self._n == 0
+        return self._count() == 0
 
     def is_terminated(self) -> bool:
         """The game ended by its rules (the Akhenaton card): scores and winners are final."""
@@ -262,24 +260,25 @@ class NefertitiGame:
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them;
     # None: not known, after a hand edit); the list and the mask are built from it when asked.
-    def legal_actions(self) -> list[int]:
-        """Legal action ids, ascending (empty when the game is over); a new list each call."""
+    def _count(self) -> int:
+        """How many legal actions `_io` holds, computing them if they are not known."""
         if self._n is None:
             self._n = legal_list(self.R, self.S, self._io)
-        return self._io[:self._n].tolist()
+        return self._n
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids, ascending (empty when the game is over); a new list each call."""
+        return self._io[:self._count()].tolist()
 
     def legal_action_mask(self) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
         if self._mask is None:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            mask[self.legal_actions()] = 1
-            mask.flags.writeable = False
-            self._mask = mask
+            self._mask = A.action_mask(self.legal_actions())
+            self._mask.flags.writeable = False
         return self._mask
 
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
-        self._io = np.empty(_NUM_ACTIONS, dtype=np.int64)
         self._n = self._mask = None
 
     # ------------------------------------------------------------------ apply
@@ -296,7 +295,7 @@ class NefertitiGame:
                                 f"{action!r}; use string_to_action() for text")
         if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
-        n = decide(self.R, self.S, action, self._io)
+        n = decide(self.R, self.S, action, self._io, -1 if self._n is None else self._n)
         if n < 0:
             self._illegal(action)
         n, seat = divmod(n, 8)
@@ -325,8 +324,8 @@ class NefertitiGame:
         try:
             self.apply(action)
             return int(S[L.DICE_MISSING])
-        finally:
-            S[L.DICE_SCRIPT_N] = S[L.DICE_SCRIPTED] = S[L.DICE_MISSING] = 0
+        finally:       # unread dice too: a list field is zero past its length
+            S[L.DICE_SCRIPT:L.DICE_SCRIPT_N + 1] = S[L.DICE_SCRIPTED] = S[L.DICE_MISSING] = 0
 
     def history_for(self, seat: int) -> list[int]:
         """The actions as `seat` saw them (OpenSpiel's information state): another seat's private

@@ -100,14 +100,20 @@ def legal_list(R, S, out) -> int:
 
 
 @njit(cache=True)
-def decide(R, S, action, legal) -> int:
+def decide(R, S, action, legal, known) -> int:
     """One decision for the Python facade in one call: check that `action` is legal (else return
-    -1, S unchanged), apply it, and write the next legal actions into `legal`. Returns
-    8 * (their number) + 1 + (the seat that alone sees this decision, -1 when it is public), so
-    the caller unpacks both with one divmod and no array read."""
-    mask = np.zeros(A.NUM_ACTIONS, np.int8)
-    legal_mask(R, S, mask)
-    if action < 0 or action >= A.NUM_ACTIONS or mask[action] == 0:
+    -1, S unchanged), apply it, and write the next legal actions into `legal`. `legal[:known]`
+    already holds the legal actions of S when `known` >= 0 (the previous call's output), so they
+    are computed once per decision. Returns 8 * (their number) + 1 + (the seat that alone sees
+    this decision, -1 when it is public), so the caller unpacks both with one divmod."""
+    if known < 0:
+        known = legal_list(R, S, legal)
+    found = False
+    for i in range(known):
+        if legal[i] == action:
+            found = True
+            break
+    if not found:
         return -1
     private = S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S)
     seat = S[L.ACTOR] if private else -1
