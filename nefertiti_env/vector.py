@@ -53,6 +53,14 @@ def learner_seat(env, game, num_players):
 
 
 @njit(cache=True)
+def random_table(seed, env, game, share):
+    """True if the other seats of game `game` of env `env` play random moves inside the kernel (learner
+    mode): a draw below `share` from the game's own hash, so it is known before the game starts."""
+    u = _mix(np.uint64(game_seed(seed, env, game)) ^ _GOLDEN) >> np.uint64(11)
+    return np.float64(u) * 2.0 ** -53 < share
+
+
+@njit(cache=True)
 def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
     """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
     ended = step.is_over(R, S)
@@ -94,11 +102,12 @@ def seed_streams(seed, streams):
 
 
 @njit(cache=True, parallel=True)
-def _advance(R, rows, actions, active, restart, learner, seed, games, streams, seats, masks, rewards, terminated,
+def _advance(R, rows, actions, active, restart, learner, share, seed, games, streams, seats, masks, rewards, terminated,
              truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
     """In every game i with active[i]: apply actions[i] (or, with `restart`, deal game games[i]),
     restart it if it ended, and with `learner` play random moves for the other seats until
-    `learner_seat` decides; then fill its seat, mask and observation. Rows not active keep their
+    `learner_seat` decides (in the games `random_table` draws with `share`; in the others, every
+    seat's decision returns to the caller); then fill its seat, mask and observation. Rows not active keep their
     seat, mask and observation; their rewards and flags are cleared. `chunks` runs of rows, one
     per thread (numba's get_num_threads inside a kernel would keep it from being cached)."""
     n = rows.shape[0]
@@ -117,7 +126,8 @@ def _advance(R, rows, actions, active, restart, learner, seed, games, streams, s
             else:
                 step.apply(R, S, actions[i])
                 _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
-            while learner and S[L.ACTOR] != learner_seat(i, games[i], players):
+            while (learner and S[L.ACTOR] != learner_seat(i, games[i], players)
+                   and random_table(seed, i, games[i], share)):
                 step.apply(R, S, _random_move(R, S, masks[i], streams, i))
                 _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
             seats[i] = S[L.ACTOR]
@@ -187,15 +197,22 @@ class NefertitiVectorEnv:
 
     learner=True: seat `learner_seat(i, k)` = (i + k) % num_players of game k of env i is the
     only one played from Python; the other seats play uniformly random legal moves inside the
-    kernel (a seeded stream per env), so every returned observation is the learner's.
+    kernel (a seeded stream per env), so every returned observation is the learner's. With
+    `random_share` below 1, only that share of the games (`random_tables()`, drawn per game from
+    the seed) is played so; in the others every seat's decision is returned, for the caller to
+    play the opponents (training/batched_vec_env.py: snapshots of the learner).
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
-                 max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False):
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False,
+                 random_share: float = 1.0):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.seed = _check_seed(seed)
+        if not 0.0 <= random_share <= 1.0:
+            raise ValueError(f"random_share must be between 0 and 1, got {random_share!r}")
+        self.random_share = float(random_share)
         # a game of these options: checks them, and gives R and the observation tables
         self.template = NefertitiGame(num_players, ruleset=ruleset, seed=0, setup=setup, memphis=memphis,
                                       characters=characters, max_decisions=max_decisions)
@@ -219,13 +236,18 @@ class NefertitiVectorEnv:
     def _run(self, actions: np.ndarray, active: np.ndarray, restart: bool):
         p = self.plan
         self.final_scores[:] = 0
-        _advance(self.R, self.rows, actions, active, restart, self.learner, self.seed, self.games, self.streams,
-                 self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores, p.src, p.a,
-                 p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
+        _advance(self.R, self.rows, actions, active, restart, self.learner, self.random_share, self.seed, self.games,
+                 self.streams, self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores,
+                 p.src, p.a, p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
                  threads(self.num_envs))
         self._ready = True
         info = {"final_scores": self.final_scores, "games": self.games + 1}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
+
+    def random_tables(self) -> np.ndarray:
+        """bool [N]: which envs' current games have their other seats played inside (learner mode)."""
+        return np.array([self.learner and random_table(self.seed, i, k, self.random_share)
+                         for i, k in enumerate(self.games.tolist())], dtype=np.bool_)
 
     def reset(self, seed: int | None = None):
         """Deal game 0 of every env (from `seed` if given, else the constructor's)."""

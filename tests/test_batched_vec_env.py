@@ -45,10 +45,31 @@ def test_snapshot_opponents_one_forward_per_snapshot():
 
     env = BatchedVecEnv(3, num_players=2, seed=1, observation="v1")
     policies = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=s).policy for s in (0, 1)]
-    snap = BatchedVecEnv(3, num_players=2, seed=1, observation="v1", opponents=policies)
-    _check_episodes(_play(snap, 120, np.random.default_rng(2)))
+    snap = BatchedVecEnv(3, num_players=2, seed=1, observation="v1", opponents="snapshot", snapshots=policies)
+    ended = _play(snap, 120, np.random.default_rng(2))
+    _check_episodes(ended)
+    assert {i["opponents"] for _, i in ended} == {"snapshot"}
     with pytest.raises(ValueError, match="reads 657 floats"):
-        BatchedVecEnv(2, observation="v0", opponents=policies)
+        BatchedVecEnv(2, observation="v0", opponents="snapshot", snapshots=policies)
+    with pytest.raises(RuntimeError, match="no snapshot yet"):
+        BatchedVecEnv(2, observation="v1", opponents="snapshot").reset()
+
+
+def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():
+    """opponents as weights: each game's kind is drawn from its seed, both kinds come up, and the
+    random tables never wait on Python while the snapshot tables do."""
+    from sb3_contrib import MaskablePPO
+
+    env = BatchedVecEnv(8, num_players=3, seed=5, observation="v1")
+    policy = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0).policy
+    mixed = BatchedVecEnv(8, num_players=3, seed=5, observation="v1", opponents={"random": 1, "snapshot": 1})
+    mixed.env_method("add_snapshot", policy)
+    ended = _play(mixed, 200, np.random.default_rng(3))
+    _check_episodes(ended)
+    kinds = [i["opponents"] for _, i in ended]
+    assert 0.25 < kinds.count("random") / len(kinds) < 0.75
+    with pytest.raises(ValueError, match="non-negative weights"):
+        BatchedVecEnv(2, opponents={"random": 1, "banker": 1})
 
 
 def test_maskable_ppo_learns_on_it():
@@ -64,17 +85,18 @@ def test_maskable_ppo_learns_on_it():
 
 
 def test_a_vector_training_run(tmp_path):
-    """`env.vector: true`: the trainer steps its games on BatchedVecEnv (snapshots taken on schedule
-    are accepted, evaluation runs as usual); other opponents are a config error."""
+    """`env.vector: true`: the trainer steps its games on BatchedVecEnv against random and snapshot
+    tables (snapshots taken on schedule join the pool, evaluation runs as usual); bot opponents are a
+    config error."""
     from nefertiti_env.training.config import ConfigError, config_from_dict
     from nefertiti_env.training.trainer import RunPaths, train
 
     data = {"total_timesteps": 256, "seed": 3, "out": str(tmp_path / "run"), "checkpoint_every": 256,
             "env": {"num_players": 3, "n_envs": 4, "vector": True, "observation": "v1"},
-            "opponents": {"weights": {"random": 1.0}, "snapshot_every": 128},
+            "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}, "snapshot_every": 128},
             "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
             "evaluation": {"every_steps": 256, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1}}
     results = train(config_from_dict(data), progress=False)
     assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
-    with pytest.raises(ConfigError, match="random opponents only"):
-        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}}})
+    with pytest.raises(ConfigError, match="random and snapshot opponents only"):
+        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "banker": 1.0}}})

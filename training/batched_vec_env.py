@@ -3,8 +3,9 @@ N tables in one process, with no per-env Python.
 
 The learner holds one seat per game, rotating by game (`vector.learner_seat`); the other seats
 are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
-or by snapshots of the learner (policy files or policy objects): every game draws one, and all
-envs waiting on the same snapshot are decided by one batched forward pass. As in
+or by snapshots of the learner (policy files or policy objects): every snapshot table draws one,
+and all envs waiting on the same snapshot are decided by one batched forward pass. A mix of the
+two is drawn per game from the seed. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
 ended the game. Masks come through `env_method("action_masks")` like `vec_env.WorkerVecEnv`.
@@ -22,32 +23,34 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from nefertiti_env import NUM_ACTIONS
 from nefertiti_env.vector import NefertitiVectorEnv
 
-from .config import SNAPSHOT
+from .config import RANDOM, SNAPSHOT
 from .vec_env import MASKS
 
-RANDOM = "random"
 ADD_SNAPSHOT = "add_snapshot"
 
 
 class BatchedVecEnv(VecEnv):
-    """`num_envs` tables of `num_players`; opponents "random" or a list of snapshot policies
-    (model files or MaskableActorCriticPolicy objects; `deterministic`: they play their most
-    likely action instead of sampling). Other keywords: NefertitiVectorEnv's (seed, observation,
-    ruleset, setup, memphis, characters, max_decisions).
+    """`num_envs` tables of `num_players`. opponents: "random", "snapshot", or weights of the two
+    ({"random": 0.7, "snapshot": 0.3}), drawn per game (`NefertitiVectorEnv.random_tables`): a
+    snapshot table draws one of `snapshots` (model files or MaskableActorCriticPolicy objects; more
+    come with `env_method("add_snapshot", path)`), which plays all its opponent seats;
+    `deterministic`: snapshots play their most likely action instead of sampling. Other keywords:
+    NefertitiVectorEnv's (seed, observation, ruleset, setup, memphis, characters, max_decisions).
 
     info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
     it just played), opponents ("random" or "snapshot"), win (bool) and score (int: the learner's
     final score; False and 0 until its episode ends), illegal (False: illegal actions raise).
     """
 
-    def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, deterministic: bool = False,
-                 seed: int = 0, **options):
-        self.snapshots = None if isinstance(opponents, str) and opponents == RANDOM else list(opponents)
-        if self.snapshots is not None and not self.snapshots:
-            raise ValueError("opponents must be 'random' or a non-empty list of snapshot policies")
-        self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=self.snapshots is None, **options)
-        if self.snapshots is not None:
-            self.snapshots = [_policy(p, self.venv.encoder.size) for p in self.snapshots]
+    def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(),
+                 deterministic: bool = False, seed: int = 0, **options):
+        weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
+        if not weights or set(weights) - {RANDOM, SNAPSHOT} or min(weights.values()) < 0 or sum(weights.values()) <= 0:
+            raise ValueError(f"opponents must be {RANDOM!r}, {SNAPSHOT!r} or non-negative weights of the two with a "
+                             f"positive total, got {opponents!r}")
+        share = weights.get(RANDOM, 0.0) / sum(weights.values())
+        self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=True, random_share=share, **options)
+        self.snapshots = [_policy(p, self.venv.encoder.size) for p in snapshots]
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.table = np.zeros(num_envs, dtype=np.int64)          # snapshot of each env's current game
@@ -64,8 +67,7 @@ class BatchedVecEnv(VecEnv):
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         self.venv.reset(seed)
         self._reset_seeds()
-        self.table[:] = self.rng.integers(len(self.snapshots or [0]), size=self.num_envs)
-        self._play_snapshots(np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, np.bool_), None)
+        self._play_snapshots(np.zeros(self.num_envs, np.float32), np.ones(self.num_envs, np.bool_), None)
         return self.venv.obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -73,32 +75,31 @@ class BatchedVecEnv(VecEnv):
 
     def step_wait(self):
         seats = self._learner()
+        kinds = np.where(self.venv.random_tables(), RANDOM, SNAPSHOT)
         obs, masks, _, rewards, terminated, truncated, info = self.venv.step(self._actions)
         reward = rewards[self.rows, seats].astype(np.float32)
         done = terminated | truncated
         scores = info["final_scores"][self.rows, seats].copy()
         self._play_snapshots(reward, done, scores)
-        kind = RANDOM if self.snapshots is None else SNAPSHOT
         infos = []
         for i in range(self.num_envs):
-            entry = {"seat": int(seats[i]), "opponents": kind, "win": bool(reward[i] > 0), "score": int(scores[i]),
-                     "illegal": False, "TimeLimit.truncated": False}
+            entry = {"seat": int(seats[i]), "opponents": str(kinds[i]), "win": bool(reward[i] > 0),
+                     "score": int(scores[i]), "illegal": False, "TimeLimit.truncated": False}
             if done[i]:
                 entry["terminal_observation"] = self.venv.obs[i].copy()
             infos.append(entry)
         return self.venv.obs.copy(), reward, done.copy(), infos
 
     def _play_snapshots(self, reward, done, scores) -> None:
-        """Snapshot opponents: step the envs not at the learner's turn with one forward per snapshot,
+        """The snapshot tables: step the envs not at the learner's turn with one forward per snapshot,
         until every env waits on the learner; an ended game's learner reward and score go to
-        reward, done and scores (in place), and its next game draws its snapshot."""
-        if self.snapshots is None:
-            return
+        reward, done and scores (in place), and its next game draws its snapshot. (The random
+        tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
         started = done.copy()
         while True:
             if started.any():
-                self.table[started] = self.rng.integers(len(self.snapshots), size=int(started.sum()))
+                self._draw_snapshots(started)
             seats = self._learner()
             waiting = venv.seats != seats
             if not waiting.any():
@@ -113,6 +114,15 @@ class BatchedVecEnv(VecEnv):
             done |= started
             if scores is not None:
                 scores[started] = info["final_scores"][started, seats[started]]
+
+    def _draw_snapshots(self, started: np.ndarray) -> None:
+        """Each game just started at a snapshot table plays one snapshot, drawn uniformly."""
+        rows = np.flatnonzero(started & ~self.venv.random_tables())
+        if len(rows) and not self.snapshots:
+            raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
+                               "(pass snapshots= or env_method('add_snapshot', path) first)")
+        if len(rows):
+            self.table[rows] = self.rng.integers(len(self.snapshots), size=len(rows))
 
     def _decide(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The snapshot's actions for a batch: the most likely legal one, or one sampled from its
@@ -132,11 +142,10 @@ class BatchedVecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         """`action_masks`, and `add_snapshot(path)` (what the trainer calls after each snapshot): a
-        new opponent for the games to come, when the opponents are snapshots (random: nothing to do)."""
+        new opponent for the games to come at snapshot tables."""
         rows = list(self._get_indices(indices))
         if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
-            if self.snapshots is not None:
-                self.snapshots.append(_policy(method_args[0], self.venv.encoder.size))
+            self.snapshots.append(_policy(method_args[0], self.venv.encoder.size))
             return [None] * len(rows)
         if method_name != MASKS or method_args or method_kwargs:
             raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS}, {ADD_SNAPSHOT})")

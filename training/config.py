@@ -22,6 +22,7 @@ from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
+RANDOM = "random"          # opponent kind: uniformly random legal moves
 Count = Annotated[Int, Field(ge=1)]
 
 
@@ -50,7 +51,8 @@ class EnvConfig(Section):
     workers: Count = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
-                                            "random opponents and the win_loss reward only")
+                                            "random and snapshot opponents (one kind per table) and the win_loss "
+                                            "reward only")
 
     @model_validator(mode="after")
     def _table_can_be_set_up(self):
@@ -139,9 +141,9 @@ class Config(Section):
 
     @model_validator(mode="after")
     def _vector_env_can_play_it(self):
-        if self.env.vector and (set(self.opponents.weights) != {"random"} or self.env.reward != "win_loss"):
-            raise ValueError("env.vector: the batched env plays random opponents only (opponents.weights: "
-                             f"{{random: 1.0}}) with the win_loss reward; got {self.opponents.weights} and "
+        if self.env.vector and (set(self.opponents.weights) - {RANDOM, SNAPSHOT} or self.env.reward != "win_loss"):
+            raise ValueError(f"env.vector: the batched env plays {RANDOM} and {SNAPSHOT} opponents only "
+                             f"(opponents.weights) with the win_loss reward; got {self.opponents.weights} and "
                              f"{self.env.reward!r}")
         return self
 

@@ -183,7 +183,9 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         session_seed = cfg.seed + self.state["num_timesteps"]
         if cfg.env.vector:
-            venv = BatchedVecEnv(cfg.env.n_envs, seed=session_seed, observation=cfg.env.observation, **game_args(cfg))
+            venv = BatchedVecEnv(cfg.env.n_envs, opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
+                                 deterministic=cfg.opponents.snapshot_deterministic, seed=session_seed,
+                                 observation=cfg.env.observation, **game_args(cfg))
         else:
             subprocess = cfg.env.workers > 1
             factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
