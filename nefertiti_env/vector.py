@@ -14,6 +14,8 @@ depends on `seed` only, never on the number of threads or on which game ends fir
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import numba
 from numba import njit, prange
@@ -27,6 +29,14 @@ from .encoding import observation_version
 from .encoding.observation import observe_batch
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+# numba's default OpenMP layer keeps its workers spinning between two batched steps; in a process that
+# also runs torch (training: the policy's forward passes come between steps) that made torch's
+# operations 40-50x slower on 2 cores. The workqueue layer's workers sleep instead, and stepped the
+# batch as fast (docs/speed.md). It is read when the first parallel kernel starts, whatever was imported
+# before; NUMBA_THREADING_LAYER, if set, wins. (workqueue: one Python thread may run kernels at a time.)
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
 
 
 @njit(cache=True)
