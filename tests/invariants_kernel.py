@@ -46,13 +46,15 @@ MESSAGES = (
 MONEY_TOTAL, SEALS_TOTAL, CARDS_TOTAL = 0, 1, 2      # fields of `totals`: Deben, seals, then gifts per kind
 
 
-def _drop_stale_cache() -> None:
+CACHE = Path(__file__).parent / "__pycache__"
+
+
+def drop_stale_cache(cache: Path = CACHE, engine_stamp: Path = ENGINE_STAMP) -> None:
     """numba checks a cached kernel against its own file only, but these kernels compile the engine's
     into themselves: drop their cache when the engine's sources changed (the stamp engine/__init__.py
     keeps), as the engine does for its own."""
-    cache = Path(__file__).parent / "__pycache__"
     stamp = cache / f"{Path(__file__).stem}.engine.sha256"
-    engine = ENGINE_STAMP.read_text() if ENGINE_STAMP.is_file() else ""
+    engine = engine_stamp.read_text() if engine_stamp.is_file() else ""
     if stamp.is_file() and stamp.read_text() == engine:
         return
     try:
@@ -64,7 +66,7 @@ def _drop_stale_cache() -> None:
         pass
 
 
-_drop_stale_cache()
+drop_stale_cache()
 
 
 @njit(cache=True)
