@@ -97,7 +97,10 @@ def check(R, S, T) -> int:
         return NEGATIVE
     places = np.zeros(MAX_KINDS + 2, np.int64)      # per card code: undrawn, above a market, owned, discarded
     for i in range(S[L.DECK_POS], S[L.DECK_LEN]):
-        places[S[L.DECK + i]] += 1
+        card = S[L.DECK + i]
+        if not 0 <= card <= akhenaton:
+            return CARDS
+        places[card] += 1
     on_board = 0
     for i in range(NUM_MARKETS * MAX_SLOTS):
         card = S[L.SLOTS + i]
