@@ -81,3 +81,19 @@ def test_the_kernels_cache_goes_when_the_engine_changes(tmp_path):
     engine.write_text("engine 2")
     kernel.drop_stale_cache(tmp_path, engine)
     assert not cached.exists()
+
+
+def test_an_engine_error_is_reported_for_its_game_and_the_others_are_checked(fuzz, monkeypatch):
+    """An exception out of the compiled loop (here raised for seed 101) names that game only."""
+    play_games = kernel.play_games
+
+    def failing(Rs, rules_of, seeds, *args):
+        if 101 in seeds:
+            raise ValueError("an engine error")
+        play_games(Rs, rules_of, seeds, *args)
+
+    monkeypatch.setattr(fuzz.kernel, "play_games", failing)
+    games, decisions, failures = fuzz.play_block(34, 37, 100)
+    assert games == 3 and decisions > 0
+    assert failures == [f"run_game({', '.join(map(repr, COMBOS[0]))}, 101): ValueError: an engine error",
+                        f"run_game({', '.join(map(repr, COMBOS[1]))}, 101): ValueError: an engine error"]
