@@ -14,11 +14,12 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+import invariants_kernel as kernel
 from conftest import play_random
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.game import DEFAULT_MAX_DECISIONS
 from nefertiti_env.core.limits import MEMPHIS
-from nefertiti_env.core.phases import NEUTRAL, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, TUTOR
+from nefertiti_env.core.phases import NEUTRAL, PH_TUTOR, PH_TUTOR_RES, TUTOR
 
 CHARACTERS = ["base", "expansion", "curse_of_amon", "intrigue_at_court", "race_for_the_nile"]
 COMBOS = [(players, memphis, characters) for players, memphis in
@@ -29,58 +30,15 @@ MAX_DECISIONS = 1000        # random games take about 100-250
 
 
 class Invariants:
-    """Totals fixed at setup and rules that hold after every decision."""
+    """Totals fixed at setup and rules that hold after every decision: the kernels of `invariants_kernel`."""
 
     def __init__(self, g):
-        rs, n = g.rules, g.num_players
-        self.money = int(g.money.sum() + g.reserve.sum())
-        self.cards = np.bincount(g.deck, minlength=rs.num_kinds + 1)[:rs.num_kinds]
-        self.seals = int(g.seal_supply + g.seal_on.sum())
-        self.servants = rs.players[n].servants
-        self.tutors = rs.players[n].tutors
-        self.roaming = rs.character_index("roaming_thief")
-        assert self.check_cards(g) and g.deben_out == 0 and not g.seals.any()
-
-    def check_cards(self, g) -> bool:
-        """Every gift in exactly one place: undrawn deck, above a market (Memphis too), owned, discarded."""
-        k = g.rules.num_kinds
-        places = np.bincount(g.deck[g.deck_pos:], minlength=k + 2)[:k]
-        places += np.bincount(g.slots.ravel() + 1, minlength=k + 3)[1:k + 1]
-        places += g.owned.sum(axis=0) + g.discarded
-        akhenaton = np.count_nonzero(g.deck[g.deck_pos:] == g.kind_akhenaton) + g.akhenaton_drawn
-        return bool(np.array_equal(places, self.cards) and akhenaton == 1)
+        self.totals = kernel.totals(g.R, g.S)
+        self.check(g)
 
     def check(self, g):
-        n = g.num_players
-        held = g.tutor_left if g.phase == PH_TUTOR_DIST else 0
-        assert g.money.sum() + g.reserve.sum() + g.deben_out + held == self.money, "§1: money is a closed system"
-        assert min(g.money.min(), g.reserve.min(), g.seal_supply, g.owned.min()) >= 0
-        assert self.check_cards(g), "every card in exactly one place"
-        roaming = np.count_nonzero(g.slots == g.kind_roaming)
-        assert roaming == 0 or (roaming == 1 and g.char_played[:, self.roaming].any()), \
-            "the Roaming Thief card is on the board only once it was played"
-        assert not (g.slots == g.kind_akhenaton).any()
-        at_memphis = g.slots[MEMPHIS][g.slots[MEMPHIS] >= 0]
-        assert (g.rules.kind_bonus[at_memphis] > 0).all(), "§7: only foreign gifts go to Memphis"
-        assert g.seal_supply + g.seals.sum() + g.seal_on.sum() == self.seals, "§1: seals are conserved"
-        assert not g.seal_on[MEMPHIS] and g.seals[NEUTRAL] == 0, "§7: no seal at Memphis; §8: none for the neutral"
-        pieces = g.occ.ravel()
-        servants = np.bincount(pieces[(pieces >= 0) & (pieces < TUTOR)], minlength=n)[:n]
-        tutors = np.bincount(pieces[pieces >= TUTOR] - TUTOR, minlength=n)[:n]
-        assert (g.servants[:n] + servants == self.servants).all(), "servants are conserved"
-        assert (g.tutors[:n] + tutors == self.tutors).all(), "tutors are conserved"
-        assert g.is_open[MEMPHIS] == g.options["memphis"], "§7: Memphis never closes"
-        assert not g.face_down[MEMPHIS].any()
-        assert (g.slots[g.face_down != 0] >= 0).all(), "§6 Beggar: only a gift lies face down (never an empty place)"
-        for m in range(5):
-            if m == g.res_market:
-                assert list(g.res_order) == sorted(g.res_order, reverse=True), "§4: descending bid order"
-                continue
-            if m < MEMPHIS and not g.is_open[m] and m not in g.pending:
-                assert (g.occ[m] < 0).all(), "§4: all pieces back after each resolution"
-            row = g.occ[m]
-            bids = np.flatnonzero((row >= 0) & (row < TUTOR))
-            assert not (row[bids.max() if len(bids) else 0:] >= TUTOR).any(), "§8: a tutor is never highest"
+        code = kernel.check(g.R, g.S, self.totals)
+        assert code == kernel.OK, kernel.MESSAGES[code]
 
 
 def recomputed_scores(g) -> list[int]:
@@ -111,10 +69,20 @@ def recomputed_scores(g) -> list[int]:
     return scores
 
 
+def new_game(players, memphis, characters, seed) -> NefertitiGame:
+    """Game `seed` of an option set (the setup alternates with the seed), as `benchmarks/fuzz.py` deals it too."""
+    return NefertitiGame(num_players=players, seed=seed, memphis=memphis, characters=characters,
+                         setup=("beginner", "advanced")[seed % 2])
+
+
+def policy_seed(players, seed) -> int:
+    """The seed of the random moves of game `seed` (`run_game`, and the fuzz run's compiled loop)."""
+    return seed + 7919 * players
+
+
 def run_game(players, memphis, characters, seed):
-    g = NefertitiGame(num_players=players, seed=seed, memphis=memphis, characters=characters,
-                      setup=("beginner", "advanced")[seed % 2])
-    rng = np.random.default_rng(seed + 7919 * players)
+    g = new_game(players, memphis, characters, seed)
+    rng = np.random.default_rng(policy_seed(players, seed))
     invariants = Invariants(g)
     for _ in range(MAX_DECISIONS):
         if g.is_over():
@@ -170,6 +138,72 @@ def test_s8_deben_leave_the_game_only_as_a_tutor_placement_bonus(memphis):
             phase, out = g.phase, g.deben_out
             play_random(g, rng, steps=1)
             assert g.deben_out == out or phase == PH_TUTOR, f"seed {seed}: Deben left the game in {phase=}"
+
+
+def _add(array, index, delta):
+    array[index] += delta
+
+
+def _local_gift_to_memphis(g):
+    """Move the first gift above Gizeh with no foreign bonus to Memphis: every count still right."""
+    s = next(s for s in range(g.slots.shape[1]) if g.slots[0, s] >= 0 and g.rules.kind_bonus[g.slots[0, s]] == 0)
+    g.slots[MEMPHIS, 0], g.slots[0, s] = g.slots[0, s], -1
+
+
+def _akhenaton_onto_the_board(g):
+    """Swap the Akhenaton card in the deck with the first gift above Gizeh: every count still right."""
+    p = int(np.flatnonzero(g.deck == g.kind_akhenaton)[0])
+    g.deck[p], g.slots[0, 0] = g.slots[0, 0], g.kind_akhenaton
+
+
+def _second_akhenaton(g):
+    g.deck[g.deck_pos + int(g.deck[g.deck_pos] == g.kind_akhenaton)] = g.kind_akhenaton
+
+
+# a hand edit of a fresh 2-player game with Memphis -> the one failure code it must be named by
+CORRUPTIONS = {
+    "one Deben more": (lambda g: _add(g.money, 0, 1), kernel.MONEY),
+    "negative Deben": (lambda g: (_add(g.reserve, 0, g.money[0] + 1), _add(g.money, 0, -g.money[0] - 1)),
+                       kernel.NEGATIVE),
+    "a duplicated card": (lambda g: _add(g.owned, (0, 0), 1), kernel.CARDS),
+    "a second Akhenaton card": (_second_akhenaton, kernel.CARDS),
+    "the Roaming Thief card unplayed": (lambda g: _add(g.slots, (MEMPHIS, 0), 1 + g.kind_roaming),
+                                        kernel.ROAMING_THIEF),
+    "the Akhenaton card on the board": (_akhenaton_onto_the_board, kernel.AKHENATON_ON_BOARD),
+    "a gift without bonus at Memphis": (_local_gift_to_memphis, kernel.MEMPHIS_GIFT),
+    "a seal dropped": (lambda g: setattr(g, "seal_supply", g.seal_supply - 1), kernel.SEALS),
+    "a seal for the neutral player": (lambda g: (setattr(g, "seal_supply", g.seal_supply - 1),
+                                                 _add(g.seals, NEUTRAL, 1)), kernel.SEAL_PLACE),
+    "a servant lost": (lambda g: _add(g.servants, 1, -1), kernel.SERVANTS),
+    "a tutor lost": (lambda g: _add(g.tutors, 1, -1), kernel.TUTORS),
+    "Memphis closed": (lambda g: _add(g.is_open, MEMPHIS, -g.is_open[MEMPHIS]), kernel.MEMPHIS_CLOSED),
+    "face down at Memphis": (lambda g: _add(g.face_down, (MEMPHIS, 0), 1), kernel.MEMPHIS_FACE_DOWN),
+    "an empty place face down": (lambda g: _add(g.face_down, (0, -1), 1), kernel.FACE_DOWN),
+    "bids resolved upwards": (lambda g: (setattr(g, "res_market", 0), setattr(g, "res_order", [3, 7])),
+                              kernel.BID_ORDER),
+    "a servant left on a closed market": (lambda g: (_add(g.is_open, 1, -g.is_open[1]), _add(g.occ, (1, 4), 1),
+                                                     _add(g.servants, 0, -1)), kernel.PIECES_BACK),
+    "a tutor above the servants": (lambda g: (_add(g.occ, (1, 3), 1), _add(g.occ, (1, 5), 1 + TUTOR),
+                                              _add(g.servants, 0, -1), _add(g.tutors, 0, -1)), kernel.TUTOR_HIGHEST),
+}
+
+
+def test_every_check_of_the_kernel_can_fail():
+    """Each code of the invariant kernel has a corruption below (NOT_ENDED, the compiled loop's, in test_fuzz.py)."""
+    assert {code for _, code in CORRUPTIONS.values()} == set(range(1, kernel.NOT_ENDED))
+
+
+@pytest.mark.parametrize("name", CORRUPTIONS)
+def test_a_corrupted_state_fails_the_check_that_names_it(name):
+    """A fresh game passes the invariant kernel; the same state with one rule broken by hand fails it with
+    that rule's code (and message), not another."""
+    corrupt, code = CORRUPTIONS[name]
+    g = NefertitiGame(num_players=2, memphis=True, characters="expansion", seed=3)
+    totals = kernel.totals(g.R, g.S)
+    assert kernel.check(g.R, g.S, totals) == kernel.OK
+    corrupt(g)
+    found = kernel.check(g.R, g.S, totals)
+    assert found == code, f"{kernel.MESSAGES[found]!r} instead of {kernel.MESSAGES[code]!r}"
 
 
 # ----------------------------------------------------------------------------- PettingZoo
