@@ -20,7 +20,7 @@ from numba import njit
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.closing import DICE_MATCH
-from nefertiti_env.core.engine.rng import rng_shuffle
+from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
@@ -41,6 +41,7 @@ class HeuristicBot(Agent):
     bounds = {"samples": ">= 1", "power_depth": ">= 0"}
 
     def __init__(self, seed: int | None = None, samples: int = 2, power_depth: int = 3, **weights):
+        self._G = np.zeros(L.RNG + L.RNG_WORDS, dtype=np.int64)    # the generator, as the kernels draw from it
         super().__init__(seed)
         self.samples, self.power_depth = samples, power_depth
         if weights:
@@ -48,6 +49,20 @@ class HeuristicBot(Agent):
         self._w = self.weights.array()
         self._keys = np.empty(A.NUM_ACTIONS, dtype=np.int64)
         self._values = np.empty(A.NUM_ACTIONS, dtype=np.float64)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The bot's numpy generator. The kernels draw from a copy of its words (`_G`), written
+        back only when `rng` is read, so a game of decisions costs no conversions: read `rng`
+        again after a decision rather than keep the object from before it."""
+        if self._G_ahead:
+            self._rng.bit_generator.state = rng_state(self._G[L.RNG:])
+            self._G_ahead = False
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng, self._G_ahead = value, False
 
     def act(self, game, seat: int) -> int:
         legal = game.legal_actions()
@@ -67,11 +82,11 @@ class HeuristicBot(Agent):
 
     def _run(self, game, seat: int) -> int:
         """`action_values` into the bot's buffers, drawing from (and advancing) its generator."""
-        G = hidden.generator_array(self.rng)
-        n = action_values(game.R, game.S, seat, G, self._w, self.samples, self.power_depth, self._keys,
-                          self._values)
-        self.rng.bit_generator.state = hidden.generator_state(G)
-        return n
+        if not self._G_ahead:
+            self._G[L.RNG:] = rng_words(self._rng.bit_generator.state)
+            self._G_ahead = True
+        return action_values(game.R, game.S, seat, self._G, self._w, self.samples, self.power_depth, self._keys,
+                             self._values)
 
 
 # ---------------------------------------------------------------- kernels

@@ -56,7 +56,10 @@ def test_a_changed_choice_is_found(corpus):
     class Contrary:
         def __init__(self, spec):
             self.bot = make_bot(spec)
-            self.rng = self.bot.rng
+
+        @property
+        def rng(self):
+            return self.bot.rng
 
         def act(self, game, seat):
             legal, chosen = game.legal_actions(), self.bot.act(game, seat)
