@@ -16,10 +16,11 @@ Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md
 numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
 engine's numpy-exact kernels, so a bot consumes its `np.random.Generator`'s stream exactly as
 numpy would. A position is three arrays: `pi` [owner row, ROW_*] (items per type, foreign
-bonus per type, Deben, seals), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS) and
-`ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
-plus the neutral player (row 2) in 2-player games. Float sums keep one order throughout, so
-equal values tie alike on every run.
+bonus per type, Deben, seals, points), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS)
+and `ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
+plus the neutral player (row 2) in 2-player games. `pc` and `ps` end with the scratch space
+of the provisional resolution (C_*/F_* regions), so valuing a position allocates only its
+three arrays. Float sums keep one order throughout, so equal values tie alike on every run.
 """
 from __future__ import annotations
 
@@ -42,9 +43,22 @@ drop_stale_cache()
 
 TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
-ROW_MONEY, ROW_SEALS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1      # pi columns: items 0.., bonus MAX_TYPES..
-WIDTH = 2 * MAX_TYPES + 2
+ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after
+WIDTH = 2 * MAX_TYPES + 3                                                 # items 0.., bonus MAX_TYPES..
 C_SUPPLY, C_SEATS, C_ROWS = MAX_TYPES, MAX_TYPES + 1, MAX_TYPES + 2     # pc entries after the counts
+# scratch (see the module docstring): the market's face-up gifts (places, kinds, still there), the
+# highest bidder's take, ranked places, best lower places; ranked gains, best lower gains, score
+# changes of one card, worth now, after the provisional resolution, mixed
+C_PLACES = MAX_TYPES + 3
+C_KINDS, C_ALIVE, C_TAKE = C_PLACES + MAX_SLOTS, C_PLACES + 2 * MAX_SLOTS, C_PLACES + 3 * MAX_SLOTS
+C_RANKED = C_TAKE + 3
+C_LOWER = C_RANKED + MAX_SLOTS
+C_SIZE = C_LOWER + 3
+F_GAINS = L.NUM_OWNERS
+F_LOWER = F_GAINS + MAX_SLOTS
+F_DELTAS = F_LOWER + 3
+F_NOW, F_AFTER, F_WORTH = F_DELTAS + L.NUM_OWNERS, F_DELTAS + 2 * L.NUM_OWNERS, F_DELTAS + 3 * L.NUM_OWNERS
+F_SIZE = F_WORTH + L.NUM_OWNERS
 W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
 
@@ -81,8 +95,7 @@ def position(R, S):
     n = S[L.NUM_PLAYERS]
     rows = n + 1 if n == 2 else n
     pi = np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64)
-    pc = np.zeros(MAX_TYPES + 3, dtype=np.int64)
-    points = np.zeros(rows, dtype=np.int64)
+    pc = np.zeros(C_SIZE, dtype=np.int64)
     for r in range(rows):
         o = r if r < n else NEUTRAL
         for k in range(R[L.NUM_KINDS]):
@@ -93,18 +106,17 @@ def position(R, S):
                 pi[r, MAX_TYPES + t] += c * R[L.KIND_BONUS + k]
         pi[r, ROW_MONEY] = S[L.MONEY + o]
         pi[r, ROW_SEALS] = S[L.SEALS + o]
-        points[r] = S[L.POINTS + o]
+        pi[r, ROW_POINTS] = S[L.POINTS + o]
     for t in range(MAX_TYPES):
         for r in range(rows):
             if pi[r, t] > 0:
                 pc[t] += 1
     pc[C_SUPPLY], pc[C_SEATS], pc[C_ROWS] = S[L.SEAL_SUPPLY], n, rows
-    money = pi[:rows, ROW_MONEY].copy()
-    scores = scores_from(value_table(R), pi[:rows, :MAX_TYPES], pi[:rows, MAX_TYPES:2 * MAX_TYPES], money,
-                         pi[:rows, ROW_SEALS].copy(), points)
-    ps = np.zeros(L.NUM_OWNERS)
+    scores = scores_from(value_table(R), pi[:rows, :MAX_TYPES], pi[:rows, MAX_TYPES:2 * MAX_TYPES],
+                         pi[:rows, ROW_MONEY], pi[:rows, ROW_SEALS], pi[:rows, ROW_POINTS])
+    ps = np.zeros(F_SIZE)
     for r in range(rows):
-        ps[r] = scores[r] + money[r] % 2 / 2
+        ps[r] = scores[r] + pi[r, ROW_MONEY] % 2 / 2
     return pi, pc, ps
 
 
@@ -116,14 +128,16 @@ def _type_value(R, t, owners) -> int:
 
 @njit(cache=True)
 def card_deltas(R, pi, pc, ps, p, kind, sign):
-    """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind`."""
+    """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind` (a
+    view of the position's scratch: valid until the next call)."""
     t = R[L.KIND_TYPE + kind]
     count = pc[t]
     have = pi[p, t]
     after = have + sign * R[L.KIND_ITEMS + kind]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 and after > 0 else 0) - (1 if have > 0 and after <= 0 else 0))
-    deltas = np.zeros(pc[C_ROWS])
+    deltas = ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
+    deltas[:] = 0.0
     if new_value != old_value:
         for o in range(pc[C_ROWS]):
             if pi[o, t]:
@@ -199,12 +213,13 @@ def pay(pi, ps, p, amount) -> None:
 
 # ---------------------------------------------------------------- provisional closing
 @njit(cache=True)
-def high_choice(R, pi, pc, ps, p, places, kinds, alive, count, seal_on, symbol, out) -> int:
-    """Places the highest bidder takes, into `out` (return how many): the upper card, or two lower
-    cards (+1 on an extra square; one card on a single square; two of choice at Memphis). Cards
-    are ranked by gain, ties by the higher place."""
-    gains = np.empty(MAX_SLOTS)
-    ks = np.empty(MAX_SLOTS, dtype=np.int64)
+def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
+    """Places the highest bidder takes among the first `count` face-up gifts of the scratch still
+    there, into the scratch's take (return how many): the upper card, or two lower cards (+1 on an
+    extra square; one card on a single square; two of choice at Memphis). Cards are ranked by
+    gain, ties by the higher place."""
+    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
+    out, ks, gains = pc[C_TAKE:C_RANKED], pc[C_RANKED:C_LOWER], ps[F_GAINS:F_LOWER]
     n = 0
     for i in range(count):
         if alive[i]:
@@ -228,8 +243,7 @@ def high_choice(R, pi, pc, ps, p, places, kinds, alive, count, seal_on, symbol, 
             out[i] = ks[i]
         return min(n, 2)
     upper, upper_gain, lower = False, 0.0, 0
-    lower_k = np.empty(3, dtype=np.int64)
-    lower_g = np.empty(3)
+    lower_k, lower_g = pc[C_LOWER:C_SIZE], ps[F_LOWER:F_DELTAS]
     for i in range(n):
         if ks[i] == 0:
             upper, upper_gain = True, gains[i]
@@ -254,13 +268,14 @@ def high_choice(R, pi, pc, ps, p, places, kinds, alive, count, seal_on, symbol, 
 
 
 @njit(cache=True)
-def face_up_gifts(R, S, m, places, kinds) -> int:
-    """The face-up gifts above market m (not the Roaming Thief card): places and kinds; how many."""
+def face_up_gifts(R, S, m, pc) -> int:
+    """The face-up gifts above market m (not the Roaming Thief card) into the scratch of position
+    `pc`: places, kinds, all still there; how many."""
     n = 0
     for k in range(MAX_SLOTS):
         c = S[L.SLOTS + m * MAX_SLOTS + k]
         if 0 <= c < R[L.NUM_KINDS] and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
-            places[n], kinds[n] = k, c
+            pc[C_PLACES + n], pc[C_KINDS + n], pc[C_ALIVE + n] = k, c, 1
             n += 1
     return n
 
@@ -268,11 +283,8 @@ def face_up_gifts(R, S, m, places, kinds) -> int:
 @njit(cache=True)
 def resolve(R, S, pi, pc, ps, m) -> None:
     """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
-    places = np.empty(MAX_SLOTS, dtype=np.int64)
-    kinds = np.empty(MAX_SLOTS, dtype=np.int64)
-    count = face_up_gifts(R, S, m, places, kinds)
-    alive = np.ones(MAX_SLOTS, dtype=np.bool_)
-    take = np.empty(3, dtype=np.int64)
+    count = face_up_gifts(R, S, m, pc)
+    places, kinds, alive, take = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE], pc[C_TAKE:C_RANKED]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
     reserve = S[L.RESERVE + m]
     i = -1
@@ -287,10 +299,10 @@ def resolve(R, S, pi, pc, ps, m) -> None:
             pay(pi, ps, p, v)
             reserve += v
             symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
-            for j in range(high_choice(R, pi, pc, ps, p, places, kinds, alive, count, seal_on, symbol, take)):
+            for j in range(high_choice(R, pi, pc, ps, p, count, seal_on, symbol)):
                 for c in range(count):
                     if alive[c] and places[c] == take[j]:
-                        alive[c] = False
+                        alive[c] = 0
                         give(R, pi, pc, ps, p, kinds[c], take[j] == 0 and seal_on)
             continue
         half = (reserve + 1) // 2
@@ -306,7 +318,7 @@ def resolve(R, S, pi, pc, ps, m) -> None:
         else:
             pay(pi, ps, p, v)
             reserve += v
-            alive[best] = False
+            alive[best] = 0
             give(R, pi, pc, ps, p, kinds[best], places[best] == 0 and seal_on)
 
 
@@ -331,9 +343,10 @@ def _worth(R, pi, pc, ps, w, out) -> None:
 @njit(cache=True)
 def worth(R, S, w):
     """Every seat's worth of S under weights w, mixing the position now and after the provisional
-    resolution of every open market with servants by the projection weight."""
+    resolution of every open market with servants by the projection weight (a view of the
+    position's scratch)."""
     pi, pc, ps = position(R, S)
-    now = np.empty(L.NUM_OWNERS)
+    now, after = ps[F_NOW:F_AFTER], ps[F_AFTER:F_WORTH]
     _worth(R, pi, pc, ps, w, now)
     for m in range(NUM_MARKETS):
         if S[L.IS_OPEN + m] != 0 and m != S[L.RES_MARKET]:
@@ -341,10 +354,9 @@ def worth(R, S, w):
                 if S[L.OCC + m * NUM_BIDS + v] >= 0:
                     resolve(R, S, pi, pc, ps, m)
                     break
-    after = np.empty(L.NUM_OWNERS)
     _worth(R, pi, pc, ps, w, after)
     n = S[L.NUM_PLAYERS]
-    out = np.empty(n)
+    out = ps[F_WORTH:F_WORTH + n]
     for p in range(n):
         out[p] = (1 - w[W_PROJECTION]) * now[p] + w[W_PROJECTION] * after[p]
         if w[W_CHARACTER] != 0:
@@ -387,9 +399,8 @@ def _resolution_choice(R, S, legal, n) -> int:
     pi, pc, ps = position(R, S)
     p, m = S[L.ACTOR], S[L.RES_MARKET]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
-    places = np.empty(MAX_SLOTS, dtype=np.int64)
-    kinds = np.empty(MAX_SLOTS, dtype=np.int64)
-    count = face_up_gifts(R, S, m, places, kinds)
+    count = face_up_gifts(R, S, m, pc)
+    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
     gift = np.full(MAX_SLOTS, -1, dtype=np.int64)          # place -> kind
     for c in range(count):
         gift[places[c]] = kinds[c]
@@ -417,17 +428,14 @@ def _resolution_choice(R, S, legal, n) -> int:
         if best != A.TAKE_HALF and best_gain - bid / 2 > half / 2:
             return best
         return A.TAKE_HALF
-    alive = np.zeros(MAX_SLOTS, dtype=np.bool_)
     cards = 0
     for c in range(count):
-        if is_card[places[c]]:
-            alive[c] = True
-            cards += 1
+        alive[c] = is_card[places[c]]
+        cards += alive[c]
     if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
         symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
-        take = np.empty(3, dtype=np.int64)
-        high_choice(R, pi, pc, ps, p, places, kinds, alive, count, seal_on, symbol, take)
-        return A.CARD + take[0]
+        high_choice(R, pi, pc, ps, p, count, seal_on, symbol)
+        return A.CARD + pc[C_TAKE]
     return best
 
 
