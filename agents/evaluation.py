@@ -341,19 +341,34 @@ def _worth(R, pi, pc, ps, w, out) -> None:
 
 
 @njit(cache=True)
+def _resolves(S, m) -> bool:
+    """Does market m resolve provisionally: open, with pieces, not the one being resolved?"""
+    if S[L.IS_OPEN + m] == 0 or m == S[L.RES_MARKET]:
+        return False
+    for v in range(NUM_BIDS):
+        if S[L.OCC + m * NUM_BIDS + v] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def worth(R, S, w):
     """Every seat's worth of S under weights w, mixing the position now and after the provisional
     resolution of every open market with servants by the projection weight (a view of the
     position's scratch)."""
     pi, pc, ps = position(R, S)
+    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
+    return worth_from(R, S, w, pi, pc, ps, 0)
+
+
+@njit(cache=True)
+def worth_from(R, S, w, pi, pc, ps, first):
+    """`worth` from a position whose worth now is known and whose markets before `first` are
+    resolved already."""
+    for m in range(first, NUM_MARKETS):
+        if _resolves(S, m):
+            resolve(R, S, pi, pc, ps, m)
     now, after = ps[F_NOW:F_AFTER], ps[F_AFTER:F_WORTH]
-    _worth(R, pi, pc, ps, w, now)
-    for m in range(NUM_MARKETS):
-        if S[L.IS_OPEN + m] != 0 and m != S[L.RES_MARKET]:
-            for v in range(NUM_BIDS):
-                if S[L.OCC + m * NUM_BIDS + v] >= 0:
-                    resolve(R, S, pi, pc, ps, m)
-                    break
     _worth(R, pi, pc, ps, w, after)
     n = S[L.NUM_PLAYERS]
     out = ps[F_WORTH:F_WORTH + n]
@@ -365,6 +380,64 @@ def worth(R, S, w):
                 played += S[L.CHAR_PLAYED + p * MAX_CHARACTERS + c]
             out[p] = out[p] + w[W_CHARACTER] * played
     return out
+
+
+# ---------------------------------------------------------------- incremental valuation
+# Most moves a bot weighs (a placement that closes nothing) leave the scoring state and every
+# market but one as they were. `prefixes` keeps the base position's provisional resolution
+# before each market; `seat_value_near` starts a nearby position from the snapshot before the
+# first market that differs and resolves only from there: the same operations in the same
+# order as `seat_value`, hence the same value to the last bit.
+@njit(cache=True)
+def prefixes(R, S, w):
+    """(PI, PC, PS): [k] the position of S with its worth now, markets before k resolved."""
+    pi, pc, ps = position(R, S)
+    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
+    PI = np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64)
+    PC = np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64)
+    PS = np.empty((NUM_MARKETS + 1, F_SIZE))
+    for m in range(NUM_MARKETS + 1):
+        PI[m], PC[m], PS[m] = pi, pc, ps
+        if m < NUM_MARKETS and _resolves(S, m):
+            resolve(R, S, pi, pc, ps, m)
+    return PI, PC, PS
+
+
+@njit(cache=True)
+def _same(S, base, start, size) -> bool:
+    for i in range(start, start + size):
+        if S[i] != base[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_change(S, base) -> int:
+    """The first market whose provisional resolution may differ between S and `base` (NUM_MARKETS:
+    none), or -1 when their scoring states differ."""
+    if not (_same(S, base, L.OWNED, L.OWNED_SIZE) and _same(S, base, L.MONEY, L.NUM_OWNERS)
+            and _same(S, base, L.SEALS, L.NUM_OWNERS) and _same(S, base, L.POINTS, L.NUM_OWNERS)
+            and S[L.SEAL_SUPPLY] == base[L.SEAL_SUPPLY] and S[L.RES_MARKET] == base[L.RES_MARKET]):
+        return -1
+    for m in range(NUM_MARKETS):
+        if not (S[L.IS_OPEN + m] == base[L.IS_OPEN + m] and S[L.SIDE + m] == base[L.SIDE + m]
+                and S[L.RESERVE + m] == base[L.RESERVE + m] and S[L.SEAL_ON + m] == base[L.SEAL_ON + m]
+                and _same(S, base, L.OCC + m * NUM_BIDS, NUM_BIDS)
+                and _same(S, base, L.SLOTS + m * MAX_SLOTS, MAX_SLOTS)
+                and _same(S, base, L.FACE_DOWN + m * MAX_SLOTS, MAX_SLOTS)):
+            return m
+    return NUM_MARKETS
+
+
+@njit(cache=True)
+def seat_value_near(R, S, seat, w, base, PI, PC, PS) -> float:
+    """`seat_value` of S, resolving only from the first market where S differs from `base`
+    (whose `prefixes` are PI, PC, PS)."""
+    first = first_change(S, base)
+    if first < 0:
+        return seat_value(R, S, seat, w)
+    worths = worth_from(R, S, w, PI[first].copy(), PC[first].copy(), PS[first].copy(), first)
+    return seat_value_of(worths, seat, w)
 
 
 @njit(cache=True)

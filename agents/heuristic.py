@@ -25,7 +25,7 @@ from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
 from .base import Agent
-from .evaluation import Weights, seat_value, settle_kernel
+from .evaluation import Weights, prefixes, seat_value, seat_value_near, settle_kernel
 
 
 class HeuristicBot(Agent):
@@ -105,13 +105,13 @@ def _deciding(R, S, seat, phase) -> bool:
 
 
 @njit(cache=True)
-def action_value(R, base, action, seat, G, w, samples) -> float:
+def action_value(R, base, action, seat, G, w, samples, PI, PC, PS) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
-    `samples` determinisations when it drew cards or rolled dice."""
+    `samples` determinisations when it drew cards or rolled dice (PI, PC, PS: `prefixes` of base)."""
     g = base.copy()
     step.apply(R, g, action)
     settle_kernel(R, g, G)
-    value = seat_value(R, g, seat, w)
+    value = seat_value_near(R, g, seat, w, base, PI, PC, PS)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
@@ -119,7 +119,7 @@ def action_value(R, base, action, seat, G, w, samples) -> float:
         hidden.determinize(R, g, seat, G)
         step.apply(R, g, action)
         settle_kernel(R, g, G)
-        value += seat_value(R, g, seat, w)
+        value += seat_value_near(R, g, seat, w, base, PI, PC, PS)
     return value / samples
 
 
@@ -171,10 +171,11 @@ def extra_placements_gain(R, g, first, seat, G, w, samples) -> float:
     gain = 0.0
     legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
     while _deciding(R, g, seat, PH_SECOND):
-        before = seat_value(R, g, seat, w)
+        PI, PC, PS = prefixes(R, g, w)
+        before = seat_value_near(R, g, seat, w, g, PI, PC, PS)
         best, best_v = -1, -np.inf
         for i in range(step.legal_list(R, g, legal)):
-            v = action_value(R, g, legal[i], seat, G, w, samples)
+            v = action_value(R, g, legal[i], seat, G, w, samples, PI, PC, PS)
             if best < 0 or v > best_v:
                 best, best_v = legal[i], v
         gain += best_v - before
@@ -222,18 +223,19 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w)
         return n
+    PI, PC, PS = prefixes(R, base, w)
     k = 0
     best = -1
     for i in range(n):
         a = order[i]
         if not A.CHARACTER <= a < A.MARKET:
             keys[k] = a
-            values[k] = action_value(R, base, a, seat, G, w, samples)
+            values[k] = action_value(R, base, a, seat, G, w, samples, PI, PC, PS)
             if best < 0 or values[k] > values[best]:
                 best = k
             k += 1
     if k < n and best >= 0:
-        best_move = values[best] - seat_value(R, base, seat, w)
+        best_move = values[best] - seat_value_near(R, base, seat, w, base, PI, PC, PS)
         for i in range(n):
             a = order[i]
             if A.CHARACTER <= a < A.MARKET:
