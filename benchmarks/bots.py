@@ -26,30 +26,20 @@ BOTS = ("greedy", "collector", "banker")
 def bot_rates(spec: str, games: int, seed: int = 0) -> tuple[int, float, float]:
     """(decisions, all decisions per CPU second, decisions with a choice per CPU second of those)."""
     play_game(NefertitiGame(4, seed=seed), [make_bot(spec, seed=s) for s in range(4)])   # loads the code
-    totals = {"all": [0, 0.0], "choice": [0, 0.0]}
-
-    def on_decision(seat, action, seconds):
-        totals["all"][0] += 1
-        totals["all"][1] += seconds
-        if choices[-1] > 1:
-            totals["choice"][0] += 1
-            totals["choice"][1] += seconds
-
+    count, seconds = [0, 0], [0.0, 0.0]            # [every decision, those with a choice]
     for g in range(games):
         game = NefertitiGame(4, seed=seed + 1 + g)
         bots = [make_bot(spec, seed=[seed, g, s]) for s in range(4)]
-        choices = []
-
-        class Counting:                  # records how many legal actions each decision had
-            def __init__(self, bot):
-                self.bot = bot
-
-            def act(self, game, seat):
-                choices.append(len(game.legal_actions()))
-                return self.bot.act(game, seat)
-
-        play_game(game, [Counting(b) for b in bots], on_decision)
-    return (totals["all"][0], totals["all"][0] / totals["all"][1], totals["choice"][0] / totals["choice"][1])
+        while not game.is_over():
+            seat, choice = game.current_player, len(game.legal_actions()) > 1
+            start = time.process_time()
+            action = bots[seat].act(game, seat)
+            elapsed = time.process_time() - start
+            game.apply(action)
+            for i in (0, 1) if choice else (0,):
+                count[i] += 1
+                seconds[i] += elapsed
+    return count[0], count[0] / seconds[0], count[1] / seconds[1]
 
 
 def tournament_figures(games: int, seed: int) -> tuple[float, dict[str, float]]:
