@@ -1,8 +1,8 @@
-"""One-step lookahead bots: greedy and the archetypes (collector, banker).
+"""One-step lookahead bots: greedy and the archetypes (collector, banker), compiled.
 
-Each legal action is applied to a determinised clone (hidden deck order and dice
-re-sampled: `hidden.determinize`), the market resolution it may trigger is played
-out with `evaluation.quick_action`, and the resulting position is scored by
+Each legal action is applied to a determinised copy of the state (hidden deck order and dice
+re-sampled: `engine.hidden.determinize`), the market resolution it may trigger is played
+out with `evaluation.quick_action_kernel`, and the resulting position is scored by
 `evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
 the position after its choices (each looking `power_depth` choices ahead) plus the
@@ -10,7 +10,8 @@ gain of the best placement, since a character is always followed by a placement;
 character that grants more placements this turn (the Head Priest) is also credited
 with the best of each further placement, played one after the other.
 The archetypes differ only in their weights, i.e. in what they think a position is
-worth, which makes their plans differ.
+worth, which makes their plans differ. The lookahead is numba kernels over the engine's
+arrays (docs/bots.md, "Compiled bots"); `HeuristicBot` is their Python face.
 """
 from __future__ import annotations
 

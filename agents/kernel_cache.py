@@ -18,14 +18,15 @@ KERNEL_SOURCES = ("evaluation.py", "heuristic.py")
 _STAMP = _HERE / "__pycache__" / "kernels.sha256"
 
 
-def drop_stale_cache(stamp: Path = _STAMP) -> None:
-    """Delete the bots' cached numba code if their sources or the engine's changed."""
-    sources = sorted(p for pattern in SOURCES for p in _ROOT.glob(pattern)) + [_HERE / n for n in KERNEL_SOURCES]
+def drop_stale_cache(engine_root: Path = _ROOT, bots: Path = _HERE, stamp: Path = _STAMP) -> None:
+    """Delete the bots' cached numba code (in `bots`/__pycache__) if their sources or the engine's
+    (under `engine_root`, the nefertiti_env package) changed."""
+    sources = sorted(p for pattern in SOURCES for p in engine_root.glob(pattern)) + [bots / n for n in KERNEL_SOURCES]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
     if stamp.is_file() and stamp.read_text() == digest:
         return
     try:
-        for cached in (_HERE / "__pycache__").glob("*.nb[ic]"):
+        for cached in (bots / "__pycache__").glob("*.nb[ic]"):
             cached.unlink(missing_ok=True)
         stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(digest)

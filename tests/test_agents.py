@@ -264,3 +264,36 @@ def test_human_quits_on_quit_or_end_of_input():
     for text in ("quit\n", ""):
         with pytest.raises(QuitGame):
             HumanBot(stdin=io.StringIO(text), stdout=io.StringIO()).act(g, g.current_player)
+
+
+# ------------------------------------------------------------ compiled code
+def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_path):
+    """The bots' kernels compile the engine's into themselves (docs/bots.md, "Compiled bots"): an
+    edit of either must drop their cached code, and nothing else may."""
+    from nefertiti_env.agents.kernel_cache import drop_stale_cache
+
+    engine, bots = tmp_path / "pkg" / "core" / "engine", tmp_path / "agents"
+    engine.mkdir(parents=True)
+    (bots / "__pycache__").mkdir(parents=True)
+    (engine / "flow.py").write_text("x = 1\n")
+    (bots / "evaluation.py").write_text("y = 1\n")
+    (bots / "heuristic.py").write_text("z = 1\n")
+    (bots / "mcts.py").write_text("m = 1\n")
+    stamp, cached = bots / "__pycache__" / "kernels.sha256", bots / "__pycache__" / "heuristic.action_values-1.nbi"
+
+    def cache_after_check() -> bool:
+        drop_stale_cache(tmp_path / "pkg", bots, stamp)
+        return cached.exists()
+
+    cached.write_text("stale")
+    assert not cache_after_check()                     # no stamp yet
+    cached.write_text("fresh")
+    assert cache_after_check()                         # nothing changed
+    (engine / "flow.py").write_text("x = 2\n")         # the engine changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "evaluation.py").write_text("y = 2\n")     # a kernel the bots share changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "mcts.py").write_text("m = 2\n")           # Python only: the cache stays
+    assert cache_after_check()
