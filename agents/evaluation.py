@@ -1,30 +1,65 @@
-"""Cheap evaluation of a position, shared by the heuristic bots and the search bot.
+"""Cheap evaluation of a position, shared by the heuristic bots and the search bot (compiled).
 
 Scores only count at the end, but most of a seat's future is already on the table:
 the servants on bid squares will buy cards or take half a Reserve when their
-market closes. `Position` is a light copy of the scoring state (items per gift
-type, Deben, seals, points) on which every open market is resolved *provisionally*,
-as if it closed now, each owner choosing by `Position.margin_gain`; a share
-(`Weights.projection`) of that outcome is added to the current score. This makes
-placements, purchases and characters comparable by one number.
+market closes. A *position* is a light copy of the scoring state (items and foreign
+bonus per gift type, Deben, seals, score per owner row; owner counts per type) on which
+every open market is resolved *provisionally*, as if it closed now, each owner choosing by
+margin gain (`card_gain`); a share (`Weights.projection`) of that outcome is added to the
+current score. This makes placements, purchases and characters comparable by one number.
 
 `quick_action` is the same reasoning as a fast policy for the resolution decisions
 (choose cards, buy or take half, shame discard); lookahead uses it to play a
 market resolution to its end (`settle`) before evaluating.
+
+Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
+numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
+engine's numpy-exact kernels, so a bot consumes its `np.random.Generator`'s stream exactly as
+numpy would. A position is three arrays: `pi` [owner row, ROW_*] (items per type, foreign
+bonus per type, Deben, seals, points), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS)
+and `ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
+plus the neutral player (row 2) in 2-player games. `pc` and `ps` end with the scratch space
+of the provisional resolution (C_*/F_* regions), so valuing a position allocates only its
+three arrays. Float sums keep one order throughout, so equal values tie alike on every run.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import numpy as np
+from numba import njit
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.limits import EXTRA, MEMPHIS, SINGLE
+from nefertiti_env.core.engine import hidden, layout as L, step
+from nefertiti_env.core.engine.board import scores_from, value_table
+from nefertiti_env.core.engine.rng import rng_integers
+from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
+    NUM_MARKETS, SINGLE
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
-from nefertiti_env.core.scoring import scores_of
+
+from .kernel_cache import drop_stale_cache
+
+drop_stale_cache()
 
 TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
+ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after
+WIDTH = 2 * MAX_TYPES + 3                                                 # items 0.., bonus MAX_TYPES..
+C_SUPPLY, C_SEATS, C_ROWS = MAX_TYPES, MAX_TYPES + 1, MAX_TYPES + 2     # pc entries after the counts
+# scratch (see the module docstring): the market's face-up gifts (places, kinds, still there), the
+# highest bidder's take, ranked places, best lower places; ranked gains, best lower gains, score
+# changes of one card, worth now, after the provisional resolution, mixed
+C_PLACES = MAX_TYPES + 3
+C_KINDS, C_ALIVE, C_TAKE = C_PLACES + MAX_SLOTS, C_PLACES + 2 * MAX_SLOTS, C_PLACES + 3 * MAX_SLOTS
+C_RANKED = C_TAKE + 3
+C_LOWER = C_RANKED + MAX_SLOTS
+C_SIZE = C_LOWER + 3
+F_GAINS = L.NUM_OWNERS
+F_LOWER = F_GAINS + MAX_SLOTS
+F_DELTAS = F_LOWER + 3
+F_NOW, F_AFTER, F_WORTH = F_DELTAS + L.NUM_OWNERS, F_DELTAS + 2 * L.NUM_OWNERS, F_DELTAS + 3 * L.NUM_OWNERS
+F_SIZE = F_WORTH + L.NUM_OWNERS
+W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
 
 @dataclass(frozen=True)
@@ -48,219 +83,471 @@ class Weights:
     rarity: float = 0.0
     character: float = 0.0
 
-
-class Tables:
-    """Per-ruleset lists for the pure-Python hot loops."""
-
-    def __init__(self, rules):
-        self.kind_type = rules.kind_type.tolist()
-        self.kind_items = rules.kind_items.tolist()
-        self.kind_bonus = rules.kind_bonus.tolist()
-        self.kind_seal = rules.kind_seal.tolist()
-        self.values = rules.type_values.tolist()
-        top = max(v[0] for v in self.values)
-        self.rarity = [v[0] / top for v in self.values]
-        self.num_types = rules.num_types
-        self.num_kinds = rules.num_kinds
+    def array(self) -> np.ndarray:
+        """The weights as the kernels take them (float64, in field order: W_MONEY ... W_CHARACTER)."""
+        return np.array(astuple(self), dtype=np.float64)
 
 
-_TABLES: dict[int, tuple[object, Tables]] = {}
+# ---------------------------------------------------------------- positions
+@njit(cache=True)
+def position(R, S):
+    """(pi, pc, ps): the scoring state of S (see the module docstring)."""
+    n = S[L.NUM_PLAYERS]
+    rows = n + 1 if n == 2 else n
+    pi = np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64)
+    pc = np.zeros(C_SIZE, dtype=np.int64)
+    for r in range(rows):
+        o = r if r < n else NEUTRAL
+        for k in range(R[L.NUM_KINDS]):
+            c = S[L.OWNED + o * MAX_KINDS + k]
+            if c:
+                t = R[L.KIND_TYPE + k]
+                pi[r, t] += c * R[L.KIND_ITEMS + k]
+                pi[r, MAX_TYPES + t] += c * R[L.KIND_BONUS + k]
+        pi[r, ROW_MONEY] = S[L.MONEY + o]
+        pi[r, ROW_SEALS] = S[L.SEALS + o]
+        pi[r, ROW_POINTS] = S[L.POINTS + o]
+    for t in range(MAX_TYPES):
+        for r in range(rows):
+            if pi[r, t] > 0:
+                pc[t] += 1
+    pc[C_SUPPLY], pc[C_SEATS], pc[C_ROWS] = S[L.SEAL_SUPPLY], n, rows
+    scores = scores_from(value_table(R), pi[:rows, :MAX_TYPES], pi[:rows, MAX_TYPES:2 * MAX_TYPES],
+                         pi[:rows, ROW_MONEY], pi[:rows, ROW_SEALS], pi[:rows, ROW_POINTS])
+    ps = np.zeros(F_SIZE)
+    for r in range(rows):
+        ps[r] = scores[r] + pi[r, ROW_MONEY] % 2 / 2
+    return pi, pc, ps
 
 
-def tables(rules) -> Tables:
-    cached = _TABLES.get(id(rules))
-    if cached is None or cached[0] is not rules:
-        cached = _TABLES[id(rules)] = (rules, Tables(rules))
-    return cached[1]
+@njit(cache=True)
+def _type_value(R, t, owners) -> int:
+    """Points per item of type t with `owners` owners."""
+    return R[L.TYPE_VALUES + t * 3 + min(owners, 3) - 1] if owners else 0
 
 
-def owner_rows(game) -> list[int]:
-    """Owner indices that count for scoring: the seats, plus the neutral player in 2p games."""
-    return list(range(game.num_players)) + ([NEUTRAL] if game.num_players == 2 else [])
+@njit(cache=True)
+def card_deltas(R, pi, pc, ps, p, kind, sign):
+    """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind` (a
+    view of the position's scratch: valid until the next call)."""
+    t = R[L.KIND_TYPE + kind]
+    count = pc[t]
+    have = pi[p, t]
+    after = have + sign * R[L.KIND_ITEMS + kind]
+    old_value = _type_value(R, t, count)
+    new_value = _type_value(R, t, count + (1 if have == 0 and after > 0 else 0) - (1 if have > 0 and after <= 0 else 0))
+    deltas = ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
+    deltas[:] = 0.0
+    if new_value != old_value:
+        for o in range(pc[C_ROWS]):
+            if pi[o, t]:
+                deltas[o] = pi[o, t] * (new_value - old_value)
+    bonus = pi[p, MAX_TYPES + t]
+    deltas[p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
+    return deltas
 
 
-class Position:
-    """The scoring state of one game as plain lists; row i is owner `owner_rows(game)[i]`."""
+@njit(cache=True)
+def margin_gain(ps, n, p, deltas) -> float:
+    """How much row p's lead over the best other seat grows with these score changes."""
+    best_before = best_after = -1e9
+    for o in range(n):
+        if o != p:
+            best_before = max(best_before, ps[o])
+            best_after = max(best_after, ps[o] + deltas[o])
+    return deltas[p] - (best_after - best_before)
 
-    __slots__ = ("tab", "n", "items", "bonus", "counts", "money", "seals", "points", "score", "seal_supply")
 
-    def __init__(self, game=None):
-        if game is None:
-            return
-        rows, rules = owner_rows(game), game.rules
-        self.tab = tab = tables(rules)
-        self.n = game.num_players
-        owned, money, seals, points = game.owned[rows], game.money[rows], game.seals[rows], game.points[rows]
-        items, bonus = owned @ rules.kind_type_items, owned @ rules.kind_type_bonus
-        self.items, self.bonus = items.tolist(), bonus.tolist()
-        self.counts = [sum(1 for row in self.items if row[t] > 0) for t in range(tab.num_types)]
-        self.money, self.seals, self.points = money.tolist(), seals.tolist(), points.tolist()
-        self.seal_supply = int(game.seal_supply)
-        # the core's score, with every Deben worth half a point (an odd one too)
-        self.score = (scores_of(rules, items, bonus, money, seals, points) + money % 2 / 2).tolist()
+@njit(cache=True)
+def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
+    """`margin_gain` of row p taking one card of `kind` (with a seal if `seal`): the hot path."""
+    t = R[L.KIND_TYPE + kind]
+    count = pc[t]
+    have = pi[p, t]
+    old_value = _type_value(R, t, count)
+    new_value = R[L.TYPE_VALUES + t * 3 + min(count + (1 if have == 0 else 0), 3) - 1]
+    bonus = pi[p, MAX_TYPES + t]
+    own = ((have + R[L.KIND_ITEMS + kind]) * (new_value + bonus + R[L.KIND_BONUS + kind])
+           - have * (old_value + bonus))
+    if seal or (R[L.KIND_SEAL + kind] != 0 and pc[C_SUPPLY] > 0):
+        own += 3
+    if new_value == old_value:
+        return float(own)
+    drop = new_value - old_value
+    best_before = best_after = -1e9
+    for o in range(pc[C_SEATS]):
+        if o != p:
+            x = ps[o]
+            if x > best_before:
+                best_before = x
+            x += pi[o, t] * drop
+            if x > best_after:
+                best_after = x
+    return own - (best_after - best_before)
 
-    def copy(self) -> "Position":
-        new = Position()
-        new.tab, new.n, new.seal_supply = self.tab, self.n, self.seal_supply
-        new.items = [list(r) for r in self.items]
-        new.bonus = [list(r) for r in self.bonus]
-        new.counts = list(self.counts)
-        new.money, new.seals = list(self.money), list(self.seals)
-        new.points, new.score = list(self.points), list(self.score)
-        return new
 
-    def type_value(self, t: int, owners: int | None = None) -> int:
-        """Points per item of type t with `owners` owners (default: the current count)."""
-        owners = self.counts[t] if owners is None else owners
-        return self.tab.values[t][min(owners, 3) - 1] if owners else 0
+@njit(cache=True)
+def give(R, pi, pc, ps, p, kind, seal) -> None:
+    """Row p takes one card of `kind` (a papyrus brings a seal from the supply; `seal`: one more)."""
+    deltas = card_deltas(R, pi, pc, ps, p, kind, 1)
+    t = R[L.KIND_TYPE + kind]
+    if pi[p, t] == 0:
+        pc[t] += 1
+    pi[p, t] += R[L.KIND_ITEMS + kind]
+    pi[p, MAX_TYPES + t] += R[L.KIND_BONUS + kind]
+    if R[L.KIND_SEAL + kind] != 0 and pc[C_SUPPLY] > 0:
+        pc[C_SUPPLY] -= 1
+        seal = True
+    if seal:
+        pi[p, ROW_SEALS] += 1
+        deltas[p] += 3
+    for o in range(pc[C_ROWS]):
+        ps[o] += deltas[o]
 
-    # ------------------------------------------------------------- card gains
-    def card_deltas(self, p: int, kind: int, sign: int = 1) -> list[float]:
-        """Change of every owner's points if owner row p gains (sign=-1: loses) one card."""
-        tab, t = self.tab, self.tab.kind_type[kind]
-        count = self.counts[t]
-        have = self.items[p][t]
-        after = have + sign * tab.kind_items[kind]
-        old_value = self.type_value(t)
-        new_value = self.type_value(t, count + (have == 0 and after > 0) - (have > 0 and after <= 0))
-        deltas = [0.0] * len(self.items)
-        if new_value != old_value:
-            for o, row in enumerate(self.items):
-                if row[t]:
-                    deltas[o] = row[t] * (new_value - old_value)
-        deltas[p] = (after * (new_value + self.bonus[p][t] + sign * tab.kind_bonus[kind])
-                     - have * (old_value + self.bonus[p][t]))
-        return deltas
 
-    def margin_gain(self, p: int, deltas: list[float]) -> float:
-        """How much owner row p's lead over the best other seat grows with these score changes."""
-        best_before = best_after = -1e9
-        for o in range(self.n):
-            if o != p:
-                best_before = max(best_before, self.score[o])
-                best_after = max(best_after, self.score[o] + deltas[o])
-        return deltas[p] - (best_after - best_before)
+@njit(cache=True)
+def pay(pi, ps, p, amount) -> None:
+    pi[p, ROW_MONEY] -= amount
+    ps[p] -= amount / 2
 
-    def card_gain(self, p: int, kind: int, seal: bool = False) -> float:
-        """`margin_gain` of owner row p taking one card (with a seal if `seal`): the hot path."""
-        tab = self.tab
-        t = tab.kind_type[kind]
-        items, count = self.items, self.counts[t]
-        have = items[p][t]
-        values = tab.values[t]
-        old_value = values[min(count, 3) - 1] if count else 0
-        new_value = values[min(count + (have == 0), 3) - 1]
-        bonus = self.bonus[p][t]
-        own = ((have + tab.kind_items[kind]) * (new_value + bonus + tab.kind_bonus[kind])
-               - have * (old_value + bonus))
-        if seal or (tab.kind_seal[kind] and self.seal_supply > 0):
-            own += 3
-        if new_value == old_value:
-            return own
-        drop = new_value - old_value
-        score = self.score
-        best_before = best_after = -1e9
-        for o in range(self.n):
-            if o != p:
-                x = score[o]
-                if x > best_before:
-                    best_before = x
-                x += items[o][t] * drop
-                if x > best_after:
-                    best_after = x
-        return own - (best_after - best_before)
 
-    def give(self, p: int, kind: int, seal: bool = False) -> None:
-        deltas = self.card_deltas(p, kind)
-        tab, t = self.tab, self.tab.kind_type[kind]
-        self.counts[t] += self.items[p][t] == 0
-        self.items[p][t] += tab.kind_items[kind]
-        self.bonus[p][t] += tab.kind_bonus[kind]
-        if tab.kind_seal[kind] and self.seal_supply > 0:
-            self.seal_supply -= 1
-            seal = True
-        if seal:
-            self.seals[p] += 1
-            deltas[p] += 3
-        for o, d in enumerate(deltas):
-            self.score[o] += d
+# ---------------------------------------------------------------- provisional closing
+@njit(cache=True)
+def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
+    """Places the highest bidder takes among the first `count` face-up gifts of the scratch still
+    there, into the scratch's take (return how many): the upper card, or two lower cards (+1 on an
+    extra square; one card on a single square; two of choice at Memphis). Cards are ranked by
+    gain, ties by the higher place."""
+    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
+    out, ks, gains = pc[C_TAKE:C_RANKED], pc[C_RANKED:C_LOWER], ps[F_GAINS:F_LOWER]
+    n = 0
+    for i in range(count):
+        if alive[i]:
+            g = card_gain(R, pi, pc, ps, p, kinds[i], places[i] == 0 and seal_on)
+            k = places[i]
+            j = n                               # insertion: gain descending, then place descending
+            while j > 0 and (gains[j - 1] < g or (gains[j - 1] == g and ks[j - 1] < k)):
+                gains[j] = gains[j - 1]
+                ks[j] = ks[j - 1]
+                j -= 1
+            gains[j] = g
+            ks[j] = k
+            n += 1
+    if symbol == SINGLE:
+        if n:
+            out[0] = ks[0]
+            return 1
+        return 0
+    if symbol == MEMPHIS_HIGH:
+        for i in range(min(n, 2)):
+            out[i] = ks[i]
+        return min(n, 2)
+    upper, upper_gain, lower = False, 0.0, 0
+    lower_k, lower_g = pc[C_LOWER:C_SIZE], ps[F_LOWER:F_DELTAS]
+    for i in range(n):
+        if ks[i] == 0:
+            upper, upper_gain = True, gains[i]
+        elif lower < 3:
+            lower_k[lower], lower_g[lower] = ks[i], gains[i]
+            lower += 1
+    two = min(lower, 2)
+    two_sum = 0.0
+    for i in range(two):
+        two_sum += lower_g[i]
+    if upper and (two == 0 or upper_gain >= two_sum):
+        out[0] = 0
+        taken, rest = 1, 0
+    else:
+        for i in range(two):
+            out[i] = lower_k[i]
+        taken, rest = two, 2
+    if symbol == EXTRA and rest < lower:
+        out[taken] = lower_k[rest]
+        taken += 1
+    return taken
 
-    def pay(self, p: int, amount: int) -> None:
-        self.money[p] -= amount
-        self.score[p] -= amount / 2
 
-    # -------------------------------------------------- provisional closing
-    def resolve(self, game, m: int) -> None:
-        """Resolve market m as if it closed now, every owner choosing by margin gain."""
-        order = [v for v in range(game.occ.shape[1] - 1, -1, -1) if 0 <= game.occ[m, v] < TUTOR]
-        if not order:
-            return
-        cards = face_up_gifts(game, m)
-        seal_on = bool(game.seal_on[m]) and m != MEMPHIS
-        reserve = int(game.reserve[m])
-        for i, v in enumerate(order):
-            p = int(game.occ[m, v])
-            if self.money[p] < v:
-                continue
-            if i == 0:
-                self.pay(p, v)
-                reserve += v
-                symbol = int(game.square_symbol[m, game.side[m], v]) if m != MEMPHIS else MEMPHIS_HIGH
-                for k in self.high_choice(p, cards, seal_on, symbol):
-                    self.give(p, cards.pop(k), seal=k == 0 and seal_on)
-                continue
-            half = (reserve + 1) // 2
-            best, best_gain = None, half / 2
-            for k, kind in cards.items():
-                gain = self.card_gain(p, kind, seal=k == 0 and seal_on) - v / 2
+@njit(cache=True)
+def face_up_gifts(R, S, m, pc) -> int:
+    """The face-up gifts above market m (not the Roaming Thief card) into the scratch of position
+    `pc`: places, kinds, all still there; how many."""
+    n = 0
+    for k in range(MAX_SLOTS):
+        c = S[L.SLOTS + m * MAX_SLOTS + k]
+        if 0 <= c < R[L.NUM_KINDS] and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+            pc[C_PLACES + n], pc[C_KINDS + n], pc[C_ALIVE + n] = k, c, 1
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def resolve(R, S, pi, pc, ps, m) -> None:
+    """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
+    count = face_up_gifts(R, S, m, pc)
+    places, kinds, alive, take = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE], pc[C_TAKE:C_RANKED]
+    seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
+    reserve = S[L.RESERVE + m]
+    i = -1
+    for v in range(NUM_BIDS - 1, -1, -1):
+        p = S[L.OCC + m * NUM_BIDS + v]
+        if not 0 <= p < TUTOR:
+            continue
+        i += 1
+        if pi[p, ROW_MONEY] < v:
+            continue
+        if i == 0:
+            pay(pi, ps, p, v)
+            reserve += v
+            symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
+            for j in range(high_choice(R, pi, pc, ps, p, count, seal_on, symbol)):
+                for c in range(count):
+                    if alive[c] and places[c] == take[j]:
+                        alive[c] = 0
+                        give(R, pi, pc, ps, p, kinds[c], take[j] == 0 and seal_on)
+            continue
+        half = (reserve + 1) // 2
+        best, best_gain = -1, half / 2
+        for c in range(count):
+            if alive[c]:
+                gain = card_gain(R, pi, pc, ps, p, kinds[c], places[c] == 0 and seal_on) - v / 2
                 if gain > best_gain:
-                    best, best_gain = k, gain
-            if best is None:
-                reserve -= half
-                self.pay(p, -half)
-            else:
-                self.pay(p, v)
-                reserve += v
-                self.give(p, cards.pop(best), seal=best == 0 and seal_on)
-
-    def high_choice(self, p: int, cards: dict[int, int], seal_on: bool, symbol: int) -> list[int]:
-        """Places the highest bidder takes: the upper card, or two lower cards (+1 on extra)."""
-        gains = sorted(((self.card_gain(p, kind, seal=k == 0 and seal_on), k) for k, kind in cards.items()),
-                       reverse=True)
-        if symbol == SINGLE:
-            return [gains[0][1]] if gains else []
-        if symbol == MEMPHIS_HIGH:
-            return [k for _, k in gains[:2]]
-        lower = [(g, k) for g, k in gains if k != 0]
-        upper = [(g, k) for g, k in gains if k == 0]
-        two = lower[:2]
-        if upper and (not two or upper[0][0] >= sum(g for g, _ in two)):
-            take = [0]
-            rest = lower[:1]
+                    best, best_gain = c, gain
+        if best < 0:
+            reserve -= half
+            pay(pi, ps, p, -half)
         else:
-            take = [k for _, k in two]
-            rest = lower[2:3]
-        if symbol == EXTRA:
-            take += [k for _, k in rest]
-        return take
+            pay(pi, ps, p, v)
+            reserve += v
+            alive[best] = 0
+            give(R, pi, pc, ps, p, kinds[best], places[best] == 0 and seal_on)
 
 
-def face_up_gifts(game, m: int) -> dict[int, int]:
-    """{card place: gift kind} of the face-up gifts above market m (not the Roaming Thief card)."""
-    n = tables(game.rules).num_kinds
-    return {k: c for k, c in enumerate(game.slots[m].tolist()) if 0 <= c < n and not game.face_down[m, k]}
+@njit(cache=True)
+def _worth(R, pi, pc, ps, w, out) -> None:
+    """Every seat's worth on a position: its score with Deben and seals re-weighted, plus the
+    monopoly and rarity terms."""
+    top = R[L.TYPE_VALUES]                 # the highest 1-owner value
+    for t in range(1, R[L.NUM_TYPES]):
+        top = max(top, R[L.TYPE_VALUES + t * 3])
+    for p in range(pc[C_SEATS]):
+        x = ps[p] + (w[W_MONEY] - 0.5) * pi[p, ROW_MONEY] + (w[W_SEAL] - 3) * pi[p, ROW_SEALS]
+        if w[W_MONOPOLY] != 0 or w[W_RARITY] != 0:
+            for t in range(R[L.NUM_TYPES]):
+                have = pi[p, t]
+                if have:
+                    x += have * (w[W_MONOPOLY] * (1.0 if pc[t] == 1 else 0.0)
+                                 + w[W_RARITY] * (R[L.TYPE_VALUES + t * 3] / top))
+        out[p] = x
 
 
-def provisional(game) -> tuple[Position, Position]:
-    """(position now, position after every open market with servants resolves now)."""
-    now = Position(game)
-    after = now.copy()
-    for m in np.flatnonzero(game.is_open & (game.occ >= 0).any(axis=1)).tolist():
-        if m != game.res_market:
-            after.resolve(game, m)
-    return now, after
+@njit(cache=True)
+def _resolves(S, m) -> bool:
+    """Does market m resolve provisionally: open, with pieces, not the one being resolved?"""
+    if S[L.IS_OPEN + m] == 0 or m == S[L.RES_MARKET]:
+        return False
+    for v in range(NUM_BIDS):
+        if S[L.OCC + m * NUM_BIDS + v] >= 0:
+            return True
+    return False
 
 
+@njit(cache=True)
+def worth(R, S, w):
+    """Every seat's worth of S under weights w, mixing the position now and after the provisional
+    resolution of every open market with servants by the projection weight (a view of the
+    position's scratch)."""
+    pi, pc, ps = position(R, S)
+    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
+    return worth_from(R, S, w, pi, pc, ps, 0)
+
+
+@njit(cache=True)
+def worth_from(R, S, w, pi, pc, ps, first):
+    """`worth` from a position whose worth now is known and whose markets before `first` are
+    resolved already."""
+    for m in range(first, NUM_MARKETS):
+        if _resolves(S, m):
+            resolve(R, S, pi, pc, ps, m)
+    now, after = ps[F_NOW:F_AFTER], ps[F_AFTER:F_WORTH]
+    _worth(R, pi, pc, ps, w, after)
+    n = S[L.NUM_PLAYERS]
+    out = ps[F_WORTH:F_WORTH + n]
+    for p in range(n):
+        out[p] = (1 - w[W_PROJECTION]) * now[p] + w[W_PROJECTION] * after[p]
+        if w[W_CHARACTER] != 0:
+            played = 0
+            for c in range(MAX_CHARACTERS):
+                played += S[L.CHAR_PLAYED + p * MAX_CHARACTERS + c]
+            out[p] = out[p] + w[W_CHARACTER] * played
+    return out
+
+
+# ---------------------------------------------------------------- incremental valuation
+# Most moves a bot weighs (a placement that closes nothing) leave the scoring state and every
+# market but one as they were. `prefixes` keeps the base position's provisional resolution
+# before each market; `seat_value_near` starts a nearby position from the snapshot before the
+# first market that differs and resolves only from there: the same operations in the same
+# order as `seat_value`, hence the same value to the last bit.
+@njit(cache=True)
+def prefixes(R, S, w):
+    """(PI, PC, PS): [k] the position of S with its worth now, markets before k resolved."""
+    pi, pc, ps = position(R, S)
+    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
+    PI = np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64)
+    PC = np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64)
+    PS = np.empty((NUM_MARKETS + 1, F_SIZE))
+    for m in range(NUM_MARKETS + 1):
+        PI[m], PC[m], PS[m] = pi, pc, ps
+        if m < NUM_MARKETS and _resolves(S, m):
+            resolve(R, S, pi, pc, ps, m)
+    return PI, PC, PS
+
+
+@njit(cache=True)
+def _same(S, base, start, size) -> bool:
+    for i in range(start, start + size):
+        if S[i] != base[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def first_change(S, base) -> int:
+    """The first market whose provisional resolution may differ between S and `base` (NUM_MARKETS:
+    none), or -1 when their scoring states differ."""
+    if not (_same(S, base, L.OWNED, L.OWNED_SIZE) and _same(S, base, L.MONEY, L.NUM_OWNERS)
+            and _same(S, base, L.SEALS, L.NUM_OWNERS) and _same(S, base, L.POINTS, L.NUM_OWNERS)
+            and S[L.SEAL_SUPPLY] == base[L.SEAL_SUPPLY] and S[L.RES_MARKET] == base[L.RES_MARKET]):
+        return -1
+    for m in range(NUM_MARKETS):
+        if not (S[L.IS_OPEN + m] == base[L.IS_OPEN + m] and S[L.SIDE + m] == base[L.SIDE + m]
+                and S[L.RESERVE + m] == base[L.RESERVE + m] and S[L.SEAL_ON + m] == base[L.SEAL_ON + m]
+                and _same(S, base, L.OCC + m * NUM_BIDS, NUM_BIDS)
+                and _same(S, base, L.SLOTS + m * MAX_SLOTS, MAX_SLOTS)
+                and _same(S, base, L.FACE_DOWN + m * MAX_SLOTS, MAX_SLOTS)):
+            return m
+    return NUM_MARKETS
+
+
+@njit(cache=True)
+def seat_value_near(R, S, seat, w, base, PI, PC, PS) -> float:
+    """`seat_value` of S, resolving only from the first market where S differs from `base`
+    (whose `prefixes` are PI, PC, PS)."""
+    first = first_change(S, base)
+    if first < 0:
+        return seat_value(R, S, seat, w)
+    worths = worth_from(R, S, w, PI[first].copy(), PC[first].copy(), PS[first].copy(), first)
+    return seat_value_of(worths, seat, w)
+
+
+@njit(cache=True)
+def seat_value_of(worths, p, w) -> float:
+    """Seat p's value: its worth minus `opponent` times the best other seat's."""
+    best = -np.inf
+    for o in range(worths.shape[0]):
+        if o != p and worths[o] > best:
+            best = worths[o]
+    return worths[p] - w[W_OPPONENT] * best
+
+
+@njit(cache=True)
+def seat_value(R, S, seat, w) -> float:
+    """The value of S for `seat` under weights w (higher is better)."""
+    return seat_value_of(worth(R, S, w), seat, w)
+
+
+@njit(cache=True)
+def seat_values_kernel(R, S, w):
+    worths = worth(R, S, w)
+    out = np.empty(worths.shape[0])
+    for p in range(worths.shape[0]):
+        out[p] = seat_value_of(worths, p, w)
+    return out
+
+
+# ---------------------------------------------------------------- fast policy
+@njit(cache=True)
+def _resolution_choice(R, S, legal, n) -> int:
+    """The card (or take half) the deciding owner picks by margin gain in a market resolution."""
+    pi, pc, ps = position(R, S)
+    p, m = S[L.ACTOR], S[L.RES_MARKET]
+    seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
+    count = face_up_gifts(R, S, m, pc)
+    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
+    gift = np.full(MAX_SLOTS, -1, dtype=np.int64)          # place -> kind
+    for c in range(count):
+        gift[places[c]] = kinds[c]
+    gains = np.zeros(MAX_SLOTS)
+    is_card = np.zeros(MAX_SLOTS, dtype=np.bool_)
+    best, best_gain, take_half = -1, -np.inf, False
+    for i in range(n):
+        a = legal[i]
+        if a == A.TAKE_HALF:
+            take_half = True
+        if A.CARD <= a < A.CARD + MAX_SLOTS:
+            k = a - A.CARD
+            is_card[k] = True
+            if gift[k] >= 0:
+                gains[k] = card_gain(R, pi, pc, ps, p, gift[k], a == A.CARD and seal_on)
+            if best < 0 or gains[k] > best_gain:
+                best, best_gain = a, gains[k]
+    if S[L.PHASE] == PH_OTHER:
+        if best < 0:
+            best = A.TAKE_HALF
+        if not take_half:
+            return best
+        bid = S[L.RES_ORDER + S[L.RES_POS]]
+        half = (S[L.RESERVE + m] + 1) // 2
+        if best != A.TAKE_HALF and best_gain - bid / 2 > half / 2:
+            return best
+        return A.TAKE_HALF
+    cards = 0
+    for c in range(count):
+        alive[c] = is_card[places[c]]
+        cards += alive[c]
+    if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
+        symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
+        high_choice(R, pi, pc, ps, p, count, seal_on, symbol)
+        return A.CARD + pc[C_TAKE]
+    return best
+
+
+@njit(cache=True)
+def quick_action_kernel(R, S, G) -> int:
+    """A fast, sensible choice for resolution decisions; uniform random (from G) for the others."""
+    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    n = step.legal_list(R, S, legal)
+    if n == 1:
+        return legal[0]
+    ph = S[L.PHASE]
+    if ph == PH_HIGH or ph == PH_OTHER:
+        choice = _resolution_choice(R, S, legal, n)
+        for i in range(n):
+            if legal[i] == choice:
+                return choice
+    if ph == PH_SHAME:
+        best, best_gain = -1, -np.inf
+        pi, pc, ps = position(R, S)
+        p = S[L.ACTOR]
+        for i in range(n):
+            a = legal[i]
+            if A.KIND <= a < A.KIND + R[L.NUM_KINDS]:
+                gain = margin_gain(ps, pc[C_SEATS], p, card_deltas(R, pi, pc, ps, p, a - A.KIND, -1))
+                if best < 0 or gain > best_gain:
+                    best, best_gain = a, gain
+        if best >= 0:
+            return best
+    return legal[rng_integers(G, 0, n)]
+
+
+@njit(cache=True)
+def settle_kernel(R, S, G) -> None:
+    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
+    while not step.is_over(R, S) and S[L.PHASE] != PH_TURN and S[L.PHASE] != PH_PLACE and S[L.PHASE] != PH_SECOND:
+        step.apply(R, S, quick_action_kernel(R, S, G))
+
+
+# ---------------------------------------------------------------- Python wrappers (the search bot, tests)
 def seat_values(game, w: Weights) -> list[float]:
     """Every seat's value of `game` under weights `w`: its worth minus the best other seat's.
 
@@ -268,74 +555,21 @@ def seat_values(game, w: Weights) -> list[float]:
     rarity and character terms; it mixes the position now and after the provisional
     resolutions by `w.projection`.
     """
-    now, after = provisional(game)
-    worth = [(1 - w.projection) * a + w.projection * b for a, b in zip(_worth(now, w), _worth(after, w))]
-    if w.character:
-        played = game.char_played[: game.num_players].sum(axis=1).tolist()
-        worth = [x + w.character * c for x, c in zip(worth, played)]
-    values = []
-    for p in range(game.num_players):
-        best = max(x for o, x in enumerate(worth) if o != p)
-        values.append(worth[p] - w.opponent * best)
-    return values
+    return seat_values_kernel(game.R, game.S, w.array()).tolist()
 
 
-def seat_value(game, seat: int, w: Weights) -> float:
-    """The value of `game` for `seat` under weights `w` (higher is better)."""
-    return seat_values(game, w)[seat]
-
-
-def _worth(pos: Position, w: Weights) -> list[float]:
-    tab, out = pos.tab, []
-    for p in range(pos.n):
-        x = pos.score[p] + (w.money - 0.5) * pos.money[p] + (w.seal - 3) * pos.seals[p]
-        if w.monopoly or w.rarity:
-            for t, have in enumerate(pos.items[p]):
-                if have:
-                    x += have * (w.monopoly * (pos.counts[t] == 1) + w.rarity * tab.rarity[t])
-        out.append(x)
-    return out
-
-
-# ------------------------------------------------------------- fast policy
 def quick_action(game, rng: np.random.Generator) -> int:
-    """A fast, sensible choice for resolution decisions; uniform random for the others."""
-    legal = game.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    ph = game.phase
-    if ph == PH_HIGH or ph == PH_OTHER:
-        choice = _resolution_choice(game, legal)
-        if choice in legal:
-            return choice
-    kinds = [a for a in legal if A.KIND <= a < A.KIND + tables(game.rules).num_kinds]
-    if ph == PH_SHAME and kinds:
-        pos, p = Position(game), game.actor
-        return max(kinds, key=lambda a: pos.margin_gain(p, pos.card_deltas(p, a - A.KIND, sign=-1)))
-    return legal[int(rng.integers(len(legal)))]
-
-
-def _resolution_choice(game, legal: list[int]) -> int:
-    pos, p, m = Position(game), game.actor, game.res_market
-    seal_on = bool(game.seal_on[m]) and m != MEMPHIS
-    gifts = face_up_gifts(game, m)
-    gains = {a: pos.card_gain(p, gifts[a - A.CARD], seal=a == A.CARD and seal_on) if a - A.CARD in gifts else 0.0
-             for a in legal if A.CARD <= a < A.CARD + game.slots.shape[1]}
-    if game.phase == PH_OTHER:
-        bid = game.res_order[game.res_pos]
-        best = max(gains, key=gains.get, default=A.TAKE_HALF)
-        if A.TAKE_HALF not in legal:
-            return best
-        half = (int(game.reserve[m]) + 1) // 2
-        return best if best != A.TAKE_HALF and gains[best] - bid / 2 > half / 2 else A.TAKE_HALF
-    cards = {a - A.CARD: gifts[a - A.CARD] for a in gains if a - A.CARD in gifts}
-    symbol = int(game.square_symbol[m, game.side[m], game.res_order[game.res_pos]])
-    if game.res_stage == 0 and m != MEMPHIS and cards:
-        return A.CARD + pos.high_choice(p, cards, seal_on, symbol)[0]
-    return max(gains, key=gains.get, default=-1)
+    """A fast, sensible choice for a NefertitiGame's resolution decisions (`quick_action_kernel`);
+    uniform random, from numpy generator `rng`, for the others."""
+    G = hidden.generator_array(rng)
+    action = int(quick_action_kernel(game.R, game.S, G))
+    rng.bit_generator.state = hidden.generator_state(G)
+    return action
 
 
 def settle(game, rng: np.random.Generator) -> None:
-    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
-    while not game.is_over() and game.phase not in TURN_PHASES:
-        game.apply(quick_action(game, rng))
+    """Play a NefertitiGame's market resolutions to their end with `quick_action` (no history kept)."""
+    G = hidden.generator_array(rng)
+    settle_kernel(game.R, game.S, G)
+    rng.bit_generator.state = hidden.generator_state(G)
+    game.board_changed()

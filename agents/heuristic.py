@@ -1,8 +1,8 @@
-"""One-step lookahead bots: greedy and the archetypes (collector, banker).
+"""One-step lookahead bots: greedy and the archetypes (collector, banker), compiled.
 
-Each legal action is applied to a determinised clone (hidden deck order and dice
-re-sampled: `hidden.determinize`), the market resolution it may trigger is played
-out with `evaluation.quick_action`, and the resulting position is scored by
+Each legal action is applied to a determinised copy of the state (hidden deck order and dice
+re-sampled: `engine.hidden.determinize`), the market resolution it may trigger is played
+out with `evaluation.quick_action_kernel`, and the resulting position is scored by
 `evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
 the position after its choices (each looking `power_depth` choices ahead) plus the
@@ -10,16 +10,23 @@ gain of the best placement, since a character is always followed by a placement;
 character that grants more placements this turn (the Head Priest) is also credited
 with the best of each further placement, played one after the other.
 The archetypes differ only in their weights, i.e. in what they think a position is
-worth, which makes their plans differ.
+worth, which makes their plans differ. The lookahead is numba kernels over the engine's
+arrays (docs/bots.md, "Compiled bots"); `HeuristicBot` is their Python face.
 """
 from __future__ import annotations
 
+import numpy as np
+from numba import njit
+
 from nefertiti_env.core import actions as A
+from nefertiti_env.core.engine import hidden, layout as L, step
+from nefertiti_env.core.engine.closing import DICE_MATCH
+from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
+from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
 from .base import Agent
-from .evaluation import Weights, seat_value, settle
-from .hidden import determinize, rolls_dice
+from .evaluation import Weights, prefixes, seat_value, seat_value_near, settle_kernel
 
 
 class HeuristicBot(Agent):
@@ -35,95 +42,208 @@ class HeuristicBot(Agent):
     bounds = {"samples": ">= 1", "power_depth": ">= 0"}
 
     def __init__(self, seed: int | None = None, samples: int = 2, power_depth: int = 3, **weights):
+        self._G = np.zeros(L.RNG + L.RNG_WORDS, dtype=np.int64)    # the generator, as the kernels draw from it
         super().__init__(seed)
         self.samples, self.power_depth = samples, power_depth
         if weights:
             self.weights = Weights(**{**self.weights.__dict__, **weights})
+        self._w = self.weights.array()
+        self._keys = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+        self._values = np.empty(A.NUM_ACTIONS, dtype=np.float64)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The bot's numpy generator. The kernels draw from a copy of its words (`_G`), written
+        back only when `rng` is read, so a game of decisions costs no conversions: read `rng`
+        again after a decision rather than keep the object from before it."""
+        if self._G_ahead:
+            self._rng.bit_generator.state = rng_state(self._G[L.RNG:])
+            self._G_ahead = False
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng, self._G_ahead = value, False
 
     def act(self, game, seat: int) -> int:
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        values = self.action_values(game, seat)
-        return max(values, key=values.get)
+        n = self._run(game, seat)
+        return int(self._keys[np.argmax(self._values[:n])])
 
     def action_values(self, game, seat: int) -> dict[int, float]:
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
-        legal = game.legal_actions()
-        legal = [legal[i] for i in self.rng.permutation(len(legal))]
-        base = determinize(game, seat, self.rng)
-        if game.phase == PH_CHARACTER:
-            return self._character_choices(base, legal, seat)
-        values = {a: self._value(base, a, seat) for a in legal if not A.CHARACTER <= a < A.MARKET}
-        if len(values) < len(legal):
-            # a character is followed by the placement: credit it with the best placement's gain
-            best = max(values, key=values.get)
-            best_move = values[best] - seat_value(base, seat, self.weights)
-            for a in legal:
-                if a not in values:
-                    values[a] = self._character_value(base, a, seat, best) + best_move
-        return values
+        n = self._run(game, seat)
+        return dict(zip(self._keys[:n].tolist(), self._values[:n].tolist()))
 
-    def _value(self, base, action: int, seat: int) -> float:
-        g = base.clone()
-        g.apply(action)
-        settle(g, self.rng)
-        value = seat_value(g, seat, self.weights)
-        if g.deck_pos == base.deck_pos and not rolls_dice(base, action):
-            return value
-        for _ in range(self.samples - 1):                  # chance happened: average over other draws
-            g = determinize(base, seat, self.rng)
-            g.apply(action)
-            settle(g, self.rng)
-            value += seat_value(g, seat, self.weights)
-        return value / self.samples
+    def power_choice(self, game, seat: int) -> int:
+        """The choice the bot makes inside a character's power when it values playing it."""
+        return int(best_choice(game.R, game.S, seat, self.power_depth, self._w))
 
-    def _character_choices(self, base, legal: list[int], seat: int, depth: int | None = None) -> dict[int, float]:
-        """Values of a power's next choices, each the best outcome of the power's next few
-        choices (`power_depth`; a Merchant's give, target and take are three). `done` wins
-        ties, so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer
-        strictly help."""
-        depth = self.power_depth if depth is None else depth
-        values = {}
-        for a in legal:
-            g = base.clone()
-            g.apply(a)
-            values[a] = self._power_value(g, seat, depth - 1) + 1e-6 * (a == A.DONE)
-        return values
+    def _run(self, game, seat: int) -> int:
+        """`action_values` into the bot's buffers, drawing from (and advancing) its generator."""
+        if not self._G_ahead:
+            self._G[L.RNG:] = rng_words(self._rng.bit_generator.state)
+            self._G_ahead = True
+        return action_values(game.R, game.S, seat, self._G, self._w, self.samples, self.power_depth, self._keys,
+                             self._values)
 
-    def _power_value(self, g, seat: int, depth: int) -> float:
-        if depth > 0 and g.phase == PH_CHARACTER and g.current_player == seat:
-            return max(self._character_choices(g, g.legal_actions(), seat, depth).values())
-        return seat_value(g, seat, self.weights)
 
-    def _character_value(self, base, action: int, seat: int, best: int) -> float:
-        """Value after playing the character with its choices made as in `_character_choices`,
-        plus the gain of the extra placements it grants, if any, after the `best` placement."""
-        g = base.clone()
-        g.apply(action)
-        while g.phase == PH_CHARACTER and g.current_player == seat:
-            values = self._character_choices(g, g.legal_actions(), seat)
-            g.apply(max(values, key=values.get))
-        settle(g, self.rng)
-        value = seat_value(g, seat, self.weights)
-        if g.extra_placements and best in g.legal_actions():
-            value += self._extra_placements_gain(g, best, seat)
+# ---------------------------------------------------------------- kernels
+@njit(cache=True)
+def rolls_dice(R, S, action) -> bool:
+    """True if `action` places a piece on a stall whose closing check rolls dice."""
+    if not A.PLACE <= action < A.CLOSE:
+        return False
+    m = (action - A.PLACE) // NUM_BIDS
+    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == DICE_MATCH
+
+
+@njit(cache=True)
+def _deciding(R, S, seat, phase) -> bool:
+    return S[L.PHASE] == phase and not step.is_over(R, S) and S[L.ACTOR] == seat
+
+
+@njit(cache=True)
+def action_value(R, base, action, seat, G, w, samples, PI, PC, PS) -> float:
+    """Value after `action` and the market resolution it may trigger (`settle`), averaged over
+    `samples` determinisations when it drew cards or rolled dice (PI, PC, PS: `prefixes` of base)."""
+    g = base.copy()
+    step.apply(R, g, action)
+    settle_kernel(R, g, G)
+    value = seat_value_near(R, g, seat, w, base, PI, PC, PS)
+    if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
+    for _ in range(samples - 1):                   # chance happened: average over other draws
+        g = base.copy()
+        hidden.determinize(R, g, seat, G)
+        step.apply(R, g, action)
+        settle_kernel(R, g, G)
+        value += seat_value_near(R, g, seat, w, base, PI, PC, PS)
+    return value / samples
 
-    def _extra_placements_gain(self, g, first: int, seat: int) -> float:
-        """Gain of the placements a character grants beyond the usual one (as many as its
-        power's parameter gives): after the `first` placement, the best of each further one."""
-        g.apply(first)
-        settle(g, self.rng)
-        gain = 0.0
-        while g.phase == PH_SECOND and g.current_player == seat:
-            before = seat_value(g, seat, self.weights)
-            values = {a: self._value(g, a, seat) for a in g.legal_actions()}
-            a = max(values, key=values.get)
-            gain += values[a] - before
-            g.apply(a)
-            settle(g, self.rng)
-        return gain
+
+@njit(cache=True)
+def power_value(R, S, seat, depth, w) -> float:
+    """Value of S for `seat`, its power's next choices (up to `depth`) made at their best. `done`
+    wins ties, so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer
+    strictly help."""
+    if depth > 0 and _deciding(R, S, seat, PH_CHARACTER):
+        legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+        best = -np.inf
+        for i in range(step.legal_list(R, S, legal)):
+            g = S.copy()
+            step.apply(R, g, legal[i])
+            v = power_value(R, g, seat, depth - 1, w) + (1e-6 if legal[i] == A.DONE else 0.0)
+            if v > best:
+                best = v
+        return best
+    return seat_value(R, S, seat, w)
+
+
+@njit(cache=True)
+def choice_value(R, S, action, seat, depth, w) -> float:
+    """Value of a power's choice: the best outcome of the power's next `depth` choices (a
+    Merchant's give, target and take are three)."""
+    g = S.copy()
+    step.apply(R, g, action)
+    return power_value(R, g, seat, depth - 1, w) + (1e-6 if action == A.DONE else 0.0)
+
+
+@njit(cache=True)
+def best_choice(R, S, seat, depth, w) -> int:
+    """The power's choice of highest `choice_value` (the first, ascending, among equals)."""
+    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    best, best_v = -1, -np.inf
+    for i in range(step.legal_list(R, S, legal)):
+        v = choice_value(R, S, legal[i], seat, depth, w)
+        if best < 0 or v > best_v:
+            best, best_v = legal[i], v
+    return best
+
+
+@njit(cache=True)
+def extra_placements_gain(R, g, first, seat, G, w, samples) -> float:
+    """Gain of the placements a character grants beyond the usual one (as many as its power's
+    parameter gives): after the `first` placement, the best of each further one."""
+    step.apply(R, g, first)
+    settle_kernel(R, g, G)
+    gain = 0.0
+    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    while _deciding(R, g, seat, PH_SECOND):
+        PI, PC, PS = prefixes(R, g, w)
+        before = seat_value_near(R, g, seat, w, g, PI, PC, PS)
+        best, best_v = -1, -np.inf
+        for i in range(step.legal_list(R, g, legal)):
+            v = action_value(R, g, legal[i], seat, G, w, samples, PI, PC, PS)
+            if best < 0 or v > best_v:
+                best, best_v = legal[i], v
+        gain += best_v - before
+        step.apply(R, g, best)
+        settle_kernel(R, g, G)
+    return gain
+
+
+@njit(cache=True)
+def character_value(R, base, action, seat, best, G, w, samples, depth) -> float:
+    """Value after playing the character with its choices made by `best_choice`, plus the gain
+    of the extra placements it grants, if any, after the `best` placement."""
+    g = base.copy()
+    step.apply(R, g, action)
+    while _deciding(R, g, seat, PH_CHARACTER):
+        step.apply(R, g, best_choice(R, g, seat, depth, w))
+    settle_kernel(R, g, G)
+    value = seat_value(R, g, seat, w)
+    if g[L.EXTRA_PLACEMENTS] != 0:
+        legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+        n = step.legal_list(R, g, legal)
+        for i in range(n):
+            if legal[i] == best:
+                value += extra_placements_gain(R, g, best, seat, G, w, samples)
+                break
+    return value
+
+
+@njit(cache=True)
+def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
+    """The one-step value of every legal action for `seat` into keys[:n], values[:n] (return n),
+    in a random order drawn from G (ties go to the first): the legal actions permuted, then on
+    a determinisation of S each turn action valued by `action_value` and each character by
+    `character_value` plus the best placement's gain, since a character is always followed by
+    a placement; inside a power, each choice by `choice_value`."""
+    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    n = step.legal_list(R, S, legal)
+    perm = np.arange(n)
+    rng_shuffle(G, perm)
+    order = legal[perm]
+    base = S.copy()
+    hidden.determinize(R, base, seat, G)
+    if S[L.PHASE] == PH_CHARACTER:
+        for i in range(n):
+            keys[i] = order[i]
+            values[i] = choice_value(R, base, order[i], seat, depth, w)
+        return n
+    PI, PC, PS = prefixes(R, base, w)
+    k = 0
+    best = -1
+    for i in range(n):
+        a = order[i]
+        if not A.CHARACTER <= a < A.MARKET:
+            keys[k] = a
+            values[k] = action_value(R, base, a, seat, G, w, samples, PI, PC, PS)
+            if best < 0 or values[k] > values[best]:
+                best = k
+            k += 1
+    if k < n and best >= 0:
+        best_move = values[best] - seat_value_near(R, base, seat, w, base, PI, PC, PS)
+        for i in range(n):
+            a = order[i]
+            if A.CHARACTER <= a < A.MARKET:
+                keys[k] = a
+                values[k] = character_value(R, base, a, seat, keys[best], G, w, samples, depth) + best_move
+                k += 1
+    return k
 
 
 class GreedyBot(HeuristicBot):

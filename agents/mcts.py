@@ -73,9 +73,14 @@ class MCTSBot(Agent):
         self.c, self.width, self.prior_visits = c, width, prior_visits
         self.rollout_turns, self.temperature = rollout_turns, temperature
 
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.guide.rng = self.rng
+    @property
+    def rng(self):
+        """One generator for the search and its guide (the guide keeps it current: `HeuristicBot.rng`)."""
+        return self.guide.rng
+
+    @rng.setter
+    def rng(self, value) -> None:
+        self.guide.rng = value
 
     def act(self, game, seat: int) -> int:
         legal = game.legal_actions()

@@ -12,7 +12,8 @@ import pytest
 import nefertiti_env
 from conftest import ABOU_SIMBEL, GIZEH, character, position, put, refresh
 from nefertiti_env.agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
-from nefertiti_env.agents.evaluation import Position, settle
+from nefertiti_env.agents import evaluation
+from nefertiti_env.agents.evaluation import settle
 from nefertiti_env.agents.hidden import determinize
 from nefertiti_env.agents.human import HumanBot, QuitGame
 from nefertiti_env import NefertitiGame, load_ruleset
@@ -149,20 +150,20 @@ def test_position_scores_match_the_core_scoring():
     """docs/rules.md §5: the evaluation's score is the core's, with Deben counted as 0.5 each."""
     for seed in range(6):
         g = random_position(seed, 40 + 20 * seed)
-        pos = Position(g)
+        _, _, score = evaluation.position(g.R, g.S)
         core = final_scores(g)[: g.num_players]
         for p in range(g.num_players):
-            assert pos.score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
+            assert score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
 
 
 def test_card_deltas_match_rescoring():
     """Giving a card in the evaluation changes every score as the core would rescore it."""
     g = random_position(4, 90)
-    pos = Position(g)
+    pos = evaluation.position(g.R, g.S)
     for kind in range(g.rules.num_kinds):
         if not g.rules.kind_count[kind]:
             continue
-        deltas = pos.card_deltas(1, kind)
+        deltas = evaluation.card_deltas(g.R, *pos, 1, kind, 1).tolist()
         h = g.clone()
         h.owned[1, kind] += 1
         after = final_scores(h)[:4] - final_scores(g)[:4]
@@ -263,3 +264,36 @@ def test_human_quits_on_quit_or_end_of_input():
     for text in ("quit\n", ""):
         with pytest.raises(QuitGame):
             HumanBot(stdin=io.StringIO(text), stdout=io.StringIO()).act(g, g.current_player)
+
+
+# ------------------------------------------------------------ compiled code
+def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_path):
+    """The bots' kernels compile the engine's into themselves (docs/bots.md, "Compiled bots"): an
+    edit of either must drop their cached code, and nothing else may."""
+    from nefertiti_env.agents.kernel_cache import drop_stale_cache
+
+    engine, bots = tmp_path / "pkg" / "core" / "engine", tmp_path / "agents"
+    engine.mkdir(parents=True)
+    (bots / "__pycache__").mkdir(parents=True)
+    (engine / "flow.py").write_text("x = 1\n")
+    (bots / "evaluation.py").write_text("y = 1\n")
+    (bots / "heuristic.py").write_text("z = 1\n")
+    (bots / "mcts.py").write_text("m = 1\n")
+    stamp, cached = bots / "__pycache__" / "kernels.sha256", bots / "__pycache__" / "heuristic.action_values-1.nbi"
+
+    def cache_after_check() -> bool:
+        drop_stale_cache(tmp_path / "pkg", bots, stamp)
+        return cached.exists()
+
+    cached.write_text("stale")
+    assert not cache_after_check()                     # no stamp yet
+    cached.write_text("fresh")
+    assert cache_after_check()                         # nothing changed
+    (engine / "flow.py").write_text("x = 2\n")         # the engine changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "evaluation.py").write_text("y = 2\n")     # a kernel the bots share changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "mcts.py").write_text("m = 2\n")           # Python only: the cache stays
+    assert cache_after_check()

@@ -98,8 +98,7 @@ def test_heuristic_power_choices_stop(bot, seed):
     g.apply(g.string_to_action("character Oracle"))
     bound, steps = power_bound(g, g.rules.characters[g.char_index], seat), 0
     while g.phase == PH_CHARACTER:
-        values = chooser._character_choices(g, g.legal_actions(), seat)
-        g.apply(max(values, key=values.get))
+        g.apply(chooser.power_choice(g, seat))
         steps += 1
         assert steps <= bound, [g.action_to_string(a) for a in g.history[-8:]]
 

@@ -19,7 +19,7 @@ import numpy as np
 from . import actions as A
 from . import state_io
 from .engine import layout as L
-from .engine import step
+from .engine import hidden, step
 from .engine.setup import new_game, setup as deal
 from .engine.step import decide, legal_list
 from .engine.rng import rng_state, rng_words
@@ -216,46 +216,19 @@ class NefertitiGame:
 
         Every other undrawn card is hidden from every seat; observations never show them.
         """
-        if seat != self.oracle_seat:
-            return {}
         deck = self.deck
-        return {pos: int(deck[pos]) for pos in range(max(self.deck_pos, self.oracle_from), len(deck))}
+        return {pos: int(deck[pos]) for pos in range(hidden.unseen_end(self.S, seat), len(deck))}
 
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> None:
         """Reshuffle, in place, the undrawn cards `seat` has not seen (a determinisation for
         search), consistent with what it saw: the Akhenaton card stays among the last
         `akhenaton_among_last` places, and gifts an Oracle player swapped into the bottom
-        places (and not seen drawn since) stay among those places. Use on a clone."""
-        deck, known = self.deck, self.known_cards(seat)
-        unseen = [pos for pos in range(self.deck_pos, len(deck)) if pos not in known]
-        pool = deck[unseen].tolist()
-        placed: dict[int, int] = {}
-
-        def place_among(spots: list[int], kind: int):
-            placed[spots[int(rng.integers(len(spots)))]] = kind
-            pool.remove(kind)
-
-        if self.kind_akhenaton in pool:
-            bottom = len(deck) - self.rules.setup["akhenaton_among_last"]
-            place_among([pos for pos in unseen if pos >= bottom], self.kind_akhenaton)
-        for kind in self._oracle_pending():
-            spots = [pos for pos in unseen if pos >= self.oracle_from and pos not in placed]
-            if spots and kind in pool:
-                place_among(spots, kind)
-        rng.shuffle(pool)
-        rest = [pos for pos in unseen if pos not in placed]
-        deck[rest] = pool
-        for pos, kind in placed.items():
-            deck[pos] = kind
+        places (and not seen drawn since) stay among those places. Use on a clone.
+        The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
+        G = hidden.generator_array(rng)
+        hidden.resample_hidden(self.R, self.S, seat, G)
+        rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
-
-    def _oracle_pending(self) -> list[int]:
-        """Gifts publicly swapped into the bottom places by the Oracle, less those seen drawn since."""
-        pending = self.oracle_given
-        for kind in self.deck[self.oracle_from:self.deck_pos].tolist() if pending else []:
-            if kind in pending:
-                pending.remove(kind)
-        return pending
 
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them;
