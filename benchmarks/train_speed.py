@@ -2,9 +2,9 @@
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/train_speed.py --steps 200000
 
-One training process (`training/batched_vec_env.BatchedVecEnv`, numba threads for the games, one torch
-thread) per opponent mix: random tables only, random and snapshot tables (0.7/0.3, the quickstart's
-mix), snapshot tables only. The snapshots are frozen copies of the learner's initial policy (what a
+One training process (`training/batched_vec_env.BatchedVecEnv`, numba threads for the games and the
+compiled bots, one torch thread) per opponent mix: random tables only, random and snapshot tables
+(0.7/0.3, the quickstart's mix), snapshot tables only, three bankers (compiled, `bot_tables.py`). The snapshots are frozen copies of the learner's initial policy (what a
 run holds before its first scheduled snapshot; their cost does not depend on their weights). Split:
 collecting rollouts (engine, observations, the learner's and the snapshots' forward passes) and the
 PPO update. The first PPO iteration is a warm-up and is not counted.
@@ -21,7 +21,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from nefertiti_env.training.batched_vec_env import BatchedVecEnv
 
-MIXES = {"random": {"random": 1.0}, "random+snapshot": {"random": 0.7, "snapshot": 0.3}, "snapshot": {"snapshot": 1.0}}
+MIXES = {"random": {"random": 1.0}, "random+snapshot": {"random": 0.7, "snapshot": 0.3}, "snapshot": {"snapshot": 1.0},
+         "banker": {"banker": 1.0}}
 
 
 class Clock(BaseCallback):

@@ -111,15 +111,19 @@ def seed_streams(seed, streams):
         streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
 
 
+APPLY, DEAL, CONTINUE = 0, 1, 2        # what `_advance` does first in each active game
+
+
 @njit(cache=True, parallel=True)
-def _advance(R, rows, actions, active, restart, learner, share, seed, games, streams, seats, masks, rewards, terminated,
+def _advance(R, rows, actions, active, mode, learner, share, seed, games, streams, seats, masks, rewards, terminated,
              truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
-    """In every game i with active[i]: apply actions[i] (or, with `restart`, deal game games[i]),
-    restart it if it ended, and with `learner` play random moves for the other seats until
-    `learner_seat` decides (in the games `random_table` draws with `share`; in the others, every
-    seat's decision returns to the caller); then fill its seat, mask and observation. Rows not active keep their
-    seat, mask and observation; their rewards and flags are cleared. `chunks` runs of rows, one
-    per thread (numba's get_num_threads inside a kernel would keep it from being cached)."""
+    """In every game i with active[i]: apply actions[i] (mode APPLY; DEAL: deal game games[i];
+    CONTINUE: nothing, its state was moved on in place by the caller), restart it if it ended,
+    and with `learner` play random moves for the other seats until `learner_seat` decides (in the
+    games `random_table` draws with `share`; in the others, every seat's decision returns to the
+    caller); then fill its seat, mask and observation. Rows not active keep their seat, mask and
+    observation; their rewards and flags are cleared. `chunks` runs of rows, one per thread
+    (numba's get_num_threads inside a kernel would keep it from being cached)."""
     n = rows.shape[0]
     players = R[L.R_NUM_PLAYERS]
     size = (n + chunks - 1) // chunks
@@ -131,10 +135,11 @@ def _advance(R, rows, actions, active, restart, learner, share, seed, games, str
             if not active[i]:
                 continue
             S = rows[i]
-            if restart:
+            if mode == DEAL:
                 engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
             else:
-                step.apply(R, S, actions[i])
+                if mode == APPLY:
+                    step.apply(R, S, actions[i])
                 _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
             while (learner and S[L.ACTOR] != learner_seat(i, games[i], players)
                    and random_table(seed, i, games[i], share)):
@@ -243,10 +248,10 @@ class NefertitiVectorEnv:
         self._all = np.ones(num_envs, dtype=np.bool_)
         self._ready = False
 
-    def _run(self, actions: np.ndarray, active: np.ndarray, restart: bool):
+    def _run(self, actions: np.ndarray, active: np.ndarray, mode: int):
         p = self.plan
         self.final_scores[:] = 0
-        _advance(self.R, self.rows, actions, active, restart, self.learner, self.random_share, self.seed, self.games,
+        _advance(self.R, self.rows, actions, active, mode, self.learner, self.random_share, self.seed, self.games,
                  self.streams, self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores,
                  p.src, p.a, p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
                  threads(self.num_envs))
@@ -265,7 +270,7 @@ class NefertitiVectorEnv:
             self.seed = _check_seed(seed)
         self.games[:] = 0
         seed_streams(self.seed, self.streams)
-        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._all, restart=True)
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._all, DEAL)
 
     def step(self, actions, active=None):
         """Apply actions[i] (an action id legal in game i) in every game, or only where active[i]
@@ -287,7 +292,15 @@ class NefertitiVectorEnv:
                 f"env {i}: action {int(actions[i])} is not legal for seat {int(self.seats[i])}; legal: "
                 f"{np.flatnonzero(self.masks[i]).tolist()} ({int((~legal).sum())} env(s) with an illegal action; "
                 "no game was changed)")
-        return self._run(actions, active, restart=False)
+        return self._run(actions, active, APPLY)
+
+    def resume(self, active):
+        """Take up the games of `active` (bool [N]) after the caller moved their states on in place
+        (`rows[i]`, e.g. compiled opponents' moves): restart those that ended, play the random tables'
+        opponents, and fill seats, masks and observations as `step` does."""
+        if not self._ready:
+            raise RuntimeError("call reset() before resume()")
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), np.asarray(active, dtype=np.bool_), CONTINUE)
 
 
 def _check_seed(seed) -> int:

@@ -69,7 +69,50 @@ def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():
     kinds = [i["opponents"] for _, i in ended]
     assert 0.25 < kinds.count("random") / len(kinds) < 0.75
     with pytest.raises(ValueError, match="non-negative weights"):
-        BatchedVecEnv(2, opponents={"random": 1, "banker": 1})
+        BatchedVecEnv(2, opponents={"random": 1, "banker": -1})
+    with pytest.raises(ValueError, match="not a heuristic bot"):
+        BatchedVecEnv(2, opponents={"mcts": 1})
+
+
+def test_bot_tables_play_the_heuristic_bots_moves():
+    """At a bot table the compiled bots move every opponent seat, as HeuristicBot.act would: the
+    games replay move for move through NefertitiGame with banker bots seeded like the tables."""
+    from nefertiti_env import NefertitiGame
+    from nefertiti_env.agents import make_bot
+    from nefertiti_env.vector import game_seed
+
+    env = BatchedVecEnv(4, num_players=3, seed=9, observation="v1", opponents="banker")
+    seeds = {}
+    draw = env._draw_tables
+
+    def remember(started):          # the generator words each new game's bots start from
+        draw(started)
+        for i in np.flatnonzero(started):
+            seeds[(int(i), int(env.venv.games[i]))] = env.G[i].copy()
+    env._draw_tables = remember
+    actions = {}
+    env.reset()
+    rng = np.random.default_rng(0)
+    ended = []
+    for _ in range(120):
+        masks = env.action_masks()
+        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        for i, a in enumerate(chosen):
+            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
+        env.step_async(chosen)
+        _, reward, done, infos = env.step_wait()
+        ended += [(i, infos[i]) for i in np.flatnonzero(done)]
+    assert ended and {info["opponents"] for _, info in ended} == {"banker"}
+    i, info = ended[0]
+    game = NefertitiGame(num_players=3, seed=int(game_seed(9, i, 0)))
+    bot = make_bot("banker", seed=0)
+    bot._G[:] = seeds[(i, 0)]
+    bot._G_ahead = True
+    learner = iter(actions[(i, 0)])
+    while not game.is_over():
+        p = game.current_player
+        game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
+    assert int(game.scores()[info["seat"]]) == info["score"]
 
 
 def test_maskable_ppo_learns_on_it():
@@ -86,8 +129,8 @@ def test_maskable_ppo_learns_on_it():
 
 def test_a_vector_training_run(tmp_path):
     """`env.vector: true`: the trainer steps its games on BatchedVecEnv against random and snapshot
-    tables (snapshots taken on schedule join the pool, evaluation runs as usual); bot opponents are a
-    config error."""
+    tables (snapshots taken on schedule join the pool, evaluation runs as usual); a bot other than the
+    heuristics is a config error."""
     from nefertiti_env.training.config import ConfigError, config_from_dict
     from nefertiti_env.training.trainer import RunPaths, train
 
@@ -98,5 +141,5 @@ def test_a_vector_training_run(tmp_path):
             "evaluation": {"every_steps": 256, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1}}
     results = train(config_from_dict(data), progress=False)
     assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
-    with pytest.raises(ConfigError, match="random and snapshot opponents only"):
-        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "banker": 1.0}}})
+    with pytest.raises(ConfigError, match="heuristic bot opponents"):
+        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "mcts": 1.0}}})

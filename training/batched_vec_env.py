@@ -3,9 +3,9 @@ N tables in one process, with no per-env Python.
 
 The learner holds one seat per game, rotating by game (`vector.learner_seat`); the other seats
 are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
-or by snapshots of the learner (policy files or policy objects): every snapshot table draws one,
-and all envs waiting on the same snapshot are decided by one batched forward pass. A mix of the
-two is drawn per game from the seed. As in
+by snapshots of the learner (policy files or policy objects): every snapshot table draws one,
+and all envs waiting on the same snapshot are decided by one batched forward pass; or by a
+heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
 ended the game. Masks come through `env_method("action_masks")` like `vec_env.WorkerVecEnv`.
@@ -16,13 +16,17 @@ observation to bootstrap from: info["terminal_observation"] is the next game's f
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from nefertiti_env import NUM_ACTIONS
+from nefertiti_env.agents.evaluation import Weights
+from nefertiti_env.core.engine import layout as L
 from nefertiti_env.vector import NefertitiVectorEnv
 
+from .bot_tables import bot_parameters, generator_words, play_bots
 from .config import RANDOM, SNAPSHOT
 from .vec_env import MASKS
 
@@ -30,30 +34,43 @@ ADD_SNAPSHOT = "add_snapshot"
 
 
 class BatchedVecEnv(VecEnv):
-    """`num_envs` tables of `num_players`. opponents: "random", "snapshot", or weights of the two
-    ({"random": 0.7, "snapshot": 0.3}), drawn per game (`NefertitiVectorEnv.random_tables`): a
-    snapshot table draws one of `snapshots` (model files or MaskableActorCriticPolicy objects; more
-    come with `env_method("add_snapshot", path)`), which plays all its opponent seats;
-    `deterministic`: snapshots play their most likely action instead of sampling. Other keywords:
-    NefertitiVectorEnv's (seed, observation, ruleset, setup, memphis, characters, max_decisions).
+    """`num_envs` tables of `num_players`. opponents: one kind or weights of kinds, drawn per game:
+    "random" (moves chosen inside the engine's kernel; `NefertitiVectorEnv.random_tables`),
+    "snapshot" (one of `snapshots`, model files or MaskableActorCriticPolicy objects, plays all the
+    opponent seats; more come with `env_method("add_snapshot", path)`; `deterministic`: their most
+    likely action instead of a sample), or a heuristic bot spec ("banker", "greedy:samples=1", ...:
+    `bot_tables.play_bots`). Other keywords: NefertitiVectorEnv's (seed, observation, ruleset,
+    setup, memphis, characters, max_decisions).
 
     info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
-    it just played), opponents ("random" or "snapshot"), win (bool) and score (int: the learner's
-    final score; False and 0 until its episode ends), illegal (False: illegal actions raise).
+    it just played), opponents (that game's kind), win (bool) and score (int: the learner's final
+    score; False and 0 until its episode ends), illegal (False: illegal actions raise).
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(),
                  deterministic: bool = False, seed: int = 0, **options):
         weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
-        if not weights or set(weights) - {RANDOM, SNAPSHOT} or min(weights.values()) < 0 or sum(weights.values()) <= 0:
-            raise ValueError(f"opponents must be {RANDOM!r}, {SNAPSHOT!r} or non-negative weights of the two with a "
-                             f"positive total, got {opponents!r}")
-        share = weights.get(RANDOM, 0.0) / sum(weights.values())
-        self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=True, random_share=share, **options)
+        if not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
+            raise ValueError(f"opponents must be a kind or non-negative weights of kinds with a positive total, "
+                             f"got {opponents!r}")
+        total = sum(weights.values())
+        self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=True,
+                                       random_share=weights.get(RANDOM, 0.0) / total, **options)
+        # the kinds drawn by this class, at the tables the kernel does not play
+        self.kinds = [k for k, w in weights.items() if k != RANDOM and w > 0]
+        rest = sum(weights[k] for k in self.kinds)
+        self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
+        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT}
         self.snapshots = [_policy(p, self.venv.encoder.size) for p in snapshots]
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
-        self.table = np.zeros(num_envs, dtype=np.int64)          # snapshot of each env's current game
+        self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
+        self.snapshot = np.zeros(num_envs, dtype=np.int64)       # its snapshot, at a snapshot table
+        self.is_bot = np.zeros(num_envs, dtype=np.bool_)
+        self.G = np.zeros((num_envs, L.RNG + L.RNG_WORDS), dtype=np.int64)   # a bot table's generator
+        self.W = np.zeros((num_envs, len(Weights().array())), dtype=np.float64)
+        self.samples = np.ones(num_envs, dtype=np.int64)
+        self.depth = np.zeros(num_envs, dtype=np.int64)
         self.rows = np.arange(num_envs)
         high = self.venv.encoder.high(self.venv.template.rules)
         super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
@@ -67,7 +84,7 @@ class BatchedVecEnv(VecEnv):
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
         self.venv.reset(seed)
         self._reset_seeds()
-        self._play_snapshots(np.zeros(self.num_envs, np.float32), np.ones(self.num_envs, np.bool_), None)
+        self._play_opponents(np.zeros(self.num_envs, np.float32), np.ones(self.num_envs, np.bool_), None)
         return self.venv.obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -75,54 +92,72 @@ class BatchedVecEnv(VecEnv):
 
     def step_wait(self):
         seats = self._learner()
-        kinds = np.where(self.venv.random_tables(), RANDOM, SNAPSHOT)
+        kinds = [RANDOM if k < 0 else self.kinds[k] for k in self.kind.tolist()]
         obs, masks, _, rewards, terminated, truncated, info = self.venv.step(self._actions)
         reward = rewards[self.rows, seats].astype(np.float32)
         done = terminated | truncated
         scores = info["final_scores"][self.rows, seats].copy()
-        self._play_snapshots(reward, done, scores)
+        self._play_opponents(reward, done, scores)
         infos = []
         for i in range(self.num_envs):
-            entry = {"seat": int(seats[i]), "opponents": str(kinds[i]), "win": bool(reward[i] > 0),
+            entry = {"seat": int(seats[i]), "opponents": kinds[i], "win": bool(reward[i] > 0),
                      "score": int(scores[i]), "illegal": False, "TimeLimit.truncated": False}
             if done[i]:
                 entry["terminal_observation"] = self.venv.obs[i].copy()
             infos.append(entry)
         return self.venv.obs.copy(), reward, done.copy(), infos
 
-    def _play_snapshots(self, reward, done, scores) -> None:
-        """The snapshot tables: step the envs not at the learner's turn with one forward per snapshot,
-        until every env waits on the learner; an ended game's learner reward and score go to
-        reward, done and scores (in place), and its next game draws its snapshot. (The random
-        tables never wait: the kernel plays their opponents.)"""
+    def _play_opponents(self, reward, done, scores) -> None:
+        """Move the envs not at the learner's turn on until every env waits on the learner: the bot
+        tables in one compiled call, the snapshot tables with one forward pass per snapshot. An ended
+        game's learner reward and score go to reward, done and scores (in place), and its next game
+        draws its table. (The random tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
         started = done.copy()
         while True:
             if started.any():
-                self._draw_snapshots(started)
+                self._draw_tables(started)
             seats = self._learner()
             waiting = venv.seats != seats
             if not waiting.any():
                 return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            for s in np.unique(self.table[waiting]):
-                rows = np.flatnonzero(waiting & (self.table == s))
-                actions[rows] = self._decide(self.snapshots[s], venv.obs[rows], venv.masks[rows])
-            _, _, _, rewards, terminated, truncated, info = venv.step(actions, active=waiting)
+            bots = waiting & self.is_bot
+            if bots.any():
+                play_bots(venv.R, venv.rows, bots, seats, self.G, self.W, self.samples, self.depth,
+                          min(numba.get_num_threads(), int(bots.sum())))   # a bot move outweighs a thread's start
+                _, _, _, rewards, terminated, truncated, info = venv.resume(bots)
+            else:
+                actions = np.zeros(self.num_envs, dtype=np.int64)
+                for s in np.unique(self.snapshot[waiting]):
+                    rows = np.flatnonzero(waiting & (self.snapshot == s))
+                    actions[rows] = self._decide(self.snapshots[s], venv.obs[rows], venv.masks[rows])
+                _, _, _, rewards, terminated, truncated, info = venv.step(actions, active=waiting)
             started = terminated | truncated
             reward[started] = rewards[started, seats[started]]
             done |= started
             if scores is not None:
                 scores[started] = info["final_scores"][started, seats[started]]
 
-    def _draw_snapshots(self, started: np.ndarray) -> None:
-        """Each game just started at a snapshot table plays one snapshot, drawn uniformly."""
+    def _draw_tables(self, started: np.ndarray) -> None:
+        """The opponents of each game just started: random (drawn by the env from the game's seed),
+        else a kind drawn with the weights, then a snapshot uniformly, or a bot with its own generator."""
         rows = np.flatnonzero(started & ~self.venv.random_tables())
-        if len(rows) and not self.snapshots:
-            raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
-                               "(pass snapshots= or env_method('add_snapshot', path) first)")
-        if len(rows):
-            self.table[rows] = self.rng.integers(len(self.snapshots), size=len(rows))
+        self.kind[started] = -1
+        self.is_bot[started] = False
+        if not len(rows):
+            return
+        self.kind[rows] = kinds = self.rng.choice(len(self.kinds), size=len(rows), p=self.kind_probs)
+        for i, k in zip(rows.tolist(), kinds.tolist()):
+            name = self.kinds[k]
+            if name == SNAPSHOT:
+                if not self.snapshots:
+                    raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
+                                       "(pass snapshots= or env_method('add_snapshot', path) first)")
+                self.snapshot[i] = self.rng.integers(len(self.snapshots))
+            else:
+                self.W[i], self.samples[i], self.depth[i] = self.bots[name]
+                self.G[i, L.RNG:] = generator_words(int(self.rng.integers(2**63)))
+                self.is_bot[i] = True
 
     def _decide(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The snapshot's actions for a batch: the most likely legal one, or one sampled from its

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from nefertiti_env.agents import parse_spec
+from nefertiti_env.agents import BOTS, HeuristicBot, parse_spec
 from nefertiti_env.agents.config import Float, Int, Section, problems
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
@@ -51,8 +51,8 @@ class EnvConfig(Section):
     workers: Count = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
-                                            "random and snapshot opponents (one kind per table) and the win_loss "
-                                            "reward only")
+                                            "random, snapshot and heuristic bot opponents (one kind per table) "
+                                            "and the win_loss reward only")
 
     @model_validator(mode="after")
     def _table_can_be_set_up(self):
@@ -141,10 +141,14 @@ class Config(Section):
 
     @model_validator(mode="after")
     def _vector_env_can_play_it(self):
-        if self.env.vector and (set(self.opponents.weights) - {RANDOM, SNAPSHOT} or self.env.reward != "win_loss"):
-            raise ValueError(f"env.vector: the batched env plays {RANDOM} and {SNAPSHOT} opponents only "
-                             f"(opponents.weights) with the win_loss reward; got {self.opponents.weights} and "
-                             f"{self.env.reward!r}")
+        if not self.env.vector:
+            return self
+        others = [k for k in self.opponents.weights if k not in (RANDOM, SNAPSHOT)
+                  and not issubclass(BOTS[parse_spec(k)[0]], HeuristicBot)]
+        if others or self.env.reward != "win_loss":
+            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT} and heuristic bot opponents "
+                             f"(greedy, collector, banker) with the win_loss reward; got {self.opponents.weights} "
+                             f"and {self.env.reward!r}")
         return self
 
     @field_validator("init_from")

@@ -1,0 +1,57 @@
+"""Heuristic bots at the batched env's tables, played in compiled code (issue #21 §3).
+
+A bot table's opponent seats are all one heuristic bot (greedy, collector, banker, or a spec of
+theirs such as "banker:samples=1"). `play_bots` moves every such game on, in place and across the
+numba threads, until the learner's seat decides or the game ends; `NefertitiVectorEnv.resume` then
+restarts the ended games and observes. The bots' decisions are `HeuristicBot.act`'s, kernel for
+kernel (`agents.heuristic.action_values`), each table drawing from its own generator words.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from nefertiti_env.agents import HeuristicBot, make_bot
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.engine import layout as L
+from nefertiti_env.core.engine import step
+from nefertiti_env.core.engine.rng import rng_words
+from nefertiti_env.agents.heuristic import action_values
+
+
+def bot_parameters(spec: str) -> tuple[np.ndarray, int, int]:
+    """(weights array, samples, power_depth) of a heuristic bot spec; a ValueError for any other bot."""
+    bot = make_bot(spec, seed=0)
+    if not isinstance(bot, HeuristicBot):
+        raise ValueError(f"{spec!r} is not a heuristic bot (greedy, collector, banker): the batched env "
+                         "plays only those at bot tables")
+    return bot.weights.array(), bot.samples, bot.power_depth
+
+
+def generator_words(seed: int) -> np.ndarray:
+    """A table's generator, `np.random.default_rng(seed)`, as the words the kernels draw from."""
+    return rng_words(np.random.default_rng(seed).bit_generator.state)
+
+
+@njit(cache=True, parallel=True)
+def play_bots(R, rows, active, learner, G, W, samples, depth, chunks) -> None:
+    """In every game i with active[i]: the bot of weights W[i] (samples[i], depth[i]) plays every seat
+    but learner[i] until that seat decides or the game is over; G[i, L.RNG:] is the table's generator.
+    A single legal action is played without drawing, as `HeuristicBot.act` does."""
+    n = rows.shape[0]
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        legal = np.empty(A.NUM_ACTIONS, np.int64)
+        keys = np.empty(A.NUM_ACTIONS, np.int64)
+        values = np.empty(A.NUM_ACTIONS, np.float64)
+        for i in range(c * size, min(n, (c + 1) * size)):
+            if not active[i]:
+                continue
+            S = rows[i]
+            while not step.is_over(R, S) and S[L.ACTOR] != learner[i]:
+                if step.legal_list(R, S, legal) == 1:
+                    action = legal[0]
+                else:
+                    k = action_values(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
+                    action = keys[np.argmax(values[:k])]
+                step.apply(R, S, action)
