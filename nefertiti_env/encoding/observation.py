@@ -179,7 +179,8 @@ _SELECTED = _selection_table()
 def state_vector(R, S, seat, vec):
     """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S itself, the gifts
     counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS."""
-    vec[:L.STATE_SIZE] = S
+    for k in range(L.STATE_SIZE):
+        vec[k] = S[k]
     deck_pos, deck_len = S[L.DECK_POS], S[L.DECK_LEN]
     oracle = S[L.ORACLE_SEAT] == seat
     known_from = max(deck_pos, S[L.ORACLE_FROM])        # the Oracle player knows the cards from there on

@@ -30,7 +30,7 @@ def is_over(R, S) -> bool:
     return S[L.PHASE] == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask(R, S, mask) -> None:
     """Set mask[a] = 1 for every legal action a of the deciding seat (`mask` zeroed by the caller)."""
     if is_over(R, S):
@@ -44,7 +44,7 @@ def legal_mask(R, S, mask) -> None:
         resolution.legal(R, S, mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(R, S, action) -> None:
     """Apply a legal action of the deciding seat (the caller checks legality), and run what
     follows until the next decision."""
