@@ -63,13 +63,19 @@ def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
         n = R[L.R_NUM_PLAYERS]
         terminated[i] = step.is_terminated(R, S)
         truncated[i] = not terminated[i]
-        step.returns(R, S, rewards[i])
         final = step.final_scores(R, S)
+        step.returns(R, S, final, rewards[i])
         for p in range(n):
             scores[i, p] = final[p]
-        games[i] += 1
-        engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+        _next_game(R, S, i, seed, games)
     return ended
+
+
+@njit(cache=True, inline="always")
+def _next_game(R, S, i, seed, games):
+    """Deal the next game of env i in its row S."""
+    games[i] += 1
+    engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
 
 
 @njit(cache=True, inline="always")
@@ -146,8 +152,7 @@ def _play_rows(R, rows, seed, games, decisions, streams, ended, lo, hi) -> None:
             step.apply(R, S, _random_move(R, S, mask, streams, i))
             if step.is_over(R, S):
                 ended[i] += 1
-                games[i] += 1
-                engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+                _next_game(R, S, i, seed, games)
 
 
 def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:

@@ -68,14 +68,14 @@ def final_scores(R, S) -> np.ndarray:
 
 
 @njit(cache=True)
-def returns(R, S, out) -> None:
-    """out[:players] = +1 for a winner (most points, ties by most Deben, shared), -1 for the
-    others once the game ended by its rules; zeros before and when truncated."""
+def returns(R, S, scores, out) -> None:
+    """out[:players] = +1 for a winner (most points in `scores`, the game's `final_scores`, ties by
+    most Deben, shared), -1 for the others once the game ended by its rules; zeros before and when
+    truncated."""
     n = S[L.NUM_PLAYERS]
     out[:n] = 0
     if S[L.PHASE] != L.PH_OVER:
         return
-    scores = final_scores(R, S)
     best, money = scores[0], -1
     for p in range(n):
         best = max(best, scores[p])
