@@ -3,8 +3,8 @@
 Every game of the batch is a row of one int64 array (the compiled engine's `S`, see
 `core/engine/layout.py`) under one rules array `R`. `step(actions)` applies one decision per
 game, restarts the games that ended, and fills the deciding seat's observation and legal
-action mask of every game, all in one numba kernel spread over the cores (`prange`, one chunk
-of rows per thread). It is the same game as `NefertitiGame`: the same seed and actions give
+action mask of every game, all in one numba kernel run on one chunk of rows per thread
+(`in_threads`). It is the same game as `NefertitiGame`: the same seed and actions give
 the same observations, masks and returns (tests/test_vector.py).
 
 Seeds: game k (k = 0, 1, ... counted since `reset`) of env i is `NefertitiGame(seed=game_seed(seed,
@@ -15,10 +15,11 @@ depends on `seed` only, never on the number of threads or on which game ends fir
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numba
-from numba import njit, prange
+from numba import njit
 
 from .core import actions as A
 from .core.engine import layout as L
@@ -29,14 +30,6 @@ from .encoding import observation_version
 from .encoding.observation import observe_batch
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-# numba's default OpenMP layer keeps its workers spinning between two batched steps; in a process that
-# also runs torch (training: the policy's forward passes come between steps) that made torch's
-# operations 40-50x slower on 2 cores. The workqueue layer's workers sleep instead, and stepped the
-# batch as fast (docs/speed.md). It is read when the first parallel kernel starts, whatever was imported
-# before; NUMBA_THREADING_LAYER, if set, wins. (workqueue: one Python thread may run kernels at a time.)
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "workqueue"
 
 
 @njit(cache=True)
@@ -70,7 +63,7 @@ def random_table(seed, env, game, share):
     return np.float64(u) * 2.0 ** -53 < share
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
     """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
     ended = step.is_over(R, S)
@@ -78,15 +71,22 @@ def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
         n = R[L.R_NUM_PLAYERS]
         terminated[i] = step.is_terminated(R, S)
         truncated[i] = not terminated[i]
-        step.returns(R, S, rewards[i])
         final = step.final_scores(R, S)
-        scores[i, :] = final[:n]
-        games[i] += 1
-        engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+        step.returns(R, S, final, rewards[i])
+        for p in range(n):
+            scores[i, p] = final[p]
+        _next_game(R, S, i, seed, games)
     return ended
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _next_game(R, S, i, seed, games):
+    """Deal the next game of env i in its row S."""
+    games[i] += 1
+    engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+
+
+@njit(cache=True, inline="always")
 def _random_move(R, S, mask, streams, i):
     """A uniformly random legal action of game S, drawn from row i's splitmix64 stream streams[i]."""
     mask[:] = 0
@@ -111,78 +111,102 @@ def seed_streams(seed, streams):
         streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
 
 
-APPLY, DEAL, CONTINUE = 0, 1, 2        # what `_advance` does first in each active game
+APPLY, DEAL, CONTINUE = 0, 1, 2        # what `_advance_rows` does first in each active game
 
 
-@njit(cache=True, parallel=True)
-def _advance(R, rows, actions, active, mode, learner, share, seed, games, streams, seats, masks, rewards, terminated,
-             truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs, chunks):
-    """In every game i with active[i]: apply actions[i] (mode APPLY; DEAL: deal game games[i];
-    CONTINUE: nothing, its state was moved on in place by the caller), restart it if it ended,
-    and with `learner` play random moves for the other seats until `learner_seat` decides (in the
-    games `random_table` draws with `share`; in the others, every seat's decision returns to the
+@njit(cache=True, nogil=True)
+def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, streams, seats, masks, rewards,
+                  terminated, truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs,
+                  lo, hi):
+    """In every game i (lo <= i < hi) with active[i]: apply actions[i] (mode APPLY; DEAL: deal game
+    games[i]; CONTINUE: nothing, its state was moved on in place by the caller), restart it if it
+    ended, and with `learner` play random moves for the other seats until `learner_seat` decides (in
+    the games `random_table` draws with `share`; in the others, every seat's decision returns to the
     caller); then fill its seat, mask and observation. Rows not active keep their seat, mask and
-    observation; their rewards and flags are cleared. `chunks` runs of rows, one per thread
-    (numba's get_num_threads inside a kernel would keep it from being cached)."""
-    n = rows.shape[0]
+    observation; their rewards and flags are cleared."""
     players = R[L.R_NUM_PLAYERS]
-    size = (n + chunks - 1) // chunks
-    for c in prange(chunks):
-        lo, hi = c * size, min(n, (c + 1) * size)
-        for i in range(lo, hi):
-            rewards[i, :] = 0
-            terminated[i] = truncated[i] = False
-            if not active[i]:
-                continue
-            S = rows[i]
-            if mode == DEAL:
-                engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
-            else:
-                if mode == APPLY:
-                    step.apply(R, S, actions[i])
-                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
-            while (learner and S[L.ACTOR] != learner_seat(i, games[i], players)
-                   and random_table(seed, i, games[i], share)):
-                step.apply(R, S, _random_move(R, S, masks[i], streams, i))
-                _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
-            seats[i] = S[L.ACTOR]
-            masks[i, :] = 0
-            step.legal_mask(R, S, masks[i])
-        j = lo
-        while j < hi:                      # the observations of each run of active rows
-            if not active[j]:
-                j += 1
-                continue
-            k = j
-            while k < hi and active[k]:
-                k += 1
-            observe_batch(R, rows[j:k], seats[j:k], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
-                          face_down, obs[j:k])
-            j = k
+    for i in range(lo, hi):
+        rewards[i, :] = 0
+        terminated[i] = truncated[i] = False
+        if not active[i]:
+            continue
+        S = rows[i]
+        if mode == DEAL:
+            engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+        else:
+            if mode == APPLY:
+                step.apply(R, S, actions[i])
+            _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+        while (learner and S[L.ACTOR] != learner_seat(i, games[i], players)
+               and random_table(seed, i, games[i], share)):
+            step.apply(R, S, _random_move(R, S, masks[i], streams, i))
+            _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
+        seats[i] = S[L.ACTOR]
+        masks[i, :] = 0
+        step.legal_mask(R, S, masks[i])
+    j = lo
+    while j < hi:                      # the observations of each run of active rows
+        if not active[j]:
+            j += 1
+            continue
+        k = j
+        while k < hi and active[k]:
+            k += 1
+        observe_batch(R, rows[j:k], seats[j:k], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
+                      face_down, obs[j:k])
+        j = k
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _play_rows(R, rows, seed, games, decisions, streams, ended, lo, hi) -> None:
+    """`decisions` uniformly random legal decisions in each game lo <= i < hi of `rows` (ended[i]: the
+    games that ended), from the splitmix64 streams of the rows."""
+    mask = np.zeros(A.NUM_ACTIONS, np.int8)
+    for i in range(lo, hi):
+        S = rows[i]
+        for _ in range(decisions):
+            step.apply(R, S, _random_move(R, S, mask, streams, i))
+            if step.is_over(R, S):
+                ended[i] += 1
+                _next_game(R, S, i, seed, games)
+
+
 def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
     """Play `decisions` uniformly random legal decisions in every game of `rows` (no observation:
     the benchmark of the engine alone); an ended game restarts as in `NefertitiVectorEnv`.
     Returns the games ended per row. The choices come from a splitmix64 stream per row seeded
     from `seed`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
-    n = rows.shape[0]
-    ended = np.zeros(n, np.int64)
-    streams = np.zeros(n, np.uint64)
+    ended = np.zeros(len(rows), np.int64)
+    streams = np.zeros(len(rows), np.uint64)
     seed_streams(seed, streams)
-    size = (n + chunks - 1) // chunks
-    for c in prange(chunks):
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        for i in range(c * size, min(n, (c + 1) * size)):
-            S = rows[i]
-            for _ in range(decisions):
-                step.apply(R, S, _random_move(R, S, mask, streams, i))
-                if step.is_over(R, S):
-                    ended[i] += 1
-                    games[i] += 1
-                    engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+    in_threads(_play_rows, len(rows), chunks, R, rows, seed, games, decisions, streams, ended)
     return ended
+
+
+def in_threads(kernel, n: int, chunks: int, *args) -> None:
+    """kernel(*args, lo, hi) on `chunks` runs of the rows 0..n-1 at once: the first in this thread,
+    the others in a pool's. The kernels release the GIL (numba's nogil), so the runs use the cores;
+    numba's own parallel kernels (prange) did the same but took over half of the first run's compile
+    time (docs/speed.md)."""
+    size = -(-n // chunks)
+    runs = [(c * size, min(n, (c + 1) * size)) for c in range(chunks)]
+    others = [_pool().submit(kernel, *args, lo, hi) for lo, hi in runs[1:]]
+    kernel(*args, *runs[0])
+    for run in others:
+        run.result()
+
+
+_POOL: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's thread pool (a forked child makes its own: the parent's threads are not in it)."""
+    pid = os.getpid()
+    if pid not in _POOL:
+        _POOL.clear()
+        _POOL[pid] = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS - 1),
+                                        thread_name_prefix="nefertiti-vector")
+    return _POOL[pid]
 
 
 # Below this many games per thread, waking a thread costs more than its games take. Measured on the
@@ -215,7 +239,7 @@ class NefertitiVectorEnv:
     kernel (a seeded stream per env), so every returned observation is the learner's. With
     `random_share` below 1, only that share of the games (`random_tables()`, drawn per game from
     the seed) is played so; in the others every seat's decision is returned, for the caller to
-    play the opponents (training/batched_vec_env.py: snapshots of the learner).
+    play the opponents (training/batched_vec_env.py: snapshots of the learner, compiled bots).
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
@@ -251,10 +275,10 @@ class NefertitiVectorEnv:
     def _run(self, actions: np.ndarray, active: np.ndarray, mode: int):
         p = self.plan
         self.final_scores[:] = 0
-        _advance(self.R, self.rows, actions, active, mode, self.learner, self.random_share, self.seed, self.games,
-                 self.streams, self.seats, self.masks, self.rewards, self.terminated, self.truncated, self.final_scores,
-                 p.src, p.a, p.b, p.ind_src, p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs,
-                 threads(self.num_envs))
+        in_threads(_advance_rows, self.num_envs, threads(self.num_envs), self.R, self.rows, actions, active, mode,
+                   self.learner, self.random_share, self.seed, self.games, self.streams, self.seats, self.masks,
+                   self.rewards, self.terminated, self.truncated, self.final_scores, p.src, p.a, p.b, p.ind_src,
+                   p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs)
         self._ready = True
         info = {"final_scores": self.final_scores, "games": self.games + 1}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info

@@ -1,4 +1,6 @@
 """The batched env plays the same games as NefertitiGame (docs/rules.md §1-§8 through the engine)."""
+import multiprocessing
+
 import numba
 import numpy as np
 import pytest
@@ -104,6 +106,22 @@ def test_random_play_is_reproducible_and_ends_games():
         ends.append((rows, ended))
     assert np.array_equal(ends[0][0], ends[1][0]) and np.array_equal(ends[0][1], ends[1][1])
     assert ends[0][1].sum() >= 4          # a 4-player game takes about 170 decisions
+
+
+def _play_rows_of(R, rows, chunks):
+    ended = random_play(R, rows, 9, np.zeros(len(rows), np.int64), 60, chunks)
+    return rows, ended
+
+
+def test_a_forked_child_runs_its_rows_in_threads_of_its_own():
+    """The row kernels' thread pool is per process: a child forked after the parent used it (as
+    training workers are) must not queue its chunks on the parent's threads, which it lacks."""
+    venv = NefertitiVectorEnv(8, seed=9)
+    venv.reset()
+    parent = _play_rows_of(venv.R, venv.rows.copy(), 2)          # the parent's pool now exists
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        child = pool.apply_async(_play_rows_of, (venv.R, venv.rows.copy(), 2)).get(timeout=120)
+    assert np.array_equal(child[0], parent[0]) and np.array_equal(child[1], parent[1])
 
 
 def test_bad_options_are_clear_errors():

@@ -16,7 +16,6 @@ observation to bootstrap from: info["terminal_observation"] is the next game's f
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -123,8 +122,7 @@ class BatchedVecEnv(VecEnv):
                 return
             bots = waiting & self.is_bot
             if bots.any():
-                play_bots(venv.R, venv.rows, bots, seats, self.G, self.W, self.samples, self.depth,
-                          min(numba.get_num_threads(), int(bots.sum())))   # a bot move outweighs a thread's start
+                play_bots(venv.R, venv.rows, bots, seats, self.G, self.W, self.samples, self.depth)
                 _, _, _, rewards, terminated, truncated, info = venv.resume(bots)
             else:
                 actions = np.zeros(self.num_envs, dtype=np.int64)

@@ -8,8 +8,9 @@ kernel (`agents.heuristic.action_values`), each table drawing from its own gener
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from nefertiti_env.agents import HeuristicBot, make_bot
 from nefertiti_env.core import actions as A
@@ -17,6 +18,7 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
 from nefertiti_env.agents.heuristic import action_values
+from nefertiti_env.vector import in_threads
 
 
 def bot_parameters(spec: str) -> tuple[np.ndarray, int, int]:
@@ -33,25 +35,29 @@ def generator_words(seed: int) -> np.ndarray:
     return rng_words(np.random.default_rng(seed).bit_generator.state)
 
 
-@njit(cache=True, parallel=True)
-def play_bots(R, rows, active, learner, G, W, samples, depth, chunks) -> None:
-    """In every game i with active[i]: the bot of weights W[i] (samples[i], depth[i]) plays every seat
-    but learner[i] until that seat decides or the game is over; G[i, L.RNG:] is the table's generator.
-    A single legal action is played without drawing, as `HeuristicBot.act` does."""
-    n = rows.shape[0]
-    size = (n + chunks - 1) // chunks
-    for c in prange(chunks):
-        legal = np.empty(A.NUM_ACTIONS, np.int64)
-        keys = np.empty(A.NUM_ACTIONS, np.int64)
-        values = np.empty(A.NUM_ACTIONS, np.float64)
-        for i in range(c * size, min(n, (c + 1) * size)):
-            if not active[i]:
-                continue
-            S = rows[i]
-            while not step.is_over(R, S) and S[L.ACTOR] != learner[i]:
-                if step.legal_list(R, S, legal) == 1:
-                    action = legal[0]
-                else:
-                    k = action_values(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
-                    action = keys[np.argmax(values[:k])]
-                step.apply(R, S, action)
+@njit(cache=True, nogil=True)
+def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> None:
+    """In every game i (lo <= i < hi) with active[i]: the bot of weights W[i] (samples[i], depth[i])
+    plays every seat but learner[i] until that seat decides or the game is over; G[i, L.RNG:] is the
+    table's generator. A single legal action is played without drawing, as `HeuristicBot.act` does."""
+    legal = np.empty(A.NUM_ACTIONS, np.int64)
+    keys = np.empty(A.NUM_ACTIONS, np.int64)
+    values = np.empty(A.NUM_ACTIONS, np.float64)
+    for i in range(lo, hi):
+        if not active[i]:
+            continue
+        S = rows[i]
+        while not step.is_over(R, S) and S[L.ACTOR] != learner[i]:
+            if step.legal_list(R, S, legal) == 1:
+                action = legal[0]
+            else:
+                k = action_values(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
+                action = keys[np.argmax(values[:k])]
+            step.apply(R, S, action)
+
+
+def play_bots(R, rows, active, learner, G, W, samples, depth) -> None:
+    """`play_bot_rows` over all rows, on every thread as soon as two games wait (a bot's move costs far
+    more than waking a thread; `vector.in_threads`)."""
+    chunks = max(1, min(numba.get_num_threads(), int(active.sum())))
+    in_threads(play_bot_rows, len(rows), chunks, R, rows, active, learner, G, W, samples, depth)

@@ -154,12 +154,21 @@ def load_ruleset(ruleset: str | Path | dict = "default") -> Ruleset:
         return ruleset
     if isinstance(ruleset, dict):
         return _build(ruleset, "<dict>")
+    packaged = _packaged(str(ruleset))
+    if packaged is not None:
+        return _load_file(packaged, 0)                                   # packaged: parsed once per process
     path = Path(ruleset)
-    if path.name == str(ruleset) and (PACKAGED_RULESETS / f"{ruleset}.toml").is_file():
-        return _load_file(PACKAGED_RULESETS / f"{ruleset}.toml", 0)      # packaged: parsed once per process
     if not path.is_file():
         raise RulesetError(str(path), [("<file>", "no such file")])
     return _load_file(path.resolve(), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _packaged(name: str) -> Path | None:
+    """The file of the packaged ruleset `name`, or None: looked up once per name (a game is made per
+    reset, and the path work cost more than the game's other set-up together)."""
+    path = PACKAGED_RULESETS / f"{name}.toml"
+    return path if Path(name).name == name and path.is_file() else None
 
 
 @functools.lru_cache(maxsize=32)

@@ -40,6 +40,7 @@ from numba import njit
 
 from ..core import scoring
 from ..core.engine import layout as L
+from ..core.engine.entry import typed_entry
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
@@ -179,7 +180,8 @@ _SELECTED = _selection_table()
 def state_vector(R, S, seat, vec):
     """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S itself, the gifts
     counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS."""
-    vec[:L.STATE_SIZE] = S
+    for k in range(L.STATE_SIZE):
+        vec[k] = S[k]
     deck_pos, deck_len = S[L.DECK_POS], S[L.DECK_LEN]
     oracle = S[L.ORACLE_SEAT] == seat
     known_from = max(deck_pos, S[L.ORACLE_FROM])        # the Oracle player knows the cards from there on
@@ -352,11 +354,12 @@ _PLANS: dict[tuple, tuple] = {}
 
 
 def seat_plan(g, seat: int) -> Plan:
-    """The cached tables of `g`'s (ruleset, player count) for the observer `seat`."""
-    key = (id(g.rules), g.num_players, seat)
+    """The cached tables of `g`'s (ruleset, player count) for the observer `seat`, found by its rules
+    array R (one per ruleset object and option set; reading the player count cost more than the rest)."""
+    key = (id(g.R), seat)
     entry = _PLANS.get(key)
-    if entry is None or entry[0] is not g.rules:
-        entry = _PLANS[key] = (g.rules, _build_plan(g.rules, g.num_players, seat))
+    if entry is None or entry[0] is not g.R:
+        entry = _PLANS[key] = (g.R, _build_plan(g.rules, g.num_players, seat))
     return entry[1]
 
 
@@ -501,8 +504,17 @@ def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: Bat
 
 def encode(game, seat: int, plan: Plan) -> np.ndarray:
     """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's)."""
-    return _observe(game.R, game.S, seat, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
-                    plan.lit_value, plan.face_down, plan.size)
+    return _encode(game.R, game.S, seat, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
+                   plan.lit_value, plan.face_down, plan.size)
+
+
+def _encode(*args) -> np.ndarray:
+    """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch on its twelve
+    arguments cost about 1 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan,
+    whose tables all have the same types (`_build_plan`)."""
+    global _encode
+    _encode = typed_entry(_observe, *args)
+    return _encode(*args)
 
 
 def observe(game, seat: int) -> np.ndarray:

@@ -33,7 +33,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
-from ..core.actions import action_mask
 from ..encoding import global_state, observation_version, state_high
 from .render import board_text
 
@@ -130,10 +129,10 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent):
-        seat = self._seat[agent]
-        # a new mask, not the game's cached one: that one is read-only
-        legal = self.game.legal_actions() if seat == self.game.current_player else []
-        return {"observation": self.encoder.observe(self.game, seat), "action_mask": action_mask(legal)}
+        game, seat = self.game, self._seat[agent]
+        # a copy of the game's mask, which is read-only
+        mask = game.legal_action_mask().copy() if seat == game.current_player else np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": self.encoder.observe(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics: everything, hidden deck order included
@@ -146,17 +145,18 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.game.apply(int(action))
+        game = self.game
+        game.apply(int(action))
         self._cumulative_rewards[agent] = 0.0
-        if self.game.is_truncated():
+        if not game.is_over():
+            self.agent_selection = self.possible_agents[game.current_player]
+        elif game.is_truncated():
             self.truncations = dict.fromkeys(self.agents, True)
-        elif self.game.is_over():
-            values = final_rewards(self.game, self.reward)
+        else:
+            values = final_rewards(game, self.reward)
             self.rewards = {a: float(values[i]) for i, a in enumerate(self.agents)}
             self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
-        else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 

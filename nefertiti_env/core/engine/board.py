@@ -228,7 +228,8 @@ def pop_front(S, field, count) -> int:
     """Remove and return the first item of a list field."""
     n = S[count]
     value = S[field]
-    S[field:field + n - 1] = S[field + 1:field + n]
+    for k in range(n - 1):
+        S[field + k] = S[field + k + 1]
     S[field + n - 1] = 0
     S[count] = n - 1
     return value

@@ -19,7 +19,7 @@ from .board import append, clear, contains, is_free, occ_bits
 from .resolution import RES_DECIDE, RES_DONE, RES_OVER, next_step, resume_after_roam
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle(R, S, status) -> None:
     """Carry on after a step until a decision is set up or the game is over."""
     while status == RES_DONE:
@@ -178,13 +178,13 @@ def place(R, S, m, v, p, tutor) -> int:
     return RES_DONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def close_market(R, S, m) -> int:
     append(S, L.PENDING, L.PENDING_N, m)
     return next_step(R, S)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_action(R, S) -> int:
     """The active player's action (and any resolution) is done: continue the turn."""
     p = S[L.TURN_PLAYER]
@@ -202,12 +202,12 @@ def after_action(R, S) -> int:
     return end_turn(R, S)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_turn(R, S) -> int:
     return begin_turn(R, S, (S[L.TURN_PLAYER] + 1) % S[L.NUM_PLAYERS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_turn(R, S, p) -> int:
     """Seat p's turn, or the next seat's that can act; if none can, every servant is stuck at the
     Port of Memphis and it is distributed [R]."""

@@ -259,7 +259,7 @@ def _tutor_take_deben(R, S) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(R, S) -> None:
     """All pieces resolved: close the market, reopen the previous one and refill it."""
     m = S[L.RES_MARKET]
@@ -272,7 +272,7 @@ def _finish(R, S) -> None:
             _reopen_previous(R, S, m)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reopen_previous(R, S, m) -> None:
     """The market closed before m reopens and is refilled (Akhenaton may close it for good)."""
     closed = np.empty(MEMPHIS, np.int64)

@@ -168,7 +168,8 @@ def rng_choice(S, pop_size, size, out):
     if pop_size > _TAIL_POP and size > pop_size // _TAIL_CUTOFF:
         idx = np.arange(pop_size)
         _shuffle_int(S, idx, pop_size, max(pop_size - size, 1))
-        out[:size] = idx[pop_size - size:]
+        for k in range(size):
+            out[k] = idx[pop_size - size + k]
         return
     for k in range(size):                  # Floyd: numpy keeps a hash set, a scan finds the same
         j = pop_size - size + k

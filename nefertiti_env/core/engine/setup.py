@@ -24,7 +24,7 @@ def new_game(R, S, seed) -> None:
     setup(R, S)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def setup(R, S) -> None:
     """Deal the game of R on S, whose fields are zero but for the seeded generator words."""
     n = R[L.R_NUM_PLAYERS]
@@ -93,9 +93,12 @@ def _deal_deck(R, S) -> None:
     rng_shuffle(S, gifts)
     last = R[L.AKHENATON_AMONG_LAST] - 1
     bottom = np.empty(last + 1, np.int64)
-    bottom[:last] = gifts[:last]
+    for j in range(last):
+        bottom[j] = gifts[j]
     bottom[last] = nk
     rng_shuffle(S, bottom)
-    S[L.DECK:L.DECK + size - last] = gifts[last:]
-    S[L.DECK + size - last:L.DECK + size + 1] = bottom
+    for j in range(size - last):
+        S[L.DECK + j] = gifts[last + j]
+    for j in range(last + 1):
+        S[L.DECK + size - last + j] = bottom[j]
     S[L.DECK_LEN] = size + 1

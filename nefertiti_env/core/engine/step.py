@@ -30,7 +30,7 @@ def is_over(R, S) -> bool:
     return S[L.PHASE] == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask(R, S, mask) -> None:
     """Set mask[a] = 1 for every legal action a of the deciding seat (`mask` zeroed by the caller)."""
     if is_over(R, S):
@@ -44,7 +44,7 @@ def legal_mask(R, S, mask) -> None:
         resolution.legal(R, S, mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(R, S, action) -> None:
     """Apply a legal action of the deciding seat (the caller checks legality), and run what
     follows until the next decision."""
@@ -68,14 +68,14 @@ def final_scores(R, S) -> np.ndarray:
 
 
 @njit(cache=True)
-def returns(R, S, out) -> None:
-    """out[:players] = +1 for a winner (most points, ties by most Deben, shared), -1 for the
-    others once the game ended by its rules; zeros before and when truncated."""
+def returns(R, S, scores, out) -> None:
+    """out[:players] = +1 for a winner (most points in `scores`, the game's `final_scores`, ties by
+    most Deben, shared), -1 for the others once the game ended by its rules; zeros before and when
+    truncated."""
     n = S[L.NUM_PLAYERS]
     out[:n] = 0
     if S[L.PHASE] != L.PH_OVER:
         return
-    scores = final_scores(R, S)
     best, money = scores[0], -1
     for p in range(n):
         best = max(best, scores[p])
