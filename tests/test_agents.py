@@ -279,6 +279,7 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "evaluation.py").write_text("y = 1\n")
     (bots / "heuristic.py").write_text("z = 1\n")
     (bots / "mcts.py").write_text("m = 1\n")
+    (bots / "tournament.py").write_text("t = 1\n")
     stamp, cached = bots / "__pycache__" / "kernels.sha256", bots / "__pycache__" / "heuristic.action_values-1.nbi"
 
     def cache_after_check() -> bool:
@@ -295,5 +296,8 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "evaluation.py").write_text("y = 2\n")     # a kernel the bots share changed
     assert not cache_after_check()
     cached.write_text("fresh")
-    (bots / "mcts.py").write_text("m = 2\n")           # Python only: the cache stays
+    (bots / "mcts.py").write_text("m = 2\n")           # the search's kernels changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "tournament.py").write_text("t = 2\n")     # Python only: the cache stays
     assert cache_after_check()
