@@ -42,6 +42,7 @@ from .heuristic import BankerBot, HeuristicBot
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
 CHUNK = 64                # iterations per kernel call under a time budget (the clock is read between)
+FIRST_CHUNKS = 64         # a time budget's tree starts with room for this many chunks, then doubles
 
 
 class Tree:
@@ -94,7 +95,7 @@ class MCTSBot(Agent):
         self.c, self.width, self.prior_visits = c, width, prior_visits
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self._w = self.weights.array()
-        self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else 64 * CHUNK))
+        self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
         self._buffers = np.full((3, A.NUM_ACTIONS), -1, dtype=np.int64)  # legal, untried, child by action
 
@@ -121,8 +122,8 @@ class MCTSBot(Agent):
         values = self.guide.action_values(game, seat)
         ranked = sorted(values, key=values.get, reverse=True)[: self.width or None]
         tree = self._tree
-        plant(tree.nodes, tree.total, np.array(ranked, dtype=np.int64), seat, self.prior_visits,
-              np.array([self._reward(values[a]) for a in ranked]))
+        plant(tree.nodes, tree.total, np.array(ranked, dtype=np.int64), np.array([values[a] for a in ranked]), seat,
+              self.prior_visits, self.temperature)
         tree.used = 1 + len(ranked)
         if len(ranked) > 1 and self.seconds is None:
             self._run(game, seat, self.iterations)
@@ -140,9 +141,6 @@ class MCTSBot(Agent):
                             iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
                             self._buffers)
 
-    def _reward(self, value: float) -> float:
-        return 1 / (1 + math.exp(-value / self.temperature))
-
 
 # ---------------------------------------------------------------- kernels
 @njit(cache=True)
@@ -154,15 +152,15 @@ def _node(nodes, total, x, visits, avail, player, action, sibling, reward_sum) -
 
 
 @njit(cache=True)
-def plant(nodes, total, ranked, seat, prior_visits, rewards) -> None:
+def plant(nodes, total, ranked, values, seat, prior_visits, temperature) -> None:
     """The root (node 0) and its searched actions (nodes 1..k, in rank order), each with
-    `prior_visits` virtual visits at its heuristic reward."""
+    `prior_visits` virtual visits at the reward of its heuristic value."""
     k = ranked.shape[0]
     _node(nodes, total, 0, 0, 0, -1, -1, -1, 0.0)
     nodes[0, CHILD] = 1 if k else -1
     for i in range(k):
         _node(nodes, total, 1 + i, prior_visits, prior_visits, seat, ranked[i], 2 + i if i + 1 < k else -1,
-              prior_visits * rewards[i])
+              prior_visits * _reward(values[i], temperature))
 
 
 @njit(cache=True)
@@ -176,15 +174,16 @@ def _ucb(nodes, total, x, c) -> float:
 
 @njit(cache=True)
 def _reward(value, temperature) -> float:
+    """A seat's reward for a value: sigmoid(value / temperature)."""
     return 1 / (1 + math.exp(-value / temperature))
 
 
 @njit(cache=True)
-def _map_children(nodes, node, child, value) -> None:
-    """child[action] = each child of `node` (value >= 0), or -1 again for each (value < 0)."""
+def _map_children(nodes, node, child, clear) -> None:
+    """child[action] = each child of `node` for its action, or -1 again when `clear`."""
     x = nodes[node, CHILD]
     while x >= 0:
-        child[nodes[x, ACTION]] = x if value >= 0 else -1
+        child[nodes[x, ACTION]] = -1 if clear else x
         x = nodes[x, SIBLING]
 
 
@@ -213,7 +212,8 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
     One iteration: select by UCB down the tree (counting availability), expand one untried action
     drawn at random, roll out, back the rewards up to the nodes on the path."""
     legal, untried, child = buffers[0], buffers[1], buffers[2]
-    path = np.empty(nodes.shape[0], dtype=np.int64)
+    # the nodes of a descent: each is a node made and a decision, so there are no more than either
+    path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
     k = 0                                       # the root's searched actions
     x = nodes[0, CHILD]
     while x >= 0:
@@ -228,7 +228,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
             legal[i] = nodes[x, ACTION]
             x = nodes[x, SIBLING]
         while True:
-            _map_children(nodes, node, child, 1)
+            _map_children(nodes, node, child, False)
             m = 0
             for i in range(n):
                 x = child[legal[i]]
@@ -238,7 +238,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
                     untried[m] = legal[i]
                     m += 1
             if m:
-                _map_children(nodes, node, child, -1)
+                _map_children(nodes, node, child, True)
                 a = untried[rng_integers(G, 0, m)]
                 _node(nodes, total, used, 0, 1, g[L.ACTOR], a, nodes[node, CHILD], 0.0)
                 nodes[node, CHILD] = used
@@ -253,7 +253,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
                 u = _ucb(nodes, total, x, c)
                 if best < 0 or u > best_u:
                     best, best_u = x, u
-            _map_children(nodes, node, child, -1)
+            _map_children(nodes, node, child, True)
             node = best
             path[depth] = node
             depth += 1
