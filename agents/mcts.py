@@ -68,7 +68,8 @@ class Tree:
 class MCTSBot(Agent):
     """Determinised UCT over the engine's state, guided at the root by the one-step heuristic.
 
-    iterations: searches per decision (the default budget; reproducible).
+    iterations: searches per decision (the default budget, chosen by strength per second of thinking
+        against the bankers: docs/bots.md, "Compiled MCTS"; reproducible).
     seconds: if set, search for this long per decision instead (not reproducible).
     c: UCB exploration constant (rewards are in 0..1).
     width: root actions searched (the heuristic's best); 0 = all.
@@ -83,7 +84,7 @@ class MCTSBot(Agent):
     bounds = {"iterations": ">= 1", "seconds": "> 0", "c": ">= 0", "width": ">= 0", "prior_visits": ">= 0",
               "rollout_turns": ">= 0", "temperature": "> 0"}
 
-    def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float | None = None,
+    def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
                  temperature: float = 10.0, **weights):
         if iterations < 1 or (seconds is not None and seconds <= 0):
