@@ -8,9 +8,9 @@ every open market is resolved *provisionally*, as if it closed now, each owner c
 margin gain (`card_gain`); a share (`Weights.projection`) of that outcome is added to the
 current score. This makes placements, purchases and characters comparable by one number.
 
-`quick_action` is the same reasoning as a fast policy for the resolution decisions
+`quick_action_kernel` is the same reasoning as a fast policy for the resolution decisions
 (choose cards, buy or take half, shame discard); lookahead uses it to play a
-market resolution to its end (`settle`) before evaluating.
+market resolution to its end (`settle_kernel`) before evaluating.
 
 Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
 numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
@@ -458,6 +458,8 @@ def seat_value(R, S, seat, w) -> float:
 
 @njit(cache=True)
 def seat_values_kernel(R, S, w):
+    """Every seat's value of S under weights w: its worth minus the best other seat's (the search
+    bot's rewards)."""
     worths = worth(R, S, w)
     out = np.empty(worths.shape[0])
     for p in range(worths.shape[0]):
@@ -542,33 +544,15 @@ def quick_action_kernel(R, S, G) -> int:
 
 @njit(cache=True)
 def settle_kernel(R, S, G) -> None:
-    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
+    """Play the decisions after a turn action (market resolutions) with `quick_action_kernel`."""
     while not step.is_over(R, S) and S[L.PHASE] != PH_TURN and S[L.PHASE] != PH_PLACE and S[L.PHASE] != PH_SECOND:
         step.apply(R, S, quick_action_kernel(R, S, G))
 
 
-# ---------------------------------------------------------------- Python wrappers (the search bot, tests)
-def seat_values(game, w: Weights) -> list[float]:
-    """Every seat's value of `game` under weights `w`: its worth minus the best other seat's.
-
-    A seat's worth is its score with Deben and seals re-weighted, plus the monopoly,
-    rarity and character terms; it mixes the position now and after the provisional
-    resolutions by `w.projection`.
-    """
-    return seat_values_kernel(game.R, game.S, w.array()).tolist()
-
-
-def quick_action(game, rng: np.random.Generator) -> int:
-    """A fast, sensible choice for a NefertitiGame's resolution decisions (`quick_action_kernel`);
-    uniform random, from numpy generator `rng`, for the others."""
-    G = hidden.generator_array(rng)
-    action = int(quick_action_kernel(game.R, game.S, G))
-    rng.bit_generator.state = hidden.generator_state(G)
-    return action
-
-
+# ---------------------------------------------------------------- Python wrapper (the tests)
 def settle(game, rng: np.random.Generator) -> None:
-    """Play a NefertitiGame's market resolutions to their end with `quick_action` (no history kept)."""
+    """Play a NefertitiGame's market resolutions to their end with `quick_action_kernel` (no history
+    kept), drawing from numpy generator `rng`."""
     G = hidden.generator_array(rng)
     settle_kernel(game.R, game.S, G)
     rng.bit_generator.state = hidden.generator_state(G)

@@ -81,13 +81,17 @@ class HeuristicBot(Agent):
         """The choice the bot makes inside a character's power when it values playing it."""
         return int(best_choice(game.R, game.S, seat, self.power_depth, self._w))
 
-    def _run(self, game, seat: int) -> int:
-        """`action_values` into the bot's buffers, drawing from (and advancing) its generator."""
+    def generator(self) -> np.ndarray:
+        """The generator array the kernels draw from, current; drawing from it advances `rng`."""
         if not self._G_ahead:
             self._G[L.RNG:] = rng_words(self._rng.bit_generator.state)
             self._G_ahead = True
-        return action_values(game.R, game.S, seat, self._G, self._w, self.samples, self.power_depth, self._keys,
-                             self._values)
+        return self._G
+
+    def _run(self, game, seat: int) -> int:
+        """`action_values` into the bot's buffers, drawing from (and advancing) its generator."""
+        return action_values(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
+                             self._keys, self._values)
 
 
 # ---------------------------------------------------------------- kernels

@@ -1,7 +1,7 @@
 """Keep the bots' cached numba code in step with the engine's.
 
 numba caches a kernel keyed on its own source file only, but the bots' kernels
-(evaluation.py, heuristic.py) compile the engine's kernels into themselves: after an edit of
+(evaluation.py, heuristic.py, mcts.py) compile the engine's kernels into themselves: after an edit of
 the engine they would run stale machine code. `drop_stale_cache` hashes the engine's sources
 (`nefertiti_env.core.engine.SOURCES`) with the bots' and deletes the bots' cached code when the
 hash changes, as the engine does for its own (docs/engine.md, "Compilation and cache").
@@ -14,7 +14,7 @@ from pathlib import Path
 from nefertiti_env.core.engine import _ROOT, SOURCES
 
 _HERE = Path(__file__).parent
-KERNEL_SOURCES = ("evaluation.py", "heuristic.py")
+KERNEL_SOURCES = ("evaluation.py", "heuristic.py", "mcts.py")
 _STAMP = _HERE / "__pycache__" / "kernels.sha256"
 
 

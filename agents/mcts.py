@@ -1,52 +1,75 @@
-"""The search bot: determinised UCT (single-observer information-set MCTS).
+"""The search bot: determinised UCT (single-observer information-set MCTS), compiled.
 
-Each iteration searches a fresh determinisation of the root (`hidden.determinize`:
+Each iteration searches a fresh determinisation of the root (`engine.hidden.determinize`:
 undrawn deck order and dice re-sampled from what the seat knows), so the tree's
 statistics average over the hidden information instead of exploiting one guess.
-Nodes are keyed by the actions taken from the root; an action is scored by UCB
+Nodes are reached by the actions taken from the root; an action is scored by UCB
 with its availability count (how often it was legal when its parent was visited),
 which handles actions that are legal in some determinisations only.
 
 Every seat maximises its own reward, backed up to the nodes where it chose:
-sigmoid(value / temperature), the value being `evaluation.seat_values` (the seat's
+sigmoid(value / temperature), the value being `evaluation.seat_value` (the seat's
 worth minus the best other seat's, with the open markets resolved provisionally).
 A leaf is reached by expanding one node, then playing `rollout_turns` turn
-decisions at random and every market resolution with `evaluation.quick_action`.
+decisions at random and every market resolution with `evaluation.quick_action_kernel`.
 
 The root is guided by the one-step heuristic with the same weights: only its
 `width` best actions are searched, each starting with `prior_visits` virtual
 visits at its heuristic value (progressive bias), so the search spends its budget
 checking the plausible moves against the replies of the other seats. The choices
 inside a character's power are left to the heuristic.
+
+The search is numba kernels over the engine's arrays (docs/bots.md, "Compiled MCTS"): the tree
+is preallocated arrays (`Tree`), a determinisation is copied into one scratch state, and the
+random numbers come from the guide's generator array, drawn as the Python search drew them.
 """
 from __future__ import annotations
 
 import math
 import time
 
-from nefertiti_env.core.phases import PH_CHARACTER
+import numpy as np
+from numba import njit
+
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.engine import hidden, layout as L, step
+from nefertiti_env.core.engine.rng import rng_integers
+from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
 from .base import Agent
-from .evaluation import TURN_PHASES, Weights, quick_action, seat_values
+from .evaluation import Weights, quick_action_kernel, seat_values_kernel
 from .heuristic import BankerBot, HeuristicBot
-from .hidden import determinize
+
+VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
+CHUNK = 64                # iterations per kernel call under a time budget (the clock is read between)
+FIRST_CHUNKS = 64         # a time budget's tree starts with room for this many chunks, then doubles
 
 
-class Node:
-    __slots__ = ("player", "visits", "total", "avail", "children")
+class Tree:
+    """A search tree as arrays: `nodes` [node, VISITS..SIBLING] (visits, availability count, the seat
+    whose choice led there, that action, first child, next sibling; -1: none) and `total` [node]
+    (the sum of that seat's rewards). Node 0 is the root, 1..k its searched actions in rank order;
+    a node's children are a list through CHILD and SIBLING. Grown between kernel calls only."""
 
-    def __init__(self, player: int, visits: int = 0, total: float = 0.0):
-        self.player = player          # the seat whose choice led here
-        self.visits = visits
-        self.total = total            # sum of that seat's rewards
-        self.avail = visits
-        self.children: dict[int, Node] = {}
+    def __init__(self, capacity: int):
+        self.nodes = np.empty((capacity, 6), dtype=np.int64)
+        self.total = np.empty(capacity)
+        self.used = 0
+
+    def reserve(self, more: int) -> None:
+        """Room for `more` nodes past the used ones (doubling, keeping the tree)."""
+        if self.used + more > len(self.total):
+            size = max(2 * len(self.total), self.used + more)
+            nodes, total = np.empty((size, 6), dtype=np.int64), np.empty(size)
+            nodes[:self.used], total[:self.used] = self.nodes[:self.used], self.total[:self.used]
+            self.nodes, self.total = nodes, total
 
 
 class MCTSBot(Agent):
-    """Determinised UCT over `game.clone()`, guided at the root by the one-step heuristic.
+    """Determinised UCT over the engine's state, guided at the root by the one-step heuristic.
 
-    iterations: searches per decision (the default budget; reproducible).
+    iterations: searches per decision (the default budget, chosen by strength per second of thinking
+        against the bankers: docs/bots.md, "Compiled MCTS"; reproducible).
     seconds: if set, search for this long per decision instead (not reproducible).
     c: UCB exploration constant (rewards are in 0..1).
     width: root actions searched (the heuristic's best); 0 = all.
@@ -61,7 +84,7 @@ class MCTSBot(Agent):
     bounds = {"iterations": ">= 1", "seconds": "> 0", "c": ">= 0", "width": ">= 0", "prior_visits": ">= 0",
               "rollout_turns": ">= 0", "temperature": "> 0"}
 
-    def __init__(self, seed: int | None = None, iterations: int = 200, seconds: float | None = None,
+    def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
                  temperature: float = 10.0, **weights):
         if iterations < 1 or (seconds is not None and seconds <= 0):
@@ -72,6 +95,10 @@ class MCTSBot(Agent):
         self.iterations, self.seconds = iterations, seconds
         self.c, self.width, self.prior_visits = c, width, prior_visits
         self.rollout_turns, self.temperature = rollout_turns, temperature
+        self._w = self.weights.array()
+        self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
+        self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
+        self._buffers = np.full((3, A.NUM_ACTIONS), -1, dtype=np.int64)  # legal, untried, child by action
 
     @property
     def rng(self):
@@ -95,57 +122,149 @@ class MCTSBot(Agent):
         """{root action: (visits, mean reward)} after the search from `seat`'s information."""
         values = self.guide.action_values(game, seat)
         ranked = sorted(values, key=values.get, reverse=True)[: self.width or None]
-        root = Node(-1)
-        for a in ranked:
-            root.children[a] = Node(seat, self.prior_visits, self.prior_visits * self._reward(values[a]))
+        tree = self._tree
+        plant(tree.nodes, tree.total, np.array(ranked, dtype=np.int64), np.array([values[a] for a in ranked]), seat,
+              self.prior_visits, self.temperature)
+        tree.used = 1 + len(ranked)
         if len(ranked) > 1 and self.seconds is None:
-            for _ in range(self.iterations):
-                self._iterate(root, ranked, determinize(game, seat, self.rng))
+            self._run(game, seat, self.iterations)
         elif len(ranked) > 1:
             deadline = time.perf_counter() + self.seconds
             while time.perf_counter() < deadline:
-                self._iterate(root, ranked, determinize(game, seat, self.rng))
-        return {a: (n.visits, n.total / n.visits) for a, n in root.children.items()}
+                self._run(game, seat, CHUNK)
+        visits, total = tree.nodes[1:1 + len(ranked), VISITS].tolist(), tree.total[1:1 + len(ranked)].tolist()
+        return {a: (n, t / n if n else 0.0) for a, n, t in zip(ranked, visits, total)}
 
-    def _iterate(self, node: Node, legal: list[int], g) -> None:
-        path = []
+    def _run(self, game, seat: int, iterations: int) -> None:
+        tree = self._tree
+        tree.reserve(iterations)
+        tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total, tree.used,
+                            iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
+                            self._buffers)
+
+
+# ---------------------------------------------------------------- kernels
+@njit(cache=True)
+def _node(nodes, total, x, visits, avail, player, action, sibling, reward_sum) -> None:
+    """Write node x, childless."""
+    nodes[x, VISITS], nodes[x, AVAIL], nodes[x, PLAYER] = visits, avail, player
+    nodes[x, ACTION], nodes[x, CHILD], nodes[x, SIBLING] = action, -1, sibling
+    total[x] = reward_sum
+
+
+@njit(cache=True)
+def plant(nodes, total, ranked, values, seat, prior_visits, temperature) -> None:
+    """The root (node 0) and its searched actions (nodes 1..k, in rank order), each with
+    `prior_visits` virtual visits at the reward of its heuristic value."""
+    k = ranked.shape[0]
+    _node(nodes, total, 0, 0, 0, -1, -1, -1, 0.0)
+    nodes[0, CHILD] = 1 if k else -1
+    for i in range(k):
+        _node(nodes, total, 1 + i, prior_visits, prior_visits, seat, ranked[i], 2 + i if i + 1 < k else -1,
+              prior_visits * _reward(values[i], temperature))
+
+
+@njit(cache=True)
+def _ucb(nodes, total, x, c) -> float:
+    """UCB with the availability count; an action never visited comes first."""
+    n = nodes[x, VISITS]
+    if n == 0:
+        return np.inf
+    return total[x] / n + c * math.sqrt(math.log(nodes[x, AVAIL]) / n)
+
+
+@njit(cache=True)
+def _reward(value, temperature) -> float:
+    """A seat's reward for a value: sigmoid(value / temperature)."""
+    return 1 / (1 + math.exp(-value / temperature))
+
+
+@njit(cache=True)
+def _map_children(nodes, node, child, clear) -> None:
+    """child[action] = each child of `node` for its action, or -1 again when `clear`."""
+    x = nodes[node, CHILD]
+    while x >= 0:
+        child[nodes[x, ACTION]] = -1 if clear else x
+        x = nodes[x, SIBLING]
+
+
+@njit(cache=True)
+def rollout(R, g, G, w, rollout_turns, temperature):
+    """Every seat's reward after playing `rollout_turns` turn decisions at random and the market
+    resolutions with `quick_action_kernel` (g is played on)."""
+    turns = rollout_turns
+    while not step.is_over(R, g):
+        ph = g[L.PHASE]
+        if ph == PH_TURN or ph == PH_PLACE or ph == PH_SECOND:
+            if turns <= 0:
+                break
+            turns -= 1
+        step.apply(R, g, quick_action_kernel(R, g, G))
+    values = seat_values_kernel(R, g, w)
+    for p in range(values.shape[0]):
+        values[p] = _reward(values[p], temperature)
+    return values
+
+
+@njit(cache=True)
+def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, rollout_turns, g, buffers) -> int:
+    """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
+    more), each on a fresh determinisation of S for `seat` copied into `g`; return the nodes used.
+    One iteration: select by UCB down the tree (counting availability), expand one untried action
+    drawn at random, roll out, back the rewards up to the nodes on the path."""
+    legal, untried, child = buffers[0], buffers[1], buffers[2]
+    # the nodes of a descent: each is a node made and a decision, so there are no more than either
+    path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
+    k = 0                                       # the root's searched actions
+    x = nodes[0, CHILD]
+    while x >= 0:
+        k += 1
+        x = nodes[x, SIBLING]
+    for _ in range(iterations):
+        g[:] = S
+        hidden.determinize(R, g, seat, G)
+        node, depth, n = 0, 0, k
+        x = nodes[0, CHILD]
+        for i in range(k):
+            legal[i] = nodes[x, ACTION]
+            x = nodes[x, SIBLING]
         while True:
-            children = node.children
-            untried = [a for a in legal if a not in children]
-            for a in legal:
-                if a in children:
-                    children[a].avail += 1
-            if untried:
-                a = untried[int(self.rng.integers(len(untried)))]
-                node = children[a] = Node(g.current_player)
-                node.avail = 1
-                g.apply(a)
-                path.append(node)
+            _map_children(nodes, node, child, False)
+            m = 0
+            for i in range(n):
+                x = child[legal[i]]
+                if x >= 0:
+                    nodes[x, AVAIL] += 1
+                else:
+                    untried[m] = legal[i]
+                    m += 1
+            if m:
+                _map_children(nodes, node, child, True)
+                a = untried[rng_integers(G, 0, m)]
+                _node(nodes, total, used, 0, 1, g[L.ACTOR], a, nodes[node, CHILD], 0.0)
+                nodes[node, CHILD] = used
+                path[depth] = used
+                depth += 1
+                used += 1
+                step.apply(R, g, a)
                 break
-            a = max(legal, key=lambda b: self._ucb(children[b]))
-            node = children[a]
-            g.apply(a)
-            path.append(node)
-            if g.is_over():
+            best, best_u = -1, -np.inf
+            for i in range(n):
+                x = child[legal[i]]
+                u = _ucb(nodes, total, x, c)
+                if best < 0 or u > best_u:
+                    best, best_u = x, u
+            _map_children(nodes, node, child, True)
+            node = best
+            path[depth] = node
+            depth += 1
+            step.apply(R, g, nodes[node, ACTION])
+            if step.is_over(R, g):
                 break
-            legal = g.legal_actions()
-        rewards = self._rollout(g)
-        for n in path:
-            n.visits += 1
-            n.total += rewards[n.player]
-
-    def _ucb(self, n: Node) -> float:
-        return n.total / n.visits + self.c * math.sqrt(math.log(n.avail) / n.visits)
-
-    def _reward(self, value: float) -> float:
-        return 1 / (1 + math.exp(-value / self.temperature))
-
-    def _rollout(self, g) -> list[float]:
-        turns = self.rollout_turns
-        while not g.is_over():
-            if g.phase in TURN_PHASES:
-                if turns <= 0:
-                    break
-                turns -= 1
-            g.apply(quick_action(g, self.rng))
-        return [self._reward(v) for v in seat_values(g, self.weights)]
+            n = step.legal_list(R, g, legal)
+        rewards = rollout(R, g, G, w, rollout_turns, temperature)
+        for i in range(depth):
+            x = path[i]
+            nodes[x, VISITS] += 1
+            total[x] += rewards[nodes[x, PLAYER]]
+    return used

@@ -243,6 +243,29 @@ def test_decisions_ignore_the_hidden_deck_order(spec):
         assert getattr(make_bot(spec, seed=3), look)(g, seat) == getattr(make_bot(spec, seed=3), look)(h, seat)
 
 
+def test_mcts_time_budget_searches_in_whole_chunks_and_grows_its_tree():
+    """`seconds` runs the compiled search in chunks until the deadline; the tree's arrays grow
+    between chunks and keep the nodes made so far."""
+    from nefertiti_env.agents.mcts import CHUNK, Tree
+
+    g = random_position(4, 6)
+    seat = g.current_player
+    bot = make_bot("mcts:seconds=0.02", seed=0)
+    bot._tree = Tree(1 + len(g.legal_actions()))              # as small as a search may start
+    stats = bot.search(g, seat)
+    iterations = sum(n for n, _ in stats.values()) - bot.prior_visits * len(stats)
+    assert iterations >= CHUNK and iterations % CHUNK == 0
+    assert bot._tree.used > len(stats) + 1 and len(bot._tree.total) >= bot._tree.used
+    assert set(stats) <= set(g.legal_actions()) and all(0 < mean < 1 for _, mean in stats.values())
+
+
+def test_mcts_without_prior_visits_tries_every_root_action_first():
+    g = random_position(5, 6)
+    stats = make_bot("mcts:iterations=30:prior_visits=0", seed=0).search(g, g.current_player)
+    assert len(stats) == 8 and sum(n for n, _ in stats.values()) == 30
+    assert all(n >= 1 for n, _ in stats.values())
+
+
 # ------------------------------------------------------------------- human
 def test_human_reads_numbers_and_text_and_answers_bad_input():
     g = NefertitiGame(4, seed=2)
@@ -279,6 +302,7 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "evaluation.py").write_text("y = 1\n")
     (bots / "heuristic.py").write_text("z = 1\n")
     (bots / "mcts.py").write_text("m = 1\n")
+    (bots / "tournament.py").write_text("t = 1\n")
     stamp, cached = bots / "__pycache__" / "kernels.sha256", bots / "__pycache__" / "heuristic.action_values-1.nbi"
 
     def cache_after_check() -> bool:
@@ -295,5 +319,8 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "evaluation.py").write_text("y = 2\n")     # a kernel the bots share changed
     assert not cache_after_check()
     cached.write_text("fresh")
-    (bots / "mcts.py").write_text("m = 2\n")           # Python only: the cache stays
+    (bots / "mcts.py").write_text("m = 2\n")           # the search's kernels changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (bots / "tournament.py").write_text("t = 2\n")     # Python only: the cache stays
     assert cache_after_check()

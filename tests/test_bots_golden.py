@@ -1,9 +1,11 @@
-"""The heuristic bots play their recorded decisions (issue #21 §1; tests/golden_bots.py).
+"""The compiled bots play their recorded decisions (issue #21 §1; tests/golden_bots.py).
 
-Every game of `tests/golden/bots.npz` is replayed; at each decision where the bot chose among
-two or more actions, its generator is restored to the recorded state and it must pick the
-recorded action. Re-record with `python tests/golden_bots.py --write` only for an intended
-change of play, and say so in the commit.
+Every game of `tests/golden/bots.npz` (the heuristic bots) and `tests/golden/mcts.npz` (the
+search bot, recorded from its Python implementation) is replayed; at each decision where the
+bot chose among two or more actions, its generator is restored to the recorded state and it
+must pick the recorded action (and, for MCTS, draw as many random numbers). Re-record with
+`python tests/golden_bots.py --write [--corpus mcts]` only for an intended change of play, and
+say so in the commit.
 """
 import numpy as np
 import pytest
@@ -18,6 +20,11 @@ from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_SECOND
 @pytest.fixture(scope="module")
 def corpus():
     return golden_bots.load()
+
+
+@pytest.fixture(scope="module")
+def mcts_corpus():
+    return golden_bots.load(golden_bots.MCTS)
 
 
 def test_corpus_covers_the_bots_and_option_sets(corpus):
@@ -51,6 +58,19 @@ def test_bots_choose_as_recorded(corpus, bot):
     assert not problems, f"{len(problems)} decisions differ; first: {problems[0]}"
 
 
+def test_mcts_corpus_covers_its_bots_and_option_sets(mcts_corpus):
+    assert mcts_corpus["choices"].sum() == len(mcts_corpus["index"]) == len(mcts_corpus["after"]) > 1000
+    assert sorted(set(mcts_corpus["bot"].tolist())) == list(range(len(golden_bots.MCTS.bots)))
+    assert sorted(set(mcts_corpus["option_set"].tolist())) == list(range(len(golden_bots.OPTION_SETS)))
+
+
+@pytest.mark.parametrize("bot", range(len(golden_bots.MCTS.bots)), ids=golden_bots.MCTS.bots)
+def test_mcts_chooses_and_draws_as_recorded(mcts_corpus, bot):
+    games = np.flatnonzero(mcts_corpus["bot"] == bot).tolist()
+    problems = [p for n in games for p in golden_bots.check_game(mcts_corpus, n)]
+    assert not problems, f"{len(problems)} decisions differ; first: {problems[0]}"
+
+
 def test_a_changed_choice_is_found(corpus):
     """The check can fail: a bot that picks another legal action is reported at that decision."""
     class Contrary:
@@ -68,3 +88,23 @@ def test_a_changed_choice_is_found(corpus):
     problems = golden_bots.check_game(corpus, 0, Contrary)
     assert len(problems) == corpus["choices"][0]
     assert "decision" in problems[0] and "recorded" in problems[0]
+
+
+def test_a_changed_draw_is_found(mcts_corpus):
+    """A search that chooses alike but draws one more random number is reported too."""
+    class Wasteful:
+        def __init__(self, spec):
+            self.bot = make_bot(spec)
+
+        @property
+        def rng(self):
+            return self.bot.rng
+
+        def act(self, game, seat):
+            action = self.bot.act(game, seat)
+            self.bot.rng.integers(2)
+            return action
+
+    problems = golden_bots.check_game(mcts_corpus, 0, Wasteful)
+    assert len(problems) == mcts_corpus["choices"][0]
+    assert "drew another amount of random numbers" in problems[0]
