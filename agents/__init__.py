@@ -11,6 +11,7 @@ import inspect
 import typing
 
 from .base import Agent, act_in_env, agent_for_env, play_game
+from .champion import ChampionBot
 from .evaluation import Weights
 from .heuristic import BankerBot, CollectorBot, GreedyBot, HeuristicBot
 from .mcts import MCTSBot
@@ -25,10 +26,12 @@ BOTS: dict[str, type[Agent]] = {
     "banker": BankerBot,
     "mcts": MCTSBot,
     "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .pt)
+    "champion": ChampionBot,  # the shipped PPO agent (agents/champion.pt, docs/champion.md)
 }
 
 # The shipped bots `nefertiti ladder` rates by default (agents/ladder.py), one line each. MCTS at
-# two budgets: its default (200 iterations) and a quarter of it, to show what thinking buys.
+# two budgets: its default (800 iterations) and 50, to show what thinking buys; and the champion,
+# the shipped PPO agent.
 LADDER_BOTS = [
     "random",
     "greedy",
@@ -36,6 +39,7 @@ LADDER_BOTS = [
     "banker",
     "mcts:iterations=50",
     "mcts",
+    "champion",
 ]
 
 
@@ -117,5 +121,5 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
     return bot
 
 
-__all__ = ["Agent", "BOTS", "LADDER_BOTS", "BankerBot", "CollectorBot", "GreedyBot", "HeuristicBot", "MCTSBot", "PPOAgent",
-           "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]
+__all__ = ["Agent", "BOTS", "LADDER_BOTS", "BankerBot", "ChampionBot", "CollectorBot", "GreedyBot", "HeuristicBot",
+           "MCTSBot", "PPOAgent", "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]

@@ -7,7 +7,8 @@ compiled bots, one torch thread) per opponent mix: random tables only, random an
 (0.7/0.3, the quickstart's mix), snapshot tables only, three bankers (compiled, `bot_tables.py`). The snapshots are frozen copies of the learner's initial policy (what a
 run holds before its first scheduled snapshot; their cost does not depend on their weights). Split:
 collecting rollouts (engine, observations, the learner's and the snapshots' forward passes) and the
-PPO update. The first PPO iteration is a warm-up and is not counted.
+PPO update. The first PPO iteration is a warm-up and is not counted. The defaults are configs/champion.yaml's
+(256 games x 64 steps per iteration, minibatch 4096, 2 epochs, two hidden layers of 128).
 """
 from __future__ import annotations
 
@@ -53,10 +54,11 @@ class Clock(BaseCallback):
         return True
 
 
-def measure(mix: dict, steps: int, n_envs: int, n_steps: int, players: int, seed: int) -> dict:
-    env = BatchedVecEnv(n_envs, num_players=players, opponents=mix, seed=seed, observation="v1")
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=512, n_epochs=4,
-                        policy_kwargs={"net_arch": [256, 256]}, seed=seed, device="cpu")
+def measure(mix: dict, steps: int, args) -> dict:
+    env = BatchedVecEnv(args.n_envs, num_players=args.players, opponents=mix, seed=args.seed, observation="v1")
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                        policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",")]}, seed=args.seed,
+                        device="cpu")
     if "snapshot" in mix:
         for _ in range(3):
             env.env_method("add_snapshot", copy.deepcopy(model.policy))
@@ -74,6 +76,9 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=200_000, help="learner steps per mix (default 200,000)")
     parser.add_argument("--n-envs", type=int, default=256, help="games stepped together (default 256)")
     parser.add_argument("--n-steps", type=int, default=64, help="steps per env per PPO iteration (default 64)")
+    parser.add_argument("--batch-size", type=int, default=4096, help="PPO minibatch (default 4096)")
+    parser.add_argument("--n-epochs", type=int, default=2, help="PPO epochs per iteration (default 2)")
+    parser.add_argument("--net-arch", default="128,128", help="hidden layers (default 128,128)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mixes", default=",".join(MIXES), help=f"comma-separated, of {', '.join(MIXES)}")
@@ -82,7 +87,7 @@ def main(argv=None) -> None:
     print(f"| opponents | learner steps/s | collecting only, steps/s | time collecting | time in PPO updates |")
     print("|---|---|---|---|---|")
     for name in args.mixes.split(","):
-        r = measure(MIXES[name], args.steps, args.n_envs, args.n_steps, args.players, args.seed)
+        r = measure(MIXES[name], args.steps, args)
         share = r["rollout_s"] / (r["rollout_s"] + r["update_s"])
         print(f"| {name} | {r['steps_per_s']:,.0f} | {r['collect_steps_per_s']:,.0f} | {share:.0%} | {1 - share:.0%} |",
               flush=True)

@@ -1,0 +1,53 @@
+"""The champion's bar (issue #21 §4): its win rate against three bankers and against three MCTS bots.
+
+    python benchmarks/champion_bar.py                        # the shipped champion, 400 games each
+    python benchmarks/champion_bar.py --model runs/champion  # a run folder or model file instead
+
+4-player games (beginner setup, base characters, no Memphis: the table it was trained for), the
+model at seat i % 4 of game i, the same deals for both baselines (game seed = --seed + i, fixed in
+advance), seats rotated (`training.evaluation.evaluate`, the trainer's own evaluation). A win is being
+among the winners. The bar: >= 50% against banker with the 95% Wilson interval's lower bound above
+45%, and >= 35% against mcts (its default budget) with the lower bound above 25%.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from nefertiti_env.agents.champion import CHAMPION_FILE
+from nefertiti_env.agents.ppo import model_file
+from nefertiti_env.training.evaluation import evaluate
+
+BAR = {"banker": (0.50, 0.45), "mcts": (0.35, 0.25)}      # baseline: (win rate, interval lower bound)
+TABLE = dict(num_players=4, setup="beginner", memphis=False, characters="base")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=str(CHAMPION_FILE), help="model .pt or run folder (default: the shipped champion)")
+    parser.add_argument("--games", type=int, default=400, help="games per baseline (default 400)")
+    parser.add_argument("--baselines", default="banker,mcts", help="comma-separated bot specs (default banker,mcts)")
+    parser.add_argument("--seed", type=int, default=20_261_124, help="seed of game 0 (default 20261124)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    results = evaluate(str(model_file(args.model)), args.baselines.split(","), args.games, TABLE, seed=args.seed,
+                       workers=args.workers)
+    print(f"| against 3x | games | wins | win rate | 95% Wilson interval | bar | met |")
+    print("|---|---|---|---|---|---|---|")
+    met = True
+    for r in results:
+        low, high = r.ci
+        rate, floor = BAR.get(r.baseline.split(":")[0], (None, None))
+        ok = rate is None or (r.win_rate >= rate and low > floor)
+        met &= ok
+        bar = f">= {rate:.0%}, low > {floor:.0%}" if rate is not None else "-"
+        print(f"| {r.baseline} | {r.games} | {r.wins} | {r.win_rate:.1%} | [{low:.1%}, {high:.1%}] | {bar} | "
+              f"{'yes' if ok else 'no'} |")
+    print(f"{time.perf_counter() - start:,.0f} s on {args.workers} workers")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
