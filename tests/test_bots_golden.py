@@ -71,16 +71,20 @@ def test_mcts_chooses_and_draws_as_recorded(mcts_corpus, bot):
     assert not problems, f"{len(problems)} decisions differ; first: {problems[0]}"
 
 
+class Wrapped:
+    """A recorded bot with its generator, whose `act` a test changes."""
+
+    def __init__(self, spec):
+        self.bot = make_bot(spec)
+
+    @property
+    def rng(self):
+        return self.bot.rng
+
+
 def test_a_changed_choice_is_found(corpus):
     """The check can fail: a bot that picks another legal action is reported at that decision."""
-    class Contrary:
-        def __init__(self, spec):
-            self.bot = make_bot(spec)
-
-        @property
-        def rng(self):
-            return self.bot.rng
-
+    class Contrary(Wrapped):
         def act(self, game, seat):
             legal, chosen = game.legal_actions(), self.bot.act(game, seat)
             return next(a for a in legal if a != chosen)
@@ -92,14 +96,7 @@ def test_a_changed_choice_is_found(corpus):
 
 def test_a_changed_draw_is_found(mcts_corpus):
     """A search that chooses alike but draws one more random number is reported too."""
-    class Wasteful:
-        def __init__(self, spec):
-            self.bot = make_bot(spec)
-
-        @property
-        def rng(self):
-            return self.bot.rng
-
+    class Wasteful(Wrapped):
         def act(self, game, seat):
             action = self.bot.act(game, seat)
             self.bot.rng.integers(2)
