@@ -8,7 +8,7 @@ compiled bots, one torch thread) per opponent mix: random tables only, random an
 run holds before its first scheduled snapshot; their cost does not depend on their weights). Split:
 collecting rollouts (engine, observations, the learner's and the snapshots' forward passes) and the
 PPO update. The first PPO iteration is a warm-up and is not counted. The defaults are configs/champion.yaml's
-(256 games x 64 steps per iteration, minibatch 4096, 2 epochs, two hidden layers of 128).
+(256 games x 64 steps per iteration, minibatch 1024, 4 epochs, two hidden layers of 128).
 """
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def main(argv=None) -> None:
     parser.add_argument("--steps", type=int, default=200_000, help="learner steps per mix (default 200,000)")
     parser.add_argument("--n-envs", type=int, default=256, help="games stepped together (default 256)")
     parser.add_argument("--n-steps", type=int, default=64, help="steps per env per PPO iteration (default 64)")
-    parser.add_argument("--batch-size", type=int, default=4096, help="PPO minibatch (default 4096)")
-    parser.add_argument("--n-epochs", type=int, default=2, help="PPO epochs per iteration (default 2)")
+    parser.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
+    parser.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per iteration (default 4)")
     parser.add_argument("--net-arch", default="128,128", help="hidden layers (default 128,128)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
