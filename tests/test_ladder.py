@@ -85,15 +85,21 @@ def test_same_files_with_two_workers(tiny, tmp_path):
     same_files(tiny[0], tmp_path)
 
 
-def test_an_interrupted_ladder_resumes_to_the_same_files(tiny, tmp_path, monkeypatch):
+def stop_at_game(n: int, monkeypatch):
+    """Make game n raise KeyboardInterrupt (a Ctrl-C there); returns the real `play_job` to restore."""
     play_job = tournament.play_job
 
-    def stop_at_game_5(job):
-        if job.index == 5:
+    def stopping(job):
+        if job.index == n:
             raise KeyboardInterrupt
         return play_job(job)
 
-    monkeypatch.setattr(tournament, "play_job", stop_at_game_5)
+    monkeypatch.setattr(tournament, "play_job", stopping)
+    return play_job
+
+
+def test_an_interrupted_ladder_resumes_to_the_same_files(tiny, tmp_path, monkeypatch):
+    play_job = stop_at_game(5, monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         ladder.run_in_folder(tmp_path, workers=1, **TINY)
     assert tournament.finished_games(tmp_path) == 5
@@ -141,14 +147,7 @@ def test_cli_errors_exit_2_without_traceback(argv, message, capsys, tmp_path):
 
 
 def test_cli_stops_says_how_to_resume_and_resumes(tiny, tmp_path, monkeypatch, capsys):
-    play_job = tournament.play_job
-
-    def stop_at_game_7(job):
-        if job.index == 7:
-            raise KeyboardInterrupt
-        return play_job(job)
-
-    monkeypatch.setattr(tournament, "play_job", stop_at_game_7)
+    play_job = stop_at_game(7, monkeypatch)
     out = tmp_path / "run"
     assert main([*CLI, "--out", str(out)]) == 130
     err = capsys.readouterr().err
