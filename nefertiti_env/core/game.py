@@ -20,8 +20,8 @@ from . import actions as A
 from . import state_io
 from .engine import layout as L
 from .engine import hidden, step
-from .engine.setup import new_game, setup as deal
-from .engine.step import decide, legal_list
+from .engine.setup import setup as deal
+from .engine.step import LIST, NEW_GAME, decide
 from .engine.entry import typed_entry
 from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
@@ -36,6 +36,7 @@ DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 10**7
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
+_ACTOR = L.ACTOR
 _FIELDS = L.field_slices()
 _BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
 _ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() if what == "array" and name != "rng"}
@@ -120,16 +121,17 @@ class NefertitiGame:
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
                             max_decisions=max_decisions)
         self.R = _rules_for(rs, self.options)
-        self.S = np.zeros(L.STATE_SIZE, dtype=np.int64)
+        self._w = np.zeros(L.STATE_SIZE + _NUM_ACTIONS, dtype=np.int64)   # S, then the legal actions listed
+        self.S, self._io = self._w[:L.STATE_SIZE], self._w[L.STATE_SIZE:]
+        self.history: list[int] = []       # every action: the referee's log (`record`)
+        self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
+        self._mask = None
         if 0 <= self.seed < 2**63:         # seeded in compiled code: numpy's PCG64(seed), bit for bit
-            new_game(self.R, self.S, self.seed)
+            self._n = _decide(self.R, self._w, NEW_GAME, self.seed)
         else:
             self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(self.seed).state)
             deal(self.R, self.S)
-        self.history: list[int] = []       # every action: the referee's log (`record`)
-        self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
-        self._io = np.empty(_NUM_ACTIONS, dtype=np.int64)
-        self.board_changed()
+            self._n = -1
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
         if _name not in _HIDDEN_FIELDS and _what != "array":
@@ -190,7 +192,7 @@ class NefertitiGame:
     def current_player(self) -> int:
         """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
         n = self._n
-        return -1 if (n if n >= 0 else self._count()) == 0 else int(self.S[L.ACTOR])
+        return -1 if (n if n >= 0 else self._count()) == 0 else self.S.item(_ACTOR)
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
@@ -233,12 +235,12 @@ class NefertitiGame:
         self.board_changed()
 
     # ----------------------------------------------------------- legal moves
-    # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them;
+    # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them, after S in `_w`;
     # -1: not known, after a hand edit); the list and the mask are built from it when asked.
     def _count(self) -> int:
         """How many legal actions `_io` holds, computing them if they are not known."""
         if self._n < 0:
-            self._n = legal_list(self.R, self.S, self._io)
+            self._n = _decide(self.R, self._w, LIST, -1)
         return self._n
 
     def legal_actions(self) -> list[int]:
@@ -246,12 +248,16 @@ class NefertitiGame:
         n = self._n
         return self._io[:n if n >= 0 else self._count()].tolist()
 
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 mask over the flat action space, cached per state and read-only: copy to edit."""
-        if self._mask is None:
-            self._mask = np.zeros(_NUM_ACTIONS, dtype=np.int8)
-            self._mask[self._io[:self._count()]] = 1     # from the kernel's int64 list: no Python list
-            self._mask.flags.writeable = False
+    def legal_action_mask(self, writable: bool = False) -> np.ndarray:
+        """int8 mask over the flat action space, cached per state and read-only: copy to edit; or with
+        `writable`, a new array of the caller's own (what an env hands out), without a cached one to copy."""
+        if self._mask is None or writable:
+            mask = np.zeros(_NUM_ACTIONS, dtype=np.int8)
+            mask[self._io[:self._count()]] = 1          # from the kernel's int64 list: no Python list
+            if writable:
+                return mask
+            mask.flags.writeable = False
+            self._mask = mask
         return self._mask
 
     def board_changed(self) -> None:
@@ -272,13 +278,16 @@ class NefertitiGame:
                                 f"{action!r}; use string_to_action() for text")
         if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
-        n = _decide(self.R, self.S, action, self._io, self._n)
-        if n < 0:
-            self._illegal(action)
-        n, seat = divmod(n, 8)
+        n = _decide(self.R, self._w, action, self._n)
+        seat = -1
+        self._mask = None
+        if n < 0:                          # illegal (-1), or private to one seat
+            if n == -1:
+                self._illegal(action)
+            n, seat = divmod(-2 - n, 8)
         self.history.append(action)
-        self.private_to.append(seat - 1)
-        self._n, self._mask = n, None
+        self.private_to.append(seat)
+        self._n = n
 
     def _illegal(self, action: int):
         legal = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
@@ -339,8 +348,8 @@ class NefertitiGame:
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS})   # views: of S
-        new.S = self.S.copy()
-        new._io = self._io.copy()
+        new._w = self._w.copy()
+        new.S, new._io = new._w[:L.STATE_SIZE], new._w[L.STATE_SIZE:]
         new.history = list(self.history)
         new.private_to = list(self.private_to)
         return new
@@ -402,12 +411,12 @@ class NefertitiGame:
 
 
 
-def _decide(R, S, action, legal, known) -> int:
+def _decide(R, W, action, known) -> int:
     """`step.decide`; the first call rebinds `_decide` to its `typed_entry` (about 0.4 us of the 1 us
-    a call cost was numba's dispatch). Only `apply` calls it, with arrays the game made."""
+    a call cost was numba's dispatch). Only the game calls it, with the arrays it made."""
     global _decide
-    _decide = typed_entry(decide, R, S, action, legal, known)
-    return _decide(R, S, action, legal, known)
+    _decide = typed_entry(decide, R, W, action, known)
+    return _decide(R, W, action, known)
 
 
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:

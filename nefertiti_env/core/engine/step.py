@@ -12,6 +12,7 @@ from numba import njit
 from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
+from .setup import new_game
 
 
 @njit(cache=True)
@@ -99,13 +100,25 @@ def legal_list(R, S, out) -> int:
     return n
 
 
+LIST, NEW_GAME = -1, -2     # what `decide` does when its action is one of these
+
+
 @njit(cache=True)
-def decide(R, S, action, legal, known) -> int:
-    """One decision for the Python facade in one call: check that `action` is legal (else return
-    -1, S unchanged), apply it, and write the next legal actions into `legal`. `legal[:known]`
-    already holds the legal actions of S when `known` >= 0 (the previous call's output), so they
-    are computed once per decision. Returns 8 * (their number) + 1 + (the seat that alone sees
-    this decision, -1 when it is public), so the caller unpacks both with one divmod."""
+def decide(R, W, action, known) -> int:
+    """One decision for the Python facade in one call: check that `action` is legal (else return -1,
+    the state unchanged), apply it, and list the next legal actions. `W` is the game's state `S`
+    followed by room for its legal actions (one array: each array argument costs the call about
+    0.1 us to unbox). `legal[:known]` already holds the legal actions of S when `known` >= 0 (the
+    previous call's output), so they are computed once per decision. Returns their number, or
+    -2 - (8 * number + the seat that alone sees this decision) for a private one, so the common case
+    needs no unpacking. The action LIST only lists the legal actions (returns their number); NEW_GAME
+    first deals a new game seeded `known` (`setup.new_game`), so the facade makes every call through
+    one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it."""
+    S, legal = W[:L.STATE_SIZE], W[L.STATE_SIZE:]
+    if action < 0:
+        if action == NEW_GAME:
+            new_game(R, S, known)
+        return legal_list(R, S, legal)
     if known < 0:
         known = legal_list(R, S, legal)
     found = False
@@ -118,4 +131,5 @@ def decide(R, S, action, legal, known) -> int:
     private = S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S)
     seat = S[L.ACTOR] if private else -1
     apply(R, S, action)
-    return 8 * legal_list(R, S, legal) + 1 + seat
+    n = legal_list(R, S, legal)
+    return n if seat < 0 else -2 - (8 * n + seat)
