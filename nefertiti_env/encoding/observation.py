@@ -502,10 +502,12 @@ def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: Bat
     return out
 
 
+_OBSERVE_ARGS = Plan._fields.index("size") + 1     # a Plan's first fields are `_observe`'s arguments after seat
+
+
 def encode(game, seat: int, plan: Plan) -> np.ndarray:
     """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's)."""
-    return _encode(game.R, game.S, seat, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit,
-                   plan.lit_value, plan.face_down, plan.size)
+    return _encode(game.R, game.S, seat, *plan[:_OBSERVE_ARGS])       # a tuple slice: cheaper than 9 field reads
 
 
 def _encode(*args) -> np.ndarray:

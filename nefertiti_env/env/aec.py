@@ -87,6 +87,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.reward = reward
         self.encoder = observation_version(observation)
+        self._observe = self.encoder.observe
         self.render_mode = render_mode
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.game = NefertitiGame(seed=0, **self._game_args)      # checks the options now; reset() replaces it
@@ -130,9 +131,8 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         game, seat = self.game, self._seat[agent]
-        # a copy of the game's mask, which is read-only
-        mask = game.legal_action_mask().copy() if seat == game.current_player else np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": self.encoder.observe(game, seat), "action_mask": mask}
+        mask = game.legal_action_mask(writable=True) if seat == game.current_player else np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": self._observe(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics: everything, hidden deck order included
