@@ -116,6 +116,20 @@ def test_observe_gives_the_mask_only_to_the_deciding_agent():
             assert not obs["action_mask"].any()
 
 
+def test_the_observed_mask_is_the_agents_own():
+    """The env hands out a new writable mask per observe (built without the game's cached one):
+    editing it changes neither the game's read-only mask nor the next observation's."""
+    env = raw_env()
+    env.reset(seed=4)
+    game, agent = env.game, env.agent_selection
+    first, second = env.observe(agent)["action_mask"], env.observe(agent)["action_mask"]
+    assert first is not second and first.flags.writeable
+    first[:] = 0
+    assert np.array_equal(second, game.legal_action_mask()) and second.sum() == len(game.legal_actions())
+    assert not game.legal_action_mask().flags.writeable
+    assert np.array_equal(env.observe(agent)["action_mask"], second)
+
+
 def test_illegal_action_in_the_raw_env_raises_naming_it_and_the_legal_ones():
     env = raw_env()
     env.reset(seed=0)
