@@ -26,7 +26,8 @@ from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
 from .base import Agent
-from .evaluation import Weights, legal_row, prefixes, scratch, seat_value_in, seat_value_near, settle_in
+from .evaluation import Weights, borrow, borrowed, legal_row, prefixes, prefixes_into, scratch, seat_value_in, \
+    seat_value_near, settle_in
 
 
 class HeuristicBot(Agent):
@@ -184,7 +185,12 @@ def best_choice(R, S, seat, depth, w, X, level) -> int:
 @njit(cache=True)
 def best_choice_kernel(R, S, seat, depth, w) -> int:
     """`best_choice` with its own work space (`HeuristicBot.power_choice`)."""
-    return best_choice(R, S, seat, depth, w, scratch(levels(depth)), 1)
+    return _best_choice(R, S, seat, depth, w, scratch(levels(depth)))
+
+
+@njit(cache=True)
+def _best_choice(R, S, seat, depth, w, X) -> int:
+    return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)
 
 
 @njit(cache=True)
@@ -236,7 +242,13 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
     a determinisation of S each turn action valued by `action_value` and each character by
     `character_value` plus the best placement's gain, since a character is always followed by
     a placement; inside a power, each choice by `choice_value`."""
-    X = scratch(levels(depth))
+    return lookahead(R, S, seat, G, w, samples, depth, keys, values, scratch(levels(depth)))
+
+
+@njit(cache=True)
+def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
+    """`action_values` with the work space X (`scratch`), every array borrowed."""
+    R, S, G, w, keys, values, X = borrow(R), borrow(S), borrow(G), borrow(w), borrow(keys), borrow(values), borrowed(X)
     n = legal_row(R, S, X, 1)
     perm = np.arange(n)
     rng_shuffle(G, perm)
@@ -249,7 +261,8 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)
         return n
-    PI, PC, PS = prefixes(R, base, w)
+    PI, PC, PS = X[8], X[9], X[10]
+    prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
     k = 0
     best = -1
     for i in range(n):
