@@ -62,6 +62,12 @@ F_NOW, F_AFTER, F_WORTH = F_DELTAS + L.NUM_OWNERS, F_DELTAS + 2 * L.NUM_OWNERS, 
 F_SIZE = F_WORTH + L.NUM_OWNERS
 W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
+# The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
+# callers, and compiled without reference counting (they neither allocate nor keep an array), since
+# numba passes every array to a call field by field and counts a reference in and out of it: each
+# call of `card_gain` cost three times its inlined body (docs/bots.md, "Compiled bots").
+hot = njit(cache=True, forceinline=True, _nrt=False)
+
 
 @dataclass(frozen=True)
 class Weights:
@@ -104,15 +110,19 @@ def position(R, S):
     return pi, pc, ps
 
 
-@njit(cache=True)
+@hot
 def position_into(R, S, pi, pc, ps) -> None:
     """Fill the position (pi, pc, ps) with the scoring state of S; the scores are `scores_from`'s
     (integers, so summed in any order)."""
     n = S[L.NUM_PLAYERS]
     rows = n + 1 if n == 2 else n
-    pi[:, :] = 0
-    pc[:] = 0
-    ps[:] = 0.0
+    for r in range(L.NUM_OWNERS):
+        for j in range(WIDTH):
+            pi[r, j] = 0
+    for j in range(C_SIZE):
+        pc[j] = 0
+    for j in range(F_SIZE):
+        ps[j] = 0.0
     for r in range(rows):
         o = r if r < n else NEUTRAL
         for k in range(R[L.NUM_KINDS]):
@@ -138,7 +148,7 @@ def position_into(R, S, pi, pc, ps) -> None:
         ps[r] = total + pi[r, ROW_MONEY] % 2 / 2
 
 
-@njit(cache=True)
+@hot
 def _type_value(R, t, owners) -> int:
     """Points per item of type t with `owners` owners."""
     return R[L.TYPE_VALUES + t * 3 + min(owners, 3) - 1] if owners else 0
@@ -152,7 +162,7 @@ def card_deltas(R, pi, pc, ps, p, kind, sign):
     return ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
 
 
-@njit(cache=True)
+@hot
 def deltas_into(R, pi, pc, ps, p, kind, sign) -> None:
     """`card_deltas` into the position's scratch (ps[F_DELTAS + row])."""
     t = R[L.KIND_TYPE + kind]
@@ -171,7 +181,7 @@ def deltas_into(R, pi, pc, ps, p, kind, sign) -> None:
     ps[F_DELTAS + p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
 
 
-@njit(cache=True)
+@hot
 def margin_gain(ps, n, p) -> float:
     """How much row p's lead over the best other seat grows with the score changes of the
     position's scratch (`deltas_into`)."""
@@ -183,7 +193,7 @@ def margin_gain(ps, n, p) -> float:
     return ps[F_DELTAS + p] - (best_after - best_before)
 
 
-@njit(cache=True)
+@hot
 def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
     """`margin_gain` of row p taking one card of `kind` (with a seal if `seal`): the hot path."""
     t = R[L.KIND_TYPE + kind]
@@ -211,7 +221,7 @@ def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
     return own - (best_after - best_before)
 
 
-@njit(cache=True)
+@hot
 def give(R, pi, pc, ps, p, kind, seal) -> None:
     """Row p takes one card of `kind` (a papyrus brings a seal from the supply; `seal`: one more)."""
     deltas_into(R, pi, pc, ps, p, kind, 1)
@@ -230,14 +240,14 @@ def give(R, pi, pc, ps, p, kind, seal) -> None:
         ps[o] += ps[F_DELTAS + o]
 
 
-@njit(cache=True)
+@hot
 def pay(pi, ps, p, amount) -> None:
     pi[p, ROW_MONEY] -= amount
     ps[p] -= amount / 2
 
 
 # ---------------------------------------------------------------- provisional closing
-@njit(cache=True)
+@hot
 def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
     """Places the highest bidder takes among the first `count` face-up gifts of the scratch still
     there, into the scratch's take (return how many): the upper card, or two lower cards (+1 on an
@@ -289,7 +299,7 @@ def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
     return taken
 
 
-@njit(cache=True)
+@hot
 def face_up_gifts(R, S, m, pc) -> int:
     """The face-up gifts above market m (not the Roaming Thief card) into the scratch of position
     `pc`: places, kinds, all still there; how many."""
@@ -302,7 +312,7 @@ def face_up_gifts(R, S, m, pc) -> int:
     return n
 
 
-@njit(cache=True)
+@hot
 def resolve(R, S, pi, pc, ps, m) -> None:
     """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
     count = face_up_gifts(R, S, m, pc)
@@ -344,7 +354,7 @@ def resolve(R, S, pi, pc, ps, m) -> None:
             give(R, pi, pc, ps, p, pc[C_KINDS + best], pc[C_PLACES + best] == 0 and seal_on)
 
 
-@njit(cache=True)
+@hot
 def _worth(R, pi, pc, ps, w, out) -> None:
     """Every seat's worth on a position into ps[out + seat]: its score with Deben and seals
     re-weighted, plus the monopoly and rarity terms."""
@@ -362,7 +372,7 @@ def _worth(R, pi, pc, ps, w, out) -> None:
         ps[out + p] = x
 
 
-@njit(cache=True)
+@hot
 def _resolves(S, m) -> bool:
     """Does market m resolve provisionally: open, with pieces, not the one being resolved?"""
     if S[L.IS_OPEN + m] == 0 or m == S[L.RES_MARKET]:
@@ -391,7 +401,7 @@ def worth_into(R, S, w, pi, pc, ps) -> None:
     worth_from(R, S, w, pi, pc, ps, 0)
 
 
-@njit(cache=True)
+@hot
 def worth_from(R, S, w, pi, pc, ps, first) -> None:
     """`worth_into` from a position whose worth now is known and whose markets before `first` are
     resolved already."""
@@ -437,7 +447,7 @@ def prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS) -> None:
             resolve(R, S, pi, pc, ps, m)
 
 
-@njit(cache=True)
+@hot
 def _same(S, base, start, size) -> bool:
     for i in range(start, start + size):
         if S[i] != base[i]:
@@ -445,7 +455,7 @@ def _same(S, base, start, size) -> bool:
     return True
 
 
-@njit(cache=True)
+@hot
 def first_change(S, base) -> int:
     """The first market whose provisional resolution may differ between S and `base` (NUM_MARKETS:
     none), or -1 when their scoring states differ."""
@@ -481,7 +491,7 @@ def seat_value_near(R, S, seat, w, base, PI, PC, PS, pi, pc, ps) -> float:
     return _seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
 
-@njit(cache=True)
+@hot
 def _seat_value_of(ps, n, p, w) -> float:
     """Seat p's value from the worths in ps[F_WORTH:F_WORTH + n]: its worth minus `opponent` times
     the best other seat's."""
