@@ -19,8 +19,9 @@ numpy would. A position is three arrays: `pi` [owner row, ROW_*] (items per type
 bonus per type, Deben, seals, points), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS)
 and `ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
 plus the neutral player (row 2) in 2-player games. `pc` and `ps` end with the scratch space
-of the provisional resolution (C_*/F_* regions), so valuing a position allocates only its
-three arrays. Float sums keep one order throughout, so equal values tie alike on every run.
+of the provisional resolution (C_*/F_* regions); the bots fill the position of a decision's work
+space (`scratch`, `position_into`), so their valuations allocate nothing. Float sums keep one
+order throughout, so equal values tie alike on every run.
 """
 from __future__ import annotations
 

@@ -190,6 +190,7 @@ def best_choice_kernel(R, S, seat, depth, w) -> int:
 
 @njit(cache=True)
 def _best_choice(R, S, seat, depth, w, X) -> int:
+    """`best_choice` on borrowed arrays (the caller holds them)."""
     return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)
 
 
