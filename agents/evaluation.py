@@ -19,8 +19,9 @@ numpy would. A position is three arrays: `pi` [owner row, ROW_*] (items per type
 bonus per type, Deben, seals, points), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS)
 and `ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
 plus the neutral player (row 2) in 2-player games. `pc` and `ps` end with the scratch space
-of the provisional resolution (C_*/F_* regions), so valuing a position allocates only its
-three arrays. Float sums keep one order throughout, so equal values tie alike on every run.
+of the provisional resolution (C_*/F_* regions); the bots fill the position of a decision's work
+space (`scratch`, `position_into`), so their valuations allocate nothing. Float sums keep one
+order throughout, so equal values tie alike on every run.
 """
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import intrinsic
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.board import scores_from, value_table
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
@@ -60,6 +62,12 @@ F_DELTAS = F_LOWER + 3
 F_NOW, F_AFTER, F_WORTH = F_DELTAS + L.NUM_OWNERS, F_DELTAS + 2 * L.NUM_OWNERS, F_DELTAS + 3 * L.NUM_OWNERS
 F_SIZE = F_WORTH + L.NUM_OWNERS
 W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
+
+# The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
+# callers, and compiled without reference counting (they neither allocate nor keep an array), since
+# numba passes every array to a call field by field and counts a reference in and out of it: each
+# call of `card_gain` cost three times its inlined body (docs/bots.md, "Compiled bots").
+hot = njit(cache=True, forceinline=True, _nrt=False)
 
 
 @dataclass(frozen=True)
@@ -90,12 +98,32 @@ class Weights:
 
 # ---------------------------------------------------------------- positions
 @njit(cache=True)
+def new_position():
+    """An empty position (pi, pc, ps) to fill with `position_into`."""
+    return np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64), np.zeros(C_SIZE, dtype=np.int64), np.zeros(F_SIZE)
+
+
+@njit(cache=True)
 def position(R, S):
     """(pi, pc, ps): the scoring state of S (see the module docstring)."""
+    pi, pc, ps = new_position()
+    position_into(R, S, pi, pc, ps)
+    return pi, pc, ps
+
+
+@hot
+def position_into(R, S, pi, pc, ps) -> None:
+    """Fill the position (pi, pc, ps) with the scoring state of S; the scores are `scores_from`'s
+    (integers, so summed in any order)."""
     n = S[L.NUM_PLAYERS]
     rows = n + 1 if n == 2 else n
-    pi = np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64)
-    pc = np.zeros(C_SIZE, dtype=np.int64)
+    for r in range(L.NUM_OWNERS):
+        for j in range(WIDTH):
+            pi[r, j] = 0
+    for j in range(C_SIZE):
+        pc[j] = 0
+    for j in range(F_SIZE):
+        ps[j] = 0.0
     for r in range(rows):
         o = r if r < n else NEUTRAL
         for k in range(R[L.NUM_KINDS]):
@@ -112,15 +140,16 @@ def position(R, S):
             if pi[r, t] > 0:
                 pc[t] += 1
     pc[C_SUPPLY], pc[C_SEATS], pc[C_ROWS] = S[L.SEAL_SUPPLY], n, rows
-    scores = scores_from(value_table(R), pi[:rows, :MAX_TYPES], pi[:rows, MAX_TYPES:2 * MAX_TYPES],
-                         pi[:rows, ROW_MONEY], pi[:rows, ROW_SEALS], pi[:rows, ROW_POINTS])
-    ps = np.zeros(F_SIZE)
     for r in range(rows):
-        ps[r] = scores[r] + pi[r, ROW_MONEY] % 2 / 2
-    return pi, pc, ps
+        total = pi[r, ROW_MONEY] // 2 + 3 * pi[r, ROW_SEALS] + pi[r, ROW_POINTS]
+        for t in range(MAX_TYPES):
+            if pi[r, t]:
+                value = R[L.TYPE_VALUES + t * 3 + min(max(pc[t], 1), 3) - 1]
+                total += pi[r, t] * (value + pi[r, MAX_TYPES + t])
+        ps[r] = total + pi[r, ROW_MONEY] % 2 / 2
 
 
-@njit(cache=True)
+@hot
 def _type_value(R, t, owners) -> int:
     """Points per item of type t with `owners` owners."""
     return R[L.TYPE_VALUES + t * 3 + min(owners, 3) - 1] if owners else 0
@@ -130,35 +159,42 @@ def _type_value(R, t, owners) -> int:
 def card_deltas(R, pi, pc, ps, p, kind, sign):
     """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind` (a
     view of the position's scratch: valid until the next call)."""
+    deltas_into(R, pi, pc, ps, p, kind, sign)
+    return ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
+
+
+@hot
+def deltas_into(R, pi, pc, ps, p, kind, sign) -> None:
+    """`card_deltas` into the position's scratch (ps[F_DELTAS + row])."""
     t = R[L.KIND_TYPE + kind]
     count = pc[t]
     have = pi[p, t]
     after = have + sign * R[L.KIND_ITEMS + kind]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 and after > 0 else 0) - (1 if have > 0 and after <= 0 else 0))
-    deltas = ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
-    deltas[:] = 0.0
+    for o in range(pc[C_ROWS]):
+        ps[F_DELTAS + o] = 0.0
     if new_value != old_value:
         for o in range(pc[C_ROWS]):
             if pi[o, t]:
-                deltas[o] = pi[o, t] * (new_value - old_value)
+                ps[F_DELTAS + o] = pi[o, t] * (new_value - old_value)
     bonus = pi[p, MAX_TYPES + t]
-    deltas[p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
-    return deltas
+    ps[F_DELTAS + p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
 
 
-@njit(cache=True)
-def margin_gain(ps, n, p, deltas) -> float:
-    """How much row p's lead over the best other seat grows with these score changes."""
+@hot
+def margin_gain(ps, n, p) -> float:
+    """How much row p's lead over the best other seat grows with the score changes of the
+    position's scratch (`deltas_into`)."""
     best_before = best_after = -1e9
     for o in range(n):
         if o != p:
             best_before = max(best_before, ps[o])
-            best_after = max(best_after, ps[o] + deltas[o])
-    return deltas[p] - (best_after - best_before)
+            best_after = max(best_after, ps[o] + ps[F_DELTAS + o])
+    return ps[F_DELTAS + p] - (best_after - best_before)
 
 
-@njit(cache=True)
+@hot
 def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
     """`margin_gain` of row p taking one card of `kind` (with a seal if `seal`): the hot path."""
     t = R[L.KIND_TYPE + kind]
@@ -186,10 +222,10 @@ def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
     return own - (best_after - best_before)
 
 
-@njit(cache=True)
+@hot
 def give(R, pi, pc, ps, p, kind, seal) -> None:
     """Row p takes one card of `kind` (a papyrus brings a seal from the supply; `seal`: one more)."""
-    deltas = card_deltas(R, pi, pc, ps, p, kind, 1)
+    deltas_into(R, pi, pc, ps, p, kind, 1)
     t = R[L.KIND_TYPE + kind]
     if pi[p, t] == 0:
         pc[t] += 1
@@ -200,74 +236,71 @@ def give(R, pi, pc, ps, p, kind, seal) -> None:
         seal = True
     if seal:
         pi[p, ROW_SEALS] += 1
-        deltas[p] += 3
+        ps[F_DELTAS + p] += 3
     for o in range(pc[C_ROWS]):
-        ps[o] += deltas[o]
+        ps[o] += ps[F_DELTAS + o]
 
 
-@njit(cache=True)
+@hot
 def pay(pi, ps, p, amount) -> None:
     pi[p, ROW_MONEY] -= amount
     ps[p] -= amount / 2
 
 
 # ---------------------------------------------------------------- provisional closing
-@njit(cache=True)
+@hot
 def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
     """Places the highest bidder takes among the first `count` face-up gifts of the scratch still
     there, into the scratch's take (return how many): the upper card, or two lower cards (+1 on an
     extra square; one card on a single square; two of choice at Memphis). Cards are ranked by
-    gain, ties by the higher place."""
-    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
-    out, ks, gains = pc[C_TAKE:C_RANKED], pc[C_RANKED:C_LOWER], ps[F_GAINS:F_LOWER]
+    gain, ties by the higher place. (The scratch is indexed in place, no views: see `scratch`.)"""
     n = 0
     for i in range(count):
-        if alive[i]:
-            g = card_gain(R, pi, pc, ps, p, kinds[i], places[i] == 0 and seal_on)
-            k = places[i]
+        if pc[C_ALIVE + i]:
+            k = pc[C_PLACES + i]
+            g = card_gain(R, pi, pc, ps, p, pc[C_KINDS + i], k == 0 and seal_on)
             j = n                               # insertion: gain descending, then place descending
-            while j > 0 and (gains[j - 1] < g or (gains[j - 1] == g and ks[j - 1] < k)):
-                gains[j] = gains[j - 1]
-                ks[j] = ks[j - 1]
+            while j > 0 and (ps[F_GAINS + j - 1] < g or (ps[F_GAINS + j - 1] == g and pc[C_RANKED + j - 1] < k)):
+                ps[F_GAINS + j] = ps[F_GAINS + j - 1]
+                pc[C_RANKED + j] = pc[C_RANKED + j - 1]
                 j -= 1
-            gains[j] = g
-            ks[j] = k
+            ps[F_GAINS + j] = g
+            pc[C_RANKED + j] = k
             n += 1
     if symbol == SINGLE:
         if n:
-            out[0] = ks[0]
+            pc[C_TAKE] = pc[C_RANKED]
             return 1
         return 0
     if symbol == MEMPHIS_HIGH:
         for i in range(min(n, 2)):
-            out[i] = ks[i]
+            pc[C_TAKE + i] = pc[C_RANKED + i]
         return min(n, 2)
     upper, upper_gain, lower = False, 0.0, 0
-    lower_k, lower_g = pc[C_LOWER:C_SIZE], ps[F_LOWER:F_DELTAS]
     for i in range(n):
-        if ks[i] == 0:
-            upper, upper_gain = True, gains[i]
+        if pc[C_RANKED + i] == 0:
+            upper, upper_gain = True, ps[F_GAINS + i]
         elif lower < 3:
-            lower_k[lower], lower_g[lower] = ks[i], gains[i]
+            pc[C_LOWER + lower], ps[F_LOWER + lower] = pc[C_RANKED + i], ps[F_GAINS + i]
             lower += 1
     two = min(lower, 2)
     two_sum = 0.0
     for i in range(two):
-        two_sum += lower_g[i]
+        two_sum += ps[F_LOWER + i]
     if upper and (two == 0 or upper_gain >= two_sum):
-        out[0] = 0
+        pc[C_TAKE] = 0
         taken, rest = 1, 0
     else:
         for i in range(two):
-            out[i] = lower_k[i]
+            pc[C_TAKE + i] = pc[C_LOWER + i]
         taken, rest = two, 2
     if symbol == EXTRA and rest < lower:
-        out[taken] = lower_k[rest]
+        pc[C_TAKE + taken] = pc[C_LOWER + rest]
         taken += 1
     return taken
 
 
-@njit(cache=True)
+@hot
 def face_up_gifts(R, S, m, pc) -> int:
     """The face-up gifts above market m (not the Roaming Thief card) into the scratch of position
     `pc`: places, kinds, all still there; how many."""
@@ -280,11 +313,10 @@ def face_up_gifts(R, S, m, pc) -> int:
     return n
 
 
-@njit(cache=True)
+@hot
 def resolve(R, S, pi, pc, ps, m) -> None:
     """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
     count = face_up_gifts(R, S, m, pc)
-    places, kinds, alive, take = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE], pc[C_TAKE:C_RANKED]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
     reserve = S[L.RESERVE + m]
     i = -1
@@ -300,16 +332,17 @@ def resolve(R, S, pi, pc, ps, m) -> None:
             reserve += v
             symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
             for j in range(high_choice(R, pi, pc, ps, p, count, seal_on, symbol)):
+                place = pc[C_TAKE + j]
                 for c in range(count):
-                    if alive[c] and places[c] == take[j]:
-                        alive[c] = 0
-                        give(R, pi, pc, ps, p, kinds[c], take[j] == 0 and seal_on)
+                    if pc[C_ALIVE + c] and pc[C_PLACES + c] == place:
+                        pc[C_ALIVE + c] = 0
+                        give(R, pi, pc, ps, p, pc[C_KINDS + c], place == 0 and seal_on)
             continue
         half = (reserve + 1) // 2
         best, best_gain = -1, half / 2
         for c in range(count):
-            if alive[c]:
-                gain = card_gain(R, pi, pc, ps, p, kinds[c], places[c] == 0 and seal_on) - v / 2
+            if pc[C_ALIVE + c]:
+                gain = card_gain(R, pi, pc, ps, p, pc[C_KINDS + c], pc[C_PLACES + c] == 0 and seal_on) - v / 2
                 if gain > best_gain:
                     best, best_gain = c, gain
         if best < 0:
@@ -318,14 +351,14 @@ def resolve(R, S, pi, pc, ps, m) -> None:
         else:
             pay(pi, ps, p, v)
             reserve += v
-            alive[best] = 0
-            give(R, pi, pc, ps, p, kinds[best], places[best] == 0 and seal_on)
+            pc[C_ALIVE + best] = 0
+            give(R, pi, pc, ps, p, pc[C_KINDS + best], pc[C_PLACES + best] == 0 and seal_on)
 
 
-@njit(cache=True)
+@hot
 def _worth(R, pi, pc, ps, w, out) -> None:
-    """Every seat's worth on a position: its score with Deben and seals re-weighted, plus the
-    monopoly and rarity terms."""
+    """Every seat's worth on a position into ps[out + seat]: its score with Deben and seals
+    re-weighted, plus the monopoly and rarity terms."""
     top = R[L.TYPE_VALUES]                 # the highest 1-owner value
     for t in range(1, R[L.NUM_TYPES]):
         top = max(top, R[L.TYPE_VALUES + t * 3])
@@ -337,10 +370,10 @@ def _worth(R, pi, pc, ps, w, out) -> None:
                 if have:
                     x += have * (w[W_MONOPOLY] * (1.0 if pc[t] == 1 else 0.0)
                                  + w[W_RARITY] * (R[L.TYPE_VALUES + t * 3] / top))
-        out[p] = x
+        ps[out + p] = x
 
 
-@njit(cache=True)
+@hot
 def _resolves(S, m) -> bool:
     """Does market m resolve provisionally: open, with pieces, not the one being resolved?"""
     if S[L.IS_OPEN + m] == 0 or m == S[L.RES_MARKET]:
@@ -356,30 +389,35 @@ def worth(R, S, w):
     """Every seat's worth of S under weights w, mixing the position now and after the provisional
     resolution of every open market with servants by the projection weight (a view of the
     position's scratch)."""
-    pi, pc, ps = position(R, S)
-    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
-    return worth_from(R, S, w, pi, pc, ps, 0)
+    pi, pc, ps = new_position()
+    worth_into(R, S, w, pi, pc, ps)
+    return ps[F_WORTH:F_WORTH + S[L.NUM_PLAYERS]]
 
 
 @njit(cache=True)
-def worth_from(R, S, w, pi, pc, ps, first):
-    """`worth` from a position whose worth now is known and whose markets before `first` are
+def worth_into(R, S, w, pi, pc, ps) -> None:
+    """`worth` of S into ps[F_WORTH + seat], on the position (pi, pc, ps) as work space."""
+    position_into(R, S, pi, pc, ps)
+    _worth(R, pi, pc, ps, w, F_NOW)
+    worth_from(R, S, w, pi, pc, ps, 0)
+
+
+@hot
+def worth_from(R, S, w, pi, pc, ps, first) -> None:
+    """`worth_into` from a position whose worth now is known and whose markets before `first` are
     resolved already."""
     for m in range(first, NUM_MARKETS):
         if _resolves(S, m):
             resolve(R, S, pi, pc, ps, m)
-    now, after = ps[F_NOW:F_AFTER], ps[F_AFTER:F_WORTH]
-    _worth(R, pi, pc, ps, w, after)
-    n = S[L.NUM_PLAYERS]
-    out = ps[F_WORTH:F_WORTH + n]
-    for p in range(n):
-        out[p] = (1 - w[W_PROJECTION]) * now[p] + w[W_PROJECTION] * after[p]
+    _worth(R, pi, pc, ps, w, F_AFTER)
+    for p in range(S[L.NUM_PLAYERS]):
+        x = (1 - w[W_PROJECTION]) * ps[F_NOW + p] + w[W_PROJECTION] * ps[F_AFTER + p]
         if w[W_CHARACTER] != 0:
             played = 0
             for c in range(MAX_CHARACTERS):
                 played += S[L.CHAR_PLAYED + p * MAX_CHARACTERS + c]
-            out[p] = out[p] + w[W_CHARACTER] * played
-    return out
+            x = x + w[W_CHARACTER] * played
+        ps[F_WORTH + p] = x
 
 
 # ---------------------------------------------------------------- incremental valuation
@@ -391,19 +429,26 @@ def worth_from(R, S, w, pi, pc, ps, first):
 @njit(cache=True)
 def prefixes(R, S, w):
     """(PI, PC, PS): [k] the position of S with its worth now, markets before k resolved."""
-    pi, pc, ps = position(R, S)
-    _worth(R, pi, pc, ps, w, ps[F_NOW:F_AFTER])
+    pi, pc, ps = new_position()
     PI = np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64)
     PC = np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64)
     PS = np.empty((NUM_MARKETS + 1, F_SIZE))
-    for m in range(NUM_MARKETS + 1):
-        PI[m], PC[m], PS[m] = pi, pc, ps
-        if m < NUM_MARKETS and _resolves(S, m):
-            resolve(R, S, pi, pc, ps, m)
+    prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS)
     return PI, PC, PS
 
 
 @njit(cache=True)
+def prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS) -> None:
+    """`prefixes` into (PI, PC, PS), on the position (pi, pc, ps) as work space."""
+    position_into(R, S, pi, pc, ps)
+    _worth(R, pi, pc, ps, w, F_NOW)
+    for m in range(NUM_MARKETS + 1):
+        PI[m], PC[m], PS[m] = pi, pc, ps
+        if m < NUM_MARKETS and _resolves(S, m):
+            resolve(R, S, pi, pc, ps, m)
+
+
+@hot
 def _same(S, base, start, size) -> bool:
     for i in range(start, start + size):
         if S[i] != base[i]:
@@ -411,7 +456,7 @@ def _same(S, base, start, size) -> bool:
     return True
 
 
-@njit(cache=True)
+@hot
 def first_change(S, base) -> int:
     """The first market whose provisional resolution may differ between S and `base` (NUM_MARKETS:
     none), or -1 when their scoring states differ."""
@@ -430,65 +475,135 @@ def first_change(S, base) -> int:
 
 
 @njit(cache=True)
-def seat_value_near(R, S, seat, w, base, PI, PC, PS) -> float:
+def seat_value_near(R, S, seat, w, base, PI, PC, PS, pi, pc, ps) -> float:
     """`seat_value` of S, resolving only from the first market where S differs from `base`
-    (whose `prefixes` are PI, PC, PS)."""
+    (whose `prefixes` are PI, PC, PS), on the position (pi, pc, ps) as work space."""
     first = first_change(S, base)
     if first < 0:
-        return seat_value(R, S, seat, w)
-    worths = worth_from(R, S, w, PI[first].copy(), PC[first].copy(), PS[first].copy(), first)
-    return seat_value_of(worths, seat, w)
+        return seat_value_in(R, S, seat, w, pi, pc, ps)
+    for o in range(L.NUM_OWNERS):
+        for j in range(WIDTH):
+            pi[o, j] = PI[first, o, j]
+    for j in range(C_SIZE):
+        pc[j] = PC[first, j]
+    for j in range(F_SIZE):
+        ps[j] = PS[first, j]
+    worth_from(R, S, w, pi, pc, ps, first)
+    return _seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
 
-@njit(cache=True)
-def seat_value_of(worths, p, w) -> float:
-    """Seat p's value: its worth minus `opponent` times the best other seat's."""
+@hot
+def _seat_value_of(ps, n, p, w) -> float:
+    """Seat p's value from the worths in ps[F_WORTH:F_WORTH + n]: its worth minus `opponent` times
+    the best other seat's."""
     best = -np.inf
-    for o in range(worths.shape[0]):
-        if o != p and worths[o] > best:
-            best = worths[o]
-    return worths[p] - w[W_OPPONENT] * best
+    for o in range(n):
+        if o != p and ps[F_WORTH + o] > best:
+            best = ps[F_WORTH + o]
+    return ps[F_WORTH + p] - w[W_OPPONENT] * best
 
 
 @njit(cache=True)
 def seat_value(R, S, seat, w) -> float:
     """The value of S for `seat` under weights w (higher is better)."""
-    return seat_value_of(worth(R, S, w), seat, w)
+    pi, pc, ps = new_position()
+    return seat_value_in(R, S, seat, w, pi, pc, ps)
+
+
+@njit(cache=True)
+def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
+    """`seat_value` on the position (pi, pc, ps) as work space (nothing allocated)."""
+    worth_into(R, S, w, pi, pc, ps)
+    return _seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
 
 @njit(cache=True)
 def seat_values_kernel(R, S, w):
     """Every seat's value of S under weights w: its worth minus the best other seat's (the search
     bot's rewards)."""
-    worths = worth(R, S, w)
-    out = np.empty(worths.shape[0])
-    for p in range(worths.shape[0]):
-        out[p] = seat_value_of(worths, p, w)
+    pi, pc, ps = new_position()
+    worth_into(R, S, w, pi, pc, ps)
+    n = S[L.NUM_PLAYERS]
+    out = np.empty(n)
+    for p in range(n):
+        out[p] = _seat_value_of(ps, n, p, w)
     return out
+
+
+# ---------------------------------------------------------------- work space
+@intrinsic
+def borrow(typingctx, arr):
+    """`arr` as a view that counts no references (its meminfo NULL). numba counts a reference in
+    and out of every call an array is passed to, with atomic operations: in the bots' small,
+    many calls that was a fifth of their time (perf). A kernel borrows its array arguments once
+    at its top (`borrowed`), never an array it owns itself: the caller holds those for the call."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(arr)(context, builder, value=args[0])
+        view.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        view.parent = context.get_constant_null(types.pyobject)
+        return view._getvalue()
+    return arr(arr), codegen
+
+
+@njit(cache=True)
+def scratch(levels):
+    """The work space of a decision, so that its hot loop allocates nothing: `levels` state rows
+    and legal-action rows (one per level of the lookahead), the legal mask, a position (pi, pc,
+    ps), the resolution choice's per-place gains and kinds, and the base position's `prefixes`
+    (none when `levels` is 0: a resolution policy's space)."""
+    pi, pc, ps = new_position()
+    markets = NUM_MARKETS + 1 if levels else 0
+    return (np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
+            np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
+            np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
+            np.empty((markets, F_SIZE)))
+
+
+@njit(cache=True)
+def borrowed(X):
+    """The work space X with every array borrowed (`borrow`)."""
+    return (borrow(X[0]), borrow(X[1]), borrow(X[2]), borrow(X[3]), borrow(X[4]), borrow(X[5]), borrow(X[6]),
+            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]))
+
+
+@njit(cache=True)
+def legal_row(R, S, X, row) -> int:
+    """`step.legal_list` of S into the scratch's legal row `row` (the mask reused); how many."""
+    legals, mask = X[1], X[2]
+    mask[:] = 0
+    step.legal_mask(R, S, mask)
+    n = 0
+    for a in range(A.NUM_ACTIONS):
+        if mask[a]:
+            legals[row, n] = a
+            n += 1
+    return n
 
 
 # ---------------------------------------------------------------- fast policy
 @njit(cache=True)
-def _resolution_choice(R, S, legal, n) -> int:
-    """The card (or take half) the deciding owner picks by margin gain in a market resolution."""
-    pi, pc, ps = position(R, S)
+def _resolution_choice(R, S, X, n) -> int:
+    """The card (or take half) the deciding owner picks by margin gain in a market resolution
+    (the legal actions in the scratch's row 0)."""
+    legals, pi, pc, ps, gains, gift = X[1], X[3], X[4], X[5], X[6], X[7]
+    position_into(R, S, pi, pc, ps)
     p, m = S[L.ACTOR], S[L.RES_MARKET]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
     count = face_up_gifts(R, S, m, pc)
-    places, kinds, alive = pc[C_PLACES:C_KINDS], pc[C_KINDS:C_ALIVE], pc[C_ALIVE:C_TAKE]
-    gift = np.full(MAX_SLOTS, -1, dtype=np.int64)          # place -> kind
+    gift[:] = -1                                       # place -> kind
     for c in range(count):
-        gift[places[c]] = kinds[c]
-    gains = np.zeros(MAX_SLOTS)
-    is_card = np.zeros(MAX_SLOTS, dtype=np.bool_)
+        gift[pc[C_PLACES + c]] = pc[C_KINDS + c]
+    gains[:] = 0.0
     best, best_gain, take_half = -1, -np.inf, False
     for i in range(n):
-        a = legal[i]
+        a = legals[0, i]
         if a == A.TAKE_HALF:
             take_half = True
         if A.CARD <= a < A.CARD + MAX_SLOTS:
             k = a - A.CARD
-            is_card[k] = True
             if gift[k] >= 0:
                 gains[k] = card_gain(R, pi, pc, ps, p, gift[k], a == A.CARD and seal_on)
             if best < 0 or gains[k] > best_gain:
@@ -505,8 +620,12 @@ def _resolution_choice(R, S, legal, n) -> int:
         return A.TAKE_HALF
     cards = 0
     for c in range(count):
-        alive[c] = is_card[places[c]]
-        cards += alive[c]
+        alive = 0
+        for i in range(n):
+            if legals[0, i] == A.CARD + pc[C_PLACES + c]:
+                alive = 1
+        pc[C_ALIVE + c] = alive
+        cards += alive
     if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
         symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
         high_choice(R, pi, pc, ps, p, count, seal_on, symbol)
@@ -517,36 +636,52 @@ def _resolution_choice(R, S, legal, n) -> int:
 @njit(cache=True)
 def quick_action_kernel(R, S, G) -> int:
     """A fast, sensible choice for resolution decisions; uniform random (from G) for the others."""
-    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
-    n = step.legal_list(R, S, legal)
+    return quick_action(R, S, G, scratch(0))
+
+
+@njit(cache=True)
+def quick_action(R, S, G, X) -> int:
+    """`quick_action_kernel` with the work space X (`scratch`; its legal row 0 is overwritten)."""
+    R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
+    n = legal_row(R, S, X, 0)
+    legals = X[1]
     if n == 1:
-        return legal[0]
+        return legals[0, 0]
     ph = S[L.PHASE]
     if ph == PH_HIGH or ph == PH_OTHER:
-        choice = _resolution_choice(R, S, legal, n)
+        choice = _resolution_choice(R, S, X, n)
         for i in range(n):
-            if legal[i] == choice:
+            if legals[0, i] == choice:
                 return choice
     if ph == PH_SHAME:
         best, best_gain = -1, -np.inf
-        pi, pc, ps = position(R, S)
+        pi, pc, ps = X[3], X[4], X[5]
+        position_into(R, S, pi, pc, ps)
         p = S[L.ACTOR]
         for i in range(n):
-            a = legal[i]
+            a = legals[0, i]
             if A.KIND <= a < A.KIND + R[L.NUM_KINDS]:
-                gain = margin_gain(ps, pc[C_SEATS], p, card_deltas(R, pi, pc, ps, p, a - A.KIND, -1))
+                deltas_into(R, pi, pc, ps, p, a - A.KIND, -1)
+                gain = margin_gain(ps, pc[C_SEATS], p)
                 if best < 0 or gain > best_gain:
                     best, best_gain = a, gain
         if best >= 0:
             return best
-    return legal[rng_integers(G, 0, n)]
+    return legals[0, rng_integers(G, 0, n)]
 
 
 @njit(cache=True)
 def settle_kernel(R, S, G) -> None:
     """Play the decisions after a turn action (market resolutions) with `quick_action_kernel`."""
+    settle_in(R, S, G, scratch(0))
+
+
+@njit(cache=True)
+def settle_in(R, S, G, X) -> None:
+    """`settle_kernel` with the work space X (`scratch`)."""
+    R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
     while not step.is_over(R, S) and S[L.PHASE] != PH_TURN and S[L.PHASE] != PH_PLACE and S[L.PHASE] != PH_SECOND:
-        step.apply(R, S, quick_action_kernel(R, S, G))
+        step.apply(R, S, quick_action(R, S, G, X))
 
 
 # ---------------------------------------------------------------- Python wrapper (the tests)

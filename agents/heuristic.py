@@ -26,7 +26,8 @@ from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
 
 from .base import Agent
-from .evaluation import Weights, prefixes, seat_value, seat_value_near, settle_kernel
+from .evaluation import Weights, borrow, borrowed, legal_row, prefixes, prefixes_into, scratch, seat_value_in, \
+    seat_value_near, settle_in
 
 
 class HeuristicBot(Agent):
@@ -69,8 +70,8 @@ class HeuristicBot(Agent):
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        n = self._run(game, seat)
-        return int(self._keys[np.argmax(self._values[:n])])
+        return int(best_action(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
+                               self._keys, self._values))
 
     def action_values(self, game, seat: int) -> dict[int, float]:
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
@@ -79,7 +80,7 @@ class HeuristicBot(Agent):
 
     def power_choice(self, game, seat: int) -> int:
         """The choice the bot makes inside a character's power when it values playing it."""
-        return int(best_choice(game.R, game.S, seat, self.power_depth, self._w))
+        return int(best_choice_kernel(game.R, game.S, seat, self.power_depth, self._w))
 
     def generator(self) -> np.ndarray:
         """The generator array the kernels draw from, current; drawing from it advances `rng`."""
@@ -95,6 +96,16 @@ class HeuristicBot(Agent):
 
 
 # ---------------------------------------------------------------- kernels
+# Work space: one `evaluation.scratch` per decision. Its legal row 0 belongs to the resolution
+# policy (`settle_in`); a lookahead frame at level k copies states into state row k and lists
+# legal actions in legal row k, so nested frames never share a row and nothing is allocated
+# per move weighed.
+@njit(cache=True)
+def levels(depth) -> int:
+    """Rows of the work space for a lookahead searching powers `depth` choices ahead."""
+    return depth + 3
+
+
 @njit(cache=True)
 def rolls_dice(R, S, action) -> bool:
     """True if `action` places a piece on a stall whose closing check rolls dice."""
@@ -110,101 +121,117 @@ def _deciding(R, S, seat, phase) -> bool:
 
 
 @njit(cache=True)
-def action_value(R, base, action, seat, G, w, samples, PI, PC, PS) -> float:
+def action_value(R, base, action, seat, G, w, samples, PI, PC, PS, X, level) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
-    `samples` determinisations when it drew cards or rolled dice (PI, PC, PS: `prefixes` of base)."""
-    g = base.copy()
+    `samples` determinisations when it drew cards or rolled dice (PI, PC, PS: `prefixes` of base;
+    X: the work space, state row `level`)."""
+    g = X[0][level]
+    pi, pc, ps = X[3], X[4], X[5]
+    g[:] = base
     step.apply(R, g, action)
-    settle_kernel(R, g, G)
-    value = seat_value_near(R, g, seat, w, base, PI, PC, PS)
+    settle_in(R, g, G, X)
+    value = seat_value_near(R, g, seat, w, base, PI, PC, PS, pi, pc, ps)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
-        g = base.copy()
+        g[:] = base
         hidden.determinize(R, g, seat, G)
         step.apply(R, g, action)
-        settle_kernel(R, g, G)
-        value += seat_value_near(R, g, seat, w, base, PI, PC, PS)
+        settle_in(R, g, G, X)
+        value += seat_value_near(R, g, seat, w, base, PI, PC, PS, pi, pc, ps)
     return value / samples
 
 
 @njit(cache=True)
-def power_value(R, S, seat, depth, w) -> float:
+def power_value(R, S, seat, depth, w, X, level) -> float:
     """Value of S for `seat`, its power's next choices (up to `depth`) made at their best. `done`
     wins ties, so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer
     strictly help."""
     if depth > 0 and _deciding(R, S, seat, PH_CHARACTER):
-        legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+        legals, g = X[1], X[0][level]
         best = -np.inf
-        for i in range(step.legal_list(R, S, legal)):
-            g = S.copy()
-            step.apply(R, g, legal[i])
-            v = power_value(R, g, seat, depth - 1, w) + (1e-6 if legal[i] == A.DONE else 0.0)
+        for i in range(legal_row(R, S, X, level)):
+            g[:] = S
+            step.apply(R, g, legals[level, i])
+            v = power_value(R, g, seat, depth - 1, w, X, level + 1) + (1e-6 if legals[level, i] == A.DONE else 0.0)
             if v > best:
                 best = v
         return best
-    return seat_value(R, S, seat, w)
+    return seat_value_in(R, S, seat, w, X[3], X[4], X[5])
 
 
 @njit(cache=True)
-def choice_value(R, S, action, seat, depth, w) -> float:
+def choice_value(R, S, action, seat, depth, w, X, level) -> float:
     """Value of a power's choice: the best outcome of the power's next `depth` choices (a
     Merchant's give, target and take are three)."""
-    g = S.copy()
+    g = X[0][level]
+    g[:] = S
     step.apply(R, g, action)
-    return power_value(R, g, seat, depth - 1, w) + (1e-6 if action == A.DONE else 0.0)
+    return power_value(R, g, seat, depth - 1, w, X, level + 1) + (1e-6 if action == A.DONE else 0.0)
 
 
 @njit(cache=True)
-def best_choice(R, S, seat, depth, w) -> int:
+def best_choice(R, S, seat, depth, w, X, level) -> int:
     """The power's choice of highest `choice_value` (the first, ascending, among equals)."""
-    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    legals = X[1]
     best, best_v = -1, -np.inf
-    for i in range(step.legal_list(R, S, legal)):
-        v = choice_value(R, S, legal[i], seat, depth, w)
+    for i in range(legal_row(R, S, X, level)):
+        v = choice_value(R, S, legals[level, i], seat, depth, w, X, level)
         if best < 0 or v > best_v:
-            best, best_v = legal[i], v
+            best, best_v = legals[level, i], v
     return best
 
 
 @njit(cache=True)
-def extra_placements_gain(R, g, first, seat, G, w, samples) -> float:
+def best_choice_kernel(R, S, seat, depth, w) -> int:
+    """`best_choice` with its own work space (`HeuristicBot.power_choice`)."""
+    return _best_choice(R, S, seat, depth, w, scratch(levels(depth)))
+
+
+@njit(cache=True)
+def _best_choice(R, S, seat, depth, w, X) -> int:
+    """`best_choice` on borrowed arrays (the caller holds them)."""
+    return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)
+
+
+@njit(cache=True)
+def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
     """Gain of the placements a character grants beyond the usual one (as many as its power's
     parameter gives): after the `first` placement, the best of each further one."""
     step.apply(R, g, first)
-    settle_kernel(R, g, G)
+    settle_in(R, g, G, X)
     gain = 0.0
-    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    legals, pi, pc, ps = X[1], X[3], X[4], X[5]
     while _deciding(R, g, seat, PH_SECOND):
         PI, PC, PS = prefixes(R, g, w)
-        before = seat_value_near(R, g, seat, w, g, PI, PC, PS)
+        before = seat_value_near(R, g, seat, w, g, PI, PC, PS, pi, pc, ps)
         best, best_v = -1, -np.inf
-        for i in range(step.legal_list(R, g, legal)):
-            v = action_value(R, g, legal[i], seat, G, w, samples, PI, PC, PS)
+        for i in range(legal_row(R, g, X, level)):
+            v = action_value(R, g, legals[level, i], seat, G, w, samples, PI, PC, PS, X, level)
             if best < 0 or v > best_v:
-                best, best_v = legal[i], v
+                best, best_v = legals[level, i], v
         gain += best_v - before
         step.apply(R, g, best)
-        settle_kernel(R, g, G)
+        settle_in(R, g, G, X)
     return gain
 
 
 @njit(cache=True)
-def character_value(R, base, action, seat, best, G, w, samples, depth) -> float:
+def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> float:
     """Value after playing the character with its choices made by `best_choice`, plus the gain
     of the extra placements it grants, if any, after the `best` placement."""
-    g = base.copy()
+    g = X[0][1]
+    g[:] = base
     step.apply(R, g, action)
     while _deciding(R, g, seat, PH_CHARACTER):
-        step.apply(R, g, best_choice(R, g, seat, depth, w))
-    settle_kernel(R, g, G)
-    value = seat_value(R, g, seat, w)
+        step.apply(R, g, best_choice(R, g, seat, depth, w, X, 2))
+    settle_in(R, g, G, X)
+    value = seat_value_in(R, g, seat, w, X[3], X[4], X[5])
     if g[L.EXTRA_PLACEMENTS] != 0:
-        legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
-        n = step.legal_list(R, g, legal)
-        for i in range(n):
-            if legal[i] == best:
-                value += extra_placements_gain(R, g, best, seat, G, w, samples)
+        legals = X[1]
+        for i in range(legal_row(R, g, X, 2)):
+            if legals[2, i] == best:
+                value += extra_placements_gain(R, g, best, seat, G, w, samples, X, 2)
                 break
     return value
 
@@ -216,38 +243,57 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
     a determinisation of S each turn action valued by `action_value` and each character by
     `character_value` plus the best placement's gain, since a character is always followed by
     a placement; inside a power, each choice by `choice_value`."""
-    legal = np.empty(A.NUM_ACTIONS, dtype=np.int64)
-    n = step.legal_list(R, S, legal)
+    return lookahead(R, S, seat, G, w, samples, depth, keys, values, scratch(levels(depth)))
+
+
+@njit(cache=True)
+def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
+    """`action_values` with the work space X (`scratch`), every array borrowed."""
+    R, S, G, w, keys, values, X = borrow(R), borrow(S), borrow(G), borrow(w), borrow(keys), borrow(values), borrowed(X)
+    n = legal_row(R, S, X, 1)
     perm = np.arange(n)
     rng_shuffle(G, perm)
-    order = legal[perm]
-    base = S.copy()
+    order = X[1][1][perm]
+    base = X[0][0]
+    base[:] = S
     hidden.determinize(R, base, seat, G)
     if S[L.PHASE] == PH_CHARACTER:
         for i in range(n):
             keys[i] = order[i]
-            values[i] = choice_value(R, base, order[i], seat, depth, w)
+            values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)
         return n
-    PI, PC, PS = prefixes(R, base, w)
+    PI, PC, PS = X[8], X[9], X[10]
+    prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
     k = 0
     best = -1
     for i in range(n):
         a = order[i]
         if not A.CHARACTER <= a < A.MARKET:
             keys[k] = a
-            values[k] = action_value(R, base, a, seat, G, w, samples, PI, PC, PS)
+            values[k] = action_value(R, base, a, seat, G, w, samples, PI, PC, PS, X, 1)
             if best < 0 or values[k] > values[best]:
                 best = k
             k += 1
     if k < n and best >= 0:
-        best_move = values[best] - seat_value_near(R, base, seat, w, base, PI, PC, PS)
+        best_move = values[best] - seat_value_near(R, base, seat, w, base, PI, PC, PS, X[3], X[4], X[5])
         for i in range(n):
             a = order[i]
             if A.CHARACTER <= a < A.MARKET:
                 keys[k] = a
-                values[k] = character_value(R, base, a, seat, keys[best], G, w, samples, depth) + best_move
+                values[k] = character_value(R, base, a, seat, keys[best], G, w, samples, depth, X) + best_move
                 k += 1
     return k
+
+
+@njit(cache=True)
+def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
+    """The action of highest `action_values` value (the first among equals): `HeuristicBot.act`
+    in one call."""
+    best = 0
+    for i in range(1, action_values(R, S, seat, G, w, samples, depth, keys, values)):
+        if values[i] > values[best]:
+            best = i
+    return keys[best]
 
 
 class GreedyBot(HeuristicBot):
