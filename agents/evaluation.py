@@ -34,6 +34,7 @@ from numba.extending import intrinsic
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
+from nefertiti_env.core.engine.board import owner_score, value_table
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
@@ -113,8 +114,8 @@ def position(R, S):
 
 @hot
 def position_into(R, S, pi, pc, ps) -> None:
-    """Fill the position (pi, pc, ps) with the scoring state of S; the scores are `scores_from`'s
-    (integers, so summed in any order)."""
+    """Fill the position (pi, pc, ps) with the scoring state of S; the scores are the engine's
+    `board.owner_score` (its owner counts: pc's first MAX_TYPES entries)."""
     n = S[L.NUM_PLAYERS]
     rows = n + 1 if n == 2 else n
     for r in range(L.NUM_OWNERS):
@@ -140,12 +141,10 @@ def position_into(R, S, pi, pc, ps) -> None:
             if pi[r, t] > 0:
                 pc[t] += 1
     pc[C_SUPPLY], pc[C_SEATS], pc[C_ROWS] = S[L.SEAL_SUPPLY], n, rows
+    table = value_table(R)
     for r in range(rows):
-        total = pi[r, ROW_MONEY] // 2 + 3 * pi[r, ROW_SEALS] + pi[r, ROW_POINTS]
-        for t in range(MAX_TYPES):
-            if pi[r, t]:
-                value = R[L.TYPE_VALUES + t * 3 + min(max(pc[t], 1), 3) - 1]
-                total += pi[r, t] * (value + pi[r, MAX_TYPES + t])
+        total = owner_score(table, pc, pi[r, :MAX_TYPES], pi[r, MAX_TYPES:2 * MAX_TYPES], pi[r, ROW_MONEY],
+                            pi[r, ROW_SEALS], pi[r, ROW_POINTS])
         ps[r] = total + pi[r, ROW_MONEY] % 2 / 2
 
 

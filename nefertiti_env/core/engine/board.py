@@ -146,35 +146,51 @@ def type_bonus(R, S) -> np.ndarray:
 
 
 @njit(cache=True)
-def values_by_owners(table, items) -> np.ndarray:
-    """[gift type] points per item by the number of owner rows of `items` ([owner, type]) holding the
-    type (the neutral player counts): column 1, 2 or 3+ owners of `table` ([type, 3])."""
-    values = np.zeros(items.shape[1], dtype=np.int64)
+def owner_counts(items) -> np.ndarray:
+    """[gift type] how many owner rows of `items` ([owner, type]) hold the type (the neutral player counts)."""
+    owners = np.zeros(items.shape[1], dtype=np.int64)
     for t in range(items.shape[1]):
-        owners = 0
         for o in range(items.shape[0]):
             if items[o, t] > 0:
-                owners += 1
-        values[t] = table[t, min(max(owners, 1), 3) - 1]
+                owners[t] += 1
+    return owners
+
+
+@njit(cache=True)
+def values_by_owners(table, items) -> np.ndarray:
+    """[gift type] points per item by the number of owner rows of `items` ([owner, type]) holding the
+    type: column 1, 2 or 3+ owners of `table` ([type, 3])."""
+    owners = owner_counts(items)
+    values = np.zeros(items.shape[1], dtype=np.int64)
+    for t in range(items.shape[1]):
+        values[t] = table[t, min(max(owners[t], 1), 3) - 1]
     return values
+
+
+@njit(cache=True, inline="always")
+def owner_score(table, owners, items, bonus, money, seals, points) -> int:
+    """One owner row's score: its gifts (`items`, foreign `bonus`: [type]; `owners[t]` owner rows hold
+    type t) + 1 per 2 Deben + 3 per unspent seal + points scored during play: the one scoring
+    formula (§5), before the end-of-game effects of characters. Inlined, so that the bots' valuation
+    (`agents/evaluation.position_into`) scores with it and allocates nothing."""
+    total = money // 2 + 3 * seals + points
+    for t in range(items.shape[0]):
+        total += items[t] * (table[t, min(max(owners[t], 1), 3) - 1] + bonus[t])
+    return total
 
 
 @njit(cache=True)
 def scores_from(table, items, bonus, money, seals, points) -> np.ndarray:
-    """[owner] gifts (`items`, foreign `bonus`: [owner, type]) + 1 per 2 Deben + 3 per unspent seal +
-    points scored during play: the one scoring formula (§5), before the end-of-game effects of
-    characters. `core.scoring.scores_of` runs it over stacks of positions for bots and the lab."""
-    values = values_by_owners(table, items)
+    """[owner] `owner_score` of every owner row (`items`, foreign `bonus`: [owner, type]).
+    `core.scoring.scores_of` runs it over stacks of positions for bots and the lab."""
+    owners = owner_counts(items)
     scores = np.zeros(items.shape[0], dtype=np.int64)
     for o in range(items.shape[0]):
-        total = money[o] // 2 + 3 * seals[o] + points[o]
-        for t in range(items.shape[1]):
-            total += items[o, t] * (values[t] + bonus[o, t])
-        scores[o] = total
+        scores[o] = owner_score(table, owners, items[o], bonus[o], money[o], seals[o], points[o])
     return scores
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def value_table(R) -> np.ndarray:
     """[type, 3] the ruleset's points per item for 1, 2, 3+ owners (a view of R)."""
     return R[L.TYPE_VALUES:L.TYPE_VALUES + L.TYPE_VALUES_SIZE].reshape((MAX_TYPES, 3))
