@@ -570,16 +570,8 @@ def borrowed(X):
 
 @njit(cache=True)
 def legal_row(R, S, X, row) -> int:
-    """`step.legal_list` of S into the scratch's legal row `row` (the mask reused); how many."""
-    legals, mask = X[1], X[2]
-    mask[:] = 0
-    step.legal_mask(R, S, mask)
-    n = 0
-    for a in range(A.NUM_ACTIONS):
-        if mask[a]:
-            legals[row, n] = a
-            n += 1
-    return n
+    """`step.legal_list` of S into the scratch's legal row `row` (its mask reused); how many."""
+    return step.legal_list_into(R, S, X[1][row], X[2])
 
 
 # ---------------------------------------------------------------- fast policy

@@ -90,7 +90,15 @@ def returns(R, S, scores, out) -> None:
 @njit(cache=True)
 def legal_list(R, S, out) -> int:
     """Write the legal actions, ascending, into `out`; return how many."""
-    mask = np.zeros(A.NUM_ACTIONS, np.int8)
+    return legal_list_into(R, S, out, np.empty(A.NUM_ACTIONS, np.int8))
+
+
+@njit(cache=True, inline="always")
+def legal_list_into(R, S, out, mask) -> int:
+    """`legal_list` with the caller's `mask` (NUM_ACTIONS int8) as scratch, so that a search's hot
+    loop allocates nothing."""
+    for a in range(A.NUM_ACTIONS):
+        mask[a] = 0
     legal_mask(R, S, mask)
     n = 0
     for a in range(A.NUM_ACTIONS):
