@@ -11,13 +11,18 @@ Every seat maximises its own reward, backed up to the nodes where it chose:
 sigmoid(value / temperature), the value being `evaluation.seat_value` (the seat's
 worth minus the best other seat's, with the open markets resolved provisionally).
 A leaf is reached by expanding one node, then playing `rollout_turns` turn
-decisions at random and every market resolution with `evaluation.quick_action_kernel`.
+decisions at random and every market resolution with `evaluation.quick_action`.
 
 The root is guided by the one-step heuristic with the same weights: only its
 `width` best actions are searched, each starting with `prior_visits` virtual
 visits at its heuristic value (progressive bias), so the search spends its budget
 checking the plausible moves against the replies of the other seats. The choices
 inside a character's power are left to the heuristic.
+
+A trained policy can guide the root instead (`prior`: AlphaZero-style, one forward pass per
+decision, docs/champion.md): its `width` most likely actions are searched, and each root action's
+UCB gains the PUCT term puct * P(action) * sqrt(N) / (1 + n), so the search spends its visits where
+the policy expects the good moves unless the rewards say otherwise.
 
 The search is numba kernels over the engine's arrays (docs/bots.md, "Compiled MCTS"): the tree
 is preallocated arrays (`Tree`), a determinisation is copied into one scratch state, and the
@@ -37,7 +42,7 @@ from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
 from .base import Agent
-from .evaluation import Weights, quick_action_kernel, seat_values_kernel
+from .evaluation import Weights, _seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
@@ -76,6 +81,9 @@ class MCTSBot(Agent):
     prior_visits: virtual visits giving each root action its heuristic value.
     rollout_turns: random turn decisions played after the tree before evaluating.
     temperature: value points that move a reward from 0.5 to 0.73.
+    prior: (game, seat) -> each action's probability (a trained policy's; not a spec parameter): if
+        given, it ranks the root's actions instead of the heuristic, and adds the PUCT term.
+    puct: weight of the PUCT term puct * P(action) * sqrt(N) / (1 + n) at the root (with a prior).
     Other keywords are `evaluation.Weights` for the evaluation (default: the banker's).
     """
 
@@ -86,7 +94,7 @@ class MCTSBot(Agent):
 
     def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
-                 temperature: float = 10.0, **weights):
+                 temperature: float = 10.0, prior=None, puct: float = 0.0, **weights):
         if iterations < 1 or (seconds is not None and seconds <= 0):
             raise ValueError("mcts needs iterations >= 1 and seconds > 0")
         self.weights = Weights(**{**self.weights.__dict__, **weights})
@@ -95,10 +103,13 @@ class MCTSBot(Agent):
         self.iterations, self.seconds = iterations, seconds
         self.c, self.width, self.prior_visits = c, width, prior_visits
         self.rollout_turns, self.temperature = rollout_turns, temperature
+        self.prior, self.puct = prior, puct
         self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
         self._buffers = np.full((3, A.NUM_ACTIONS), -1, dtype=np.int64)  # legal, untried, child by action
+        self._bonus = np.zeros(A.NUM_ACTIONS)       # the PUCT weight of each root action (0: plain UCB)
+        self._X = scratch(0)                        # the rollouts' work space (resolutions, valuation)
 
     @property
     def rng(self):
@@ -121,7 +132,12 @@ class MCTSBot(Agent):
     def search(self, game, seat: int) -> dict[int, tuple[int, float]]:
         """{root action: (visits, mean reward)} after the search from `seat`'s information."""
         values = self.guide.action_values(game, seat)
-        ranked = sorted(values, key=values.get, reverse=True)[: self.width or None]
+        if self.prior is None:
+            ranked = sorted(values, key=values.get, reverse=True)[: self.width or None]
+        else:
+            p = self.prior(game, seat)
+            ranked = sorted(values, key=lambda a: (p[a], values[a]), reverse=True)[: self.width or None]
+            self._bonus[:] = self.puct * p
         tree = self._tree
         plant(tree.nodes, tree.total, np.array(ranked, dtype=np.int64), np.array([values[a] for a in ranked]), seat,
               self.prior_visits, self.temperature)
@@ -140,7 +156,7 @@ class MCTSBot(Agent):
         tree.reserve(iterations)
         tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total, tree.used,
                             iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
-                            self._buffers)
+                            self._buffers, self._bonus, self._X)
 
 
 # ---------------------------------------------------------------- kernels
@@ -165,12 +181,13 @@ def plant(nodes, total, ranked, values, seat, prior_visits, temperature) -> None
 
 
 @njit(cache=True)
-def _ucb(nodes, total, x, c) -> float:
-    """UCB with the availability count; an action never visited comes first."""
+def _ucb(nodes, total, x, c, bonus) -> float:
+    """UCB with the availability count, plus the PUCT term bonus * sqrt(N) / (1 + n) (bonus 0 but at a
+    policy-guided root); an action never visited comes first."""
     n = nodes[x, VISITS]
     if n == 0:
         return np.inf
-    return total[x] / n + c * math.sqrt(math.log(nodes[x, AVAIL]) / n)
+    return total[x] / n + c * math.sqrt(math.log(nodes[x, AVAIL]) / n) + bonus * math.sqrt(nodes[x, AVAIL]) / (1 + n)
 
 
 @njit(cache=True)
@@ -189,9 +206,9 @@ def _map_children(nodes, node, child, clear) -> None:
 
 
 @njit(cache=True)
-def rollout(R, g, G, w, rollout_turns, temperature):
-    """Every seat's reward after playing `rollout_turns` turn decisions at random and the market
-    resolutions with `quick_action_kernel` (g is played on)."""
+def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
+    """Every seat's reward into `rewards` after playing `rollout_turns` turn decisions at random and
+    the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`)."""
     turns = rollout_turns
     while not step.is_over(R, g):
         ph = g[L.PHASE]
@@ -199,22 +216,26 @@ def rollout(R, g, G, w, rollout_turns, temperature):
             if turns <= 0:
                 break
             turns -= 1
-        step.apply(R, g, quick_action_kernel(R, g, G))
-    values = seat_values_kernel(R, g, w)
-    for p in range(values.shape[0]):
-        values[p] = _reward(values[p], temperature)
-    return values
+        step.apply(R, g, quick_action(R, g, G, X))
+    pi, pc, ps = X[3], X[4], X[5]
+    worth_into(R, g, w, pi, pc, ps)
+    n = g[L.NUM_PLAYERS]
+    for p in range(n):
+        rewards[p] = _reward(_seat_value_of(ps, n, p, w), temperature)
 
 
 @njit(cache=True)
-def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, rollout_turns, g, buffers) -> int:
+def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, rollout_turns, g, buffers, bonus,
+            X) -> int:
     """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
     more), each on a fresh determinisation of S for `seat` copied into `g`; return the nodes used.
+    bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
     drawn at random, roll out, back the rewards up to the nodes on the path."""
     legal, untried, child = buffers[0], buffers[1], buffers[2]
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
     path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
+    rewards = np.empty(S[L.NUM_PLAYERS])
     k = 0                                       # the root's searched actions
     x = nodes[0, CHILD]
     while x >= 0:
@@ -251,7 +272,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
             best, best_u = -1, -np.inf
             for i in range(n):
                 x = child[legal[i]]
-                u = _ucb(nodes, total, x, c)
+                u = _ucb(nodes, total, x, c, bonus[legal[i]] if node == 0 else 0.0)
                 if best < 0 or u > best_u:
                     best, best_u = x, u
             _map_children(nodes, node, child, True)
@@ -262,7 +283,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
             if step.is_over(R, g):
                 break
             n = step.legal_list(R, g, legal)
-        rewards = rollout(R, g, G, w, rollout_turns, temperature)
+        rollout(R, g, G, w, rollout_turns, temperature, X, rewards)
         for i in range(depth):
             x = path[i]
             nodes[x, VISITS] += 1

@@ -6,6 +6,9 @@ unpickling anything (`agents.policy_file`). It observes its seat with the encode
 trained on (v0 or v1, told by the policy's input size) and chooses among the legal actions only. Sampled actions
 (`deterministic=False`) come from the bot's own seeded generator, so the same
 seed gives the same decisions. torch and sb3-contrib load on first use.
+
+With `search=N` the policy plays through the search bot instead: N iterations of MCTS whose root
+is guided by the policy's probabilities (`MCTSBot`'s `prior`: one forward pass per decision).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from nefertiti_env.encoding.versions import version_of_size
 
 from . import policy_file
 from .base import Agent
+from .mcts import MCTSBot
 
 
 FINAL_MODEL, LEGACY_FINAL_MODEL = "final_model.pt", "final_model.zip"
@@ -54,16 +58,28 @@ class PPOAgent(Agent):
 
     path: a model `.pt` file or a run folder.
     deterministic: 1 (default) plays the most likely action, 0 samples.
+    search: if > 0, search this many MCTS iterations per decision with the policy as the root's prior
+        (`MCTSBot`: the root searches the policy's `width` most likely actions, with the PUCT term
+        weighted `puct`) and play the most visited action; 0 (default) plays the policy alone.
     """
 
     name = "ppo"
+    bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0"}
 
-    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None):
-        super().__init__(seed)
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None, search: int = 0,
+                 width: int = 8, puct: float = 1.0):
         self.path = str(path)
         self.deterministic = bool(deterministic)
         self.policy = load_policy(path)
         self.observe = OBSERVATIONS[version_of_size(self.policy.observation_space.shape[0])].observe
+        self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities,
+                                puct=puct) if search else None
+        super().__init__(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.searcher is not None:
+            self.searcher.reset(seed)
 
     def probabilities(self, game, seat: int) -> np.ndarray:
         """The policy's probability of each action (zero for illegal ones) for `seat` now."""
@@ -84,6 +100,8 @@ class PPOAgent(Agent):
             return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
 
     def act(self, game, seat: int) -> int:
+        if self.searcher is not None:
+            return self.searcher.act(game, seat)
         if self.deterministic:
             logits = self.logits(game, seat)
             legal = game.legal_actions()

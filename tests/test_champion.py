@@ -4,7 +4,7 @@ import numpy as np
 import torch
 
 from nefertiti_env import NefertitiGame
-from nefertiti_env.agents import BOTS, LADDER_BOTS, make_bot, policy_file
+from nefertiti_env.agents import BOTS, LADDER_BOTS, MCTSBot, make_bot, policy_file
 from nefertiti_env.agents.champion import CHAMPION_FILE, ChampionBot
 
 
@@ -43,3 +43,82 @@ def test_sampling_champion_follows_its_seed():
             game.apply(bot.act(game, game.current_player))
         return game.history
     assert play(9) == play(9)
+
+
+# ---------------------------------------------------------------- with search at play time
+def test_champion_with_search_loads_without_unpickling(monkeypatch):
+    """champion:search=N loads the same safe file: no pickle loader is reached while it is made."""
+    import pickle
+
+    from nefertiti_env.agents import ppo
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a pickle loader was called")
+    for name in ("load", "loads", "Unpickler"):
+        monkeypatch.setattr(pickle, name, refuse)
+    ppo._load.cache_clear()                         # read the file now, not from an earlier test
+    bot = make_bot("champion:search=20", seed=0)
+    assert bot.searcher is not None and bot.searcher.prior == bot.probabilities
+
+
+def _game_with_search(seed):
+    """A 4-player game, champion:search at seats 0 and 2; (its moves, the game's history)."""
+    bots = [make_bot(spec, seed=s) for s, spec in enumerate(["champion:search=30", "banker", "champion:search=30",
+                                                             "mcts:iterations=30"])]
+    game = NefertitiGame(num_players=4, seed=seed)
+    moves = []
+    while not game.is_over():
+        p = game.current_player
+        action = bots[p].act(game, p)
+        assert game.legal_action_mask()[action]
+        if p % 2 == 0:
+            moves.append(action)
+        game.apply(action)
+    return moves, game.history
+
+
+def test_champion_with_search_plays_legal_reproducible_games():
+    moves, history = _game_with_search(11)
+    assert len(moves) > 20 and (moves, history) == _game_with_search(11)
+
+
+def _position(seed, moves=6):
+    game = NefertitiGame(num_players=4, seed=seed)
+    banker = make_bot("banker", seed=seed)
+    for _ in range(moves):
+        game.apply(banker.act(game, game.current_player))
+    return game
+
+
+def test_the_search_roots_follow_the_policy():
+    """The root searches the policy's `width` most likely actions, not the heuristic's: on positions
+    where the two differ, the searched actions are exactly the policy's."""
+    differ = 0
+    for seed in range(6):
+        game = _position(seed)
+        seat = game.current_player
+        bot = make_bot("champion:search=40:width=3", seed=0)
+        p = bot.probabilities(game, seat)
+        values = bot.searcher.guide.action_values(game, seat)
+        by_policy = set(sorted(game.legal_actions(), key=lambda a: p[a])[-3:])
+        by_heuristic = set(sorted(values, key=values.get, reverse=True)[:3])
+        assert set(bot.searcher.search(game, seat)) == by_policy
+        differ += by_policy != by_heuristic
+    assert differ >= 2
+
+
+def test_the_puct_term_spends_visits_where_the_prior_points():
+    """With every legal action at the root, a prior on the heuristic's worst action draws most of the
+    visits to it; without the PUCT term it gets a small share."""
+    game = _position(3)
+    seat = game.current_player
+    values = make_bot("mcts", seed=0).guide.action_values(game, seat)
+    worst = min(values, key=values.get)
+    prior = np.zeros(len(game.legal_action_mask()))
+    prior[worst] = 1.0
+
+    def visits(puct):
+        bot = MCTSBot(seed=0, iterations=400, width=0, prior=lambda g, s: prior, puct=puct)
+        stats = bot.search(game, seat)
+        return stats[worst][0] / sum(n for n, _ in stats.values())
+    assert visits(5.0) > 0.5 > 0.1 > visits(0.0)
