@@ -66,12 +66,14 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 
 
 def parameter_types(cls: type[Agent]) -> dict[str, type]:
-    """The spec parameters of a bot class and their types: its constructor's annotated arguments
-    (but the seed, which the caller gives), plus the evaluation weights if it takes `**weights`."""
+    """The spec parameters of a bot class and their types: its constructor's arguments that a text
+    converts to (but the seed, which the caller gives; not a callable such as MCTS's `prior`), plus
+    the evaluation weights if it takes `**weights`."""
     signature = inspect.signature(cls.__init__)
     hints = typing.get_type_hints(cls.__init__)
     types = {key: _base_type(hints.get(key, str)) for key, p in signature.parameters.items()
              if key not in ("self", "seed") and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    types = {key: t for key, t in types.items() if t in (int, float, bool, str)}
     if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
         types.update({f.name: float for f in dataclasses.fields(Weights)})
     return types

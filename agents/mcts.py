@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -94,7 +95,8 @@ class MCTSBot(Agent):
 
     def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
-                 temperature: float = 10.0, prior=None, puct: float = 0.0, **weights):
+                 temperature: float = 10.0, prior: Callable[[object, int], np.ndarray] | None = None,
+                 puct: float = 0.0, **weights):
         if iterations < 1 or (seconds is not None and seconds <= 0):
             raise ValueError("mcts needs iterations >= 1 and seconds > 0")
         self.weights = Weights(**{**self.weights.__dict__, **weights})

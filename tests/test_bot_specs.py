@@ -35,3 +35,10 @@ def test_unknown_keys_list_the_known_ones():
         parse_spec("mcts:iteration=4")
     with pytest.raises(ValueError, match=r"random: unknown parameter 'x' \(known: none\)"):
         parse_spec("random:x=1")
+
+
+def test_a_callable_parameter_is_not_a_spec_parameter():
+    """MCTS's `prior` (a policy's probabilities, given in Python by champion:search) cannot be set from text."""
+    with pytest.raises(ValueError, match="mcts: unknown parameter 'prior'"):
+        parse_spec("mcts:prior=x")
+    assert parse_spec("champion:search=800:puct=0.5:width=4") == ("champion", {"search": 800, "puct": 0.5, "width": 4})
