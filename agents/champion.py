@@ -20,14 +20,14 @@ class ChampionBot(PPOAgent):
     (it plays any table whose observation it reads, but was not trained there).
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
-    search, width, puct, powers: search at play time with the policy as the prior (`PPOAgent`): e.g.
+    search, width, puct: search at play time with the policy as the prior (`PPOAgent`): e.g.
         `champion:search=800` (docs/champion.md, "With search at play time").
     """
 
     name = "champion"
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
-                 puct: float = 1.0, powers: bool = False):
+                 puct: float = 1.0):
         if not CHAMPION_FILE.is_file():
             raise FileNotFoundError(f"the champion's weights are missing from this install ({CHAMPION_FILE})")
-        super().__init__(CHAMPION_FILE, deterministic, seed, search, width, puct, powers)
+        super().__init__(CHAMPION_FILE, deterministic, seed, search, width, puct)

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from nefertiti_env.core.phases import PH_CHARACTER
 from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.encoding.versions import version_of_size
 
@@ -62,22 +61,19 @@ class PPOAgent(Agent):
     search: if > 0, search this many MCTS iterations per decision with the policy as the root's prior
         (`MCTSBot`: the root searches the policy's `width` most likely actions, with the PUCT term
         weighted `puct`) and play the most visited action; 0 (default) plays the policy alone.
-    powers: with search, 1 leaves the choices inside a character's power to the policy, 0 (default)
-        to the search's heuristic (as `mcts` does).
     """
 
     name = "ppo"
     bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0"}
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None, search: int = 0,
-                 width: int = 8, puct: float = 1.0, powers: bool = False):
+                 width: int = 8, puct: float = 1.0):
         self.path = str(path)
         self.deterministic = bool(deterministic)
         self.policy = load_policy(path)
         self.observe = OBSERVATIONS[version_of_size(self.policy.observation_space.shape[0])].observe
         self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities,
                                 puct=puct) if search else None
-        self.powers = bool(powers)
         super().__init__(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -104,7 +100,7 @@ class PPOAgent(Agent):
             return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
 
     def act(self, game, seat: int) -> int:
-        if self.searcher is not None and not (self.powers and game.phase == PH_CHARACTER):
+        if self.searcher is not None:
             return self.searcher.act(game, seat)
         if self.deterministic:
             logits = self.logits(game, seat)
