@@ -60,7 +60,8 @@ class PPOAgent(Agent):
     deterministic: 1 (default) plays the most likely action, 0 samples.
     search: if > 0, search this many MCTS iterations per decision with the policy as the root's prior
         (`MCTSBot`: the root searches the policy's `width` most likely actions, with the PUCT term
-        weighted `puct`) and play the most visited action; 0 (default) plays the policy alone.
+        weighted `puct`) and play the most visited action (`deterministic` then unused); 0 (default)
+        plays the policy alone.
     """
 
     name = "ppo"
