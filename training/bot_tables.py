@@ -8,6 +8,8 @@ kernel (`agents.heuristic.best_action`), each table drawing from its own generat
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 from numba import njit
@@ -18,7 +20,10 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
 from nefertiti_env.agents.heuristic import best_action
+from nefertiti_env.agents.kernel_cache import drop_stale_cache
 from nefertiti_env.vector import in_threads
+
+drop_stale_cache(folder=Path(__file__).parent, kernels=("bot_tables.py",))   # its kernels compile the bots' in
 
 
 def bot_parameters(spec: str) -> tuple[np.ndarray, int, int]:
