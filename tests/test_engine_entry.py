@@ -21,7 +21,7 @@ def test_a_kernel_serves_compiled_callers_and_python_alike():
     S = np.zeros(2, np.int64)
     assert _bump_twice(S) == 3 + 6 and S.tolist() == [2, 0]      # compiled: the wrapperless code
     assert _bump(S, 1) == 3 and _bump(S, 1) == 6 and S.tolist() == [2, 2]   # Python: the twin, then its fast path
-    assert _bump._twin is not None and len(_bump.overloads) == 1    # one wrapperless version, beside the twin
+    assert _bump._twin is not None                                # the twin answered Python
 
 
 @njit(cache=True)
