@@ -551,21 +551,22 @@ def borrow(typingctx, arr):
 def scratch(levels):
     """The work space of a decision, so that its hot loop allocates nothing: `levels` state rows
     and legal-action rows (one per level of the lookahead), the legal mask, a position (pi, pc,
-    ps), the resolution choice's per-place gains and kinds, and the base position's `prefixes`
-    (none when `levels` is 0: a resolution policy's space)."""
+    ps), the resolution choice's per-place gains and kinds, the base position's `prefixes` (none
+    when `levels` is 0: a resolution policy's space), and per level the best line of a power's
+    choices found below it (how many, then the choices: `heuristic.power_value`)."""
     pi, pc, ps = new_position()
     markets = NUM_MARKETS + 1 if levels else 0
     return (np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
             np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
             np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
-            np.empty((markets, F_SIZE)))
+            np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64))
 
 
 @njit(cache=True)
 def borrowed(X):
     """The work space X with every array borrowed (`borrow`)."""
     return (borrow(X[0]), borrow(X[1]), borrow(X[2]), borrow(X[3]), borrow(X[4]), borrow(X[5]), borrow(X[6]),
-            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]))
+            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]), borrow(X[11]))
 
 
 @njit(cache=True)

@@ -23,10 +23,10 @@ from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.closing import DICE_MATCH
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
-from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND
+from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, PH_TUTOR
 
 from .base import Agent
-from .evaluation import Weights, borrow, borrowed, legal_row, prefixes, prefixes_into, scratch, seat_value_in, \
+from .evaluation import Weights, borrow, borrowed, hot, legal_row, prefixes, prefixes_into, scratch, seat_value_in, \
     seat_value_near, settle_in
 
 
@@ -121,16 +121,16 @@ def _deciding(R, S, seat, phase) -> bool:
 
 
 @njit(cache=True)
-def action_value(R, base, action, seat, G, w, samples, PI, PC, PS, X, level) -> float:
+def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, level) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
-    `samples` determinisations when it drew cards or rolled dice (PI, PC, PS: `prefixes` of base;
-    X: the work space, state row `level`)."""
+    `samples` determinisations when it drew cards or rolled dice (near: valued by `seat_value_near`
+    from PI, PC, PS, the `prefixes` of base; else in full, as when every move changes the scoring
+    state; X: the work space, state row `level`)."""
     g = X[0][level]
-    pi, pc, ps = X[3], X[4], X[5]
     g[:] = base
     step.apply(R, g, action)
     settle_in(R, g, G, X)
-    value = seat_value_near(R, g, seat, w, base, PI, PC, PS, pi, pc, ps)
+    value = _value(R, g, seat, w, near, base, PI, PC, PS, X)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
@@ -138,48 +138,81 @@ def action_value(R, base, action, seat, G, w, samples, PI, PC, PS, X, level) -> 
         hidden.determinize(R, g, seat, G)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
-        value += seat_value_near(R, g, seat, w, base, PI, PC, PS, pi, pc, ps)
+        value += _value(R, g, seat, w, near, base, PI, PC, PS, X)
     return value / samples
 
 
-@njit(cache=True)
-def power_value(R, S, seat, depth, w, X, level) -> float:
-    """Value of S for `seat`, its power's next choices (up to `depth`) made at their best. `done`
-    wins ties, so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer
-    strictly help."""
-    if depth > 0 and _deciding(R, S, seat, PH_CHARACTER):
-        legals, g = X[1], X[0][level]
-        best = -np.inf
-        for i in range(legal_row(R, S, X, level)):
-            g[:] = S
-            step.apply(R, g, legals[level, i])
-            v = power_value(R, g, seat, depth - 1, w, X, level + 1) + (1e-6 if legals[level, i] == A.DONE else 0.0)
-            if v > best:
-                best = v
-        return best
+@njit(cache=True, inline="always")
+def _value(R, S, seat, w, near, base, PI, PC, PS, X) -> float:
+    """`seat_value` of S (by `seat_value_near` if `near`), on the work space's position: the same value
+    either way, to the last bit."""
+    if near:
+        return seat_value_near(R, S, seat, w, base, PI, PC, PS, X[3], X[4], X[5])
     return seat_value_in(R, S, seat, w, X[3], X[4], X[5])
 
 
 @njit(cache=True)
-def choice_value(R, S, action, seat, depth, w, X, level) -> float:
-    """Value of a power's choice: the best outcome of the power's next `depth` choices (a
-    Merchant's give, target and take are three)."""
-    g = X[0][level]
-    g[:] = S
-    step.apply(R, g, action)
-    return power_value(R, g, seat, depth - 1, w, X, level + 1) + (1e-6 if action == A.DONE else 0.0)
+def power_value(R, S, seat, depth, w, X, level):
+    """(value, cut): the value of S for `seat`, its power's next choices (up to `depth`) made at
+    their best; cut if the depth ran out below S with the power still choosing. `done` wins ties,
+    so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer strictly help.
+    The best line of choices from S goes into the work space's lines[level] (`follow`)."""
+    lines = X[11]
+    lines[level, 0] = 0
+    if not _deciding(R, S, seat, PH_CHARACTER):
+        return seat_value_in(R, S, seat, w, X[3], X[4], X[5]), False
+    if depth <= 0:
+        return seat_value_in(R, S, seat, w, X[3], X[4], X[5]), True
+    legals, g = X[1], X[0][level]
+    best, cut = -np.inf, False
+    for i in range(legal_row(R, S, X, level)):
+        g[:] = S
+        step.apply(R, g, legals[level, i])
+        v, below = power_value(R, g, seat, depth - 1, w, X, level + 1)
+        v += 1e-6 if legals[level, i] == A.DONE else 0.0
+        cut = cut or below
+        if v > best:
+            best = v
+            follow(lines, level, legals[level, i])
+    return best, cut
+
+
+@hot
+def follow(lines, level, choice) -> None:
+    """lines[level] = `choice`, then the best line below it (lines[level + 1]): how many, then the
+    choices."""
+    m = lines[level + 1, 0]
+    lines[level, 1] = choice
+    for j in range(m):
+        lines[level, 2 + j] = lines[level + 1, 1 + j]
+    lines[level, 0] = m + 1
 
 
 @njit(cache=True)
-def best_choice(R, S, seat, depth, w, X, level) -> int:
-    """The power's choice of highest `choice_value` (the first, ascending, among equals)."""
-    legals = X[1]
-    best, best_v = -1, -np.inf
+def choice_value(R, S, action, seat, depth, w, X, level):
+    """(value, cut) of a power's choice: the best outcome of the power's next `depth` choices (a
+    Merchant's give, target and take are three; `power_value`)."""
+    g = X[0][level]
+    g[:] = S
+    step.apply(R, g, action)
+    v, cut = power_value(R, g, seat, depth - 1, w, X, level + 1)
+    return v + (1e-6 if action == A.DONE else 0.0), cut
+
+
+@njit(cache=True)
+def best_choice(R, S, seat, depth, w, X, level):
+    """(choice, complete): the power's choice of highest `choice_value` (the first, ascending, among
+    equals), and whether the search below it reached the power's end everywhere (no cut). Then its
+    best line (lines[level]) is exactly the choices the searches after it would make one by one:
+    each would find the same values, deeper or not."""
+    legals, lines = X[1], X[11]
+    best, best_v, complete = -1, -np.inf, False
     for i in range(legal_row(R, S, X, level)):
-        v = choice_value(R, S, legals[level, i], seat, depth, w, X, level)
+        v, cut = choice_value(R, S, legals[level, i], seat, depth, w, X, level)
         if best < 0 or v > best_v:
-            best, best_v = legals[level, i], v
-    return best
+            best, best_v, complete = legals[level, i], v, not cut
+            follow(lines, level, best)
+    return best, complete
 
 
 @njit(cache=True)
@@ -191,7 +224,7 @@ def best_choice_kernel(R, S, seat, depth, w) -> int:
 @njit(cache=True)
 def _best_choice(R, S, seat, depth, w, X) -> int:
     """`best_choice` on borrowed arrays (the caller holds them)."""
-    return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)
+    return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)[0]
 
 
 @njit(cache=True)
@@ -207,7 +240,7 @@ def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
         before = seat_value_near(R, g, seat, w, g, PI, PC, PS, pi, pc, ps)
         best, best_v = -1, -np.inf
         for i in range(legal_row(R, g, X, level)):
-            v = action_value(R, g, legals[level, i], seat, G, w, samples, PI, PC, PS, X, level)
+            v = action_value(R, g, legals[level, i], seat, G, w, samples, True, PI, PC, PS, X, level)
             if best < 0 or v > best_v:
                 best, best_v = legals[level, i], v
         gain += best_v - before
@@ -219,12 +252,19 @@ def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
 @njit(cache=True)
 def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> float:
     """Value after playing the character with its choices made by `best_choice`, plus the gain
-    of the extra placements it grants, if any, after the `best` placement."""
+    of the extra placements it grants, if any, after the `best` placement. A search that reached
+    the power's end is not repeated for the choices after the first: its best line is played."""
     g = X[0][1]
     g[:] = base
     step.apply(R, g, action)
+    lines = X[11]
     while _deciding(R, g, seat, PH_CHARACTER):
-        step.apply(R, g, best_choice(R, g, seat, depth, w, X, 2))
+        choice, complete = best_choice(R, g, seat, depth, w, X, 2)
+        if not complete:
+            step.apply(R, g, choice)
+            continue
+        for j in range(lines[2, 0]):
+            step.apply(R, g, lines[2, 1 + j])
     settle_in(R, g, G, X)
     value = seat_value_in(R, g, seat, w, X[3], X[4], X[5])
     if g[L.EXTRA_PLACEMENTS] != 0:
@@ -260,22 +300,24 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     if S[L.PHASE] == PH_CHARACTER:
         for i in range(n):
             keys[i] = order[i]
-            values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)
+            values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
     PI, PC, PS = X[8], X[9], X[10]
-    prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
+    near = S[L.PHASE] <= PH_TUTOR        # a move of a market resolution changes the scoring state: no prefixes
+    if near:
+        prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
     k = 0
     best = -1
     for i in range(n):
         a = order[i]
         if not A.CHARACTER <= a < A.MARKET:
             keys[k] = a
-            values[k] = action_value(R, base, a, seat, G, w, samples, PI, PC, PS, X, 1)
+            values[k] = action_value(R, base, a, seat, G, w, samples, near, PI, PC, PS, X, 1)
             if best < 0 or values[k] > values[best]:
                 best = k
             k += 1
     if k < n and best >= 0:
-        best_move = values[best] - seat_value_near(R, base, seat, w, base, PI, PC, PS, X[3], X[4], X[5])
+        best_move = values[best] - _value(R, base, seat, w, near, base, PI, PC, PS, X)
         for i in range(n):
             a = order[i]
             if A.CHARACTER <= a < A.MARKET:

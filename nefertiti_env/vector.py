@@ -25,6 +25,7 @@ from .core import actions as A
 from .core.engine import layout as L
 from .core.engine import setup as engine_setup
 from .core.engine import step
+from .core.engine.entry import kernel
 from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
 from .encoding import observation_version
 from .encoding.observation import observe_batch
@@ -32,7 +33,7 @@ from .encoding.observation import observe_batch
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(cache=True)
+@kernel
 def _mix(z):
     """splitmix64's finaliser: a uint64 hash with every input bit reaching every output bit."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -111,7 +112,7 @@ def seed_streams(seed, streams):
         streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
 
 
-APPLY, DEAL, CONTINUE = 0, 1, 2        # what `_advance_rows` does first in each active game
+APPLY, DEAL, CONTINUE, PLAY = 0, 1, 2, 3        # what `_advance_rows` does in each active game
 
 
 @njit(cache=True, nogil=True)
@@ -123,7 +124,9 @@ def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, s
     ended, and with `learner` play random moves for the other seats until `learner_seat` decides (in
     the games `random_table` draws with `share`; in the others, every seat's decision returns to the
     caller); then fill its seat, mask and observation. Rows not active keep their seat, mask and
-    observation; their rewards and flags are cleared."""
+    observation; their rewards and flags are cleared. Mode PLAY (`random_play`) only plays actions[i]
+    random decisions in game i, restarting it when it ends: one kernel for both, since each kernel
+    called from Python links the whole engine into its compiled code again (docs/engine.md)."""
     players = R[L.R_NUM_PLAYERS]
     for i in range(lo, hi):
         rewards[i, :] = 0
@@ -131,6 +134,12 @@ def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, s
         if not active[i]:
             continue
         S = rows[i]
+        if mode == PLAY:
+            for _ in range(actions[i]):
+                step.apply(R, S, _random_move(R, S, masks[i], streams, i))
+                if step.is_over(R, S):
+                    _next_game(R, S, i, seed, games)
+            continue
         if mode == DEAL:
             engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
         else:
@@ -144,7 +153,7 @@ def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, s
         seats[i] = S[L.ACTOR]
         masks[i, :] = 0
         step.legal_mask(R, S, masks[i])
-    j = lo
+    j = lo if mode != PLAY else hi
     while j < hi:                      # the observations of each run of active rows
         if not active[j]:
             j += 1
@@ -157,30 +166,21 @@ def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, s
         j = k
 
 
-@njit(cache=True, nogil=True)
-def _play_rows(R, rows, seed, games, decisions, streams, ended, lo, hi) -> None:
-    """`decisions` uniformly random legal decisions in each game lo <= i < hi of `rows` (ended[i]: the
-    games that ended), from the splitmix64 streams of the rows."""
-    mask = np.zeros(A.NUM_ACTIONS, np.int8)
-    for i in range(lo, hi):
-        S = rows[i]
-        for _ in range(decisions):
-            step.apply(R, S, _random_move(R, S, mask, streams, i))
-            if step.is_over(R, S):
-                ended[i] += 1
-                _next_game(R, S, i, seed, games)
-
-
 def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
     """Play `decisions` uniformly random legal decisions in every game of `rows` (no observation:
     the benchmark of the engine alone); an ended game restarts as in `NefertitiVectorEnv`.
     Returns the games ended per row. The choices come from a splitmix64 stream per row seeded
     from `seed`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
-    ended = np.zeros(len(rows), np.int64)
-    streams = np.zeros(len(rows), np.uint64)
+    n, started = len(rows), games.copy()
+    streams = np.zeros(n, np.uint64)
     seed_streams(seed, streams)
-    in_threads(_play_rows, len(rows), chunks, R, rows, seed, games, decisions, streams, ended)
-    return ended
+    # what PLAY neither reads nor fills, typed as `NefertitiVectorEnv` passes them (so no second compile)
+    ints, floats, flags, seats = np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32), np.zeros(n, np.bool_), \
+        np.zeros(n, np.int64)
+    in_threads(_advance_rows, n, chunks, R, rows, np.full(n, decisions, np.int64), np.ones(n, np.bool_), PLAY,
+               False, 1.0, seed, games, streams, seats, np.zeros((n, A.NUM_ACTIONS), np.int8), floats, flags, flags,
+               ints, ints, floats, floats, ints, seats, ints, ints, floats, seats, floats)
+    return games - started
 
 
 def in_threads(kernel, n: int, chunks: int, *args) -> None:

@@ -303,10 +303,10 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "heuristic.py").write_text("z = 1\n")
     (bots / "mcts.py").write_text("m = 1\n")
     (bots / "tournament.py").write_text("t = 1\n")
-    stamp, cached = bots / "__pycache__" / "kernels.sha256", bots / "__pycache__" / "heuristic.action_values-1.nbi"
+    cached = bots / "__pycache__" / "heuristic.action_values-1.nbi"
 
     def cache_after_check() -> bool:
-        drop_stale_cache(tmp_path / "pkg", bots, stamp)
+        drop_stale_cache(tmp_path / "pkg", bots)
         return cached.exists()
 
     cached.write_text("stale")
@@ -324,3 +324,37 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     cached.write_text("fresh")
     (bots / "tournament.py").write_text("t = 2\n")     # Python only: the cache stays
     assert cache_after_check()
+
+
+def test_the_bot_tables_cached_kernels_are_dropped_when_the_bots_or_they_change(tmp_path):
+    """training/bot_tables.py compiles the bots' kernels into its own: an edit of the bots (or of the
+    engine, or of bot_tables.py) must drop its cached code, and the bots' cache check must not."""
+    from nefertiti_env.agents.kernel_cache import drop_stale_cache
+
+    engine, bots, tables = tmp_path / "pkg" / "core" / "engine", tmp_path / "agents", tmp_path / "training"
+    engine.mkdir(parents=True)
+    bots.mkdir()
+    (tables / "__pycache__").mkdir(parents=True)
+    (engine / "flow.py").write_text("x = 1\n")
+    for name in ("evaluation.py", "heuristic.py", "mcts.py"):
+        (bots / name).write_text("y = 1\n")
+    (tables / "bot_tables.py").write_text("b = 1\n")
+    cached = tables / "__pycache__" / "bot_tables.play_bot_rows-38.nbi"
+
+    def cache_after_check() -> bool:
+        drop_stale_cache(tmp_path / "pkg", bots)                                # the bots' own check
+        drop_stale_cache(tmp_path / "pkg", bots, folder=tables, kernels=("bot_tables.py",))
+        return cached.exists()
+
+    cached.write_text("stale")
+    assert not cache_after_check()                     # no stamp yet
+    cached.write_text("fresh")
+    assert cache_after_check()                         # nothing changed
+    (bots / "heuristic.py").write_text("y = 2\n")      # the bots' kernels changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (tables / "bot_tables.py").write_text("b = 2\n")   # its own kernels changed
+    assert not cache_after_check()
+    cached.write_text("fresh")
+    (engine / "flow.py").write_text("x = 2\n")         # the engine changed
+    assert not cache_after_check()

@@ -4,9 +4,11 @@ A bot table's opponent seats are all one heuristic bot (greedy, collector, banke
 theirs such as "banker:samples=1"). `play_bots` moves every such game on, in place and across the
 numba threads, until the learner's seat decides or the game ends; `NefertitiVectorEnv.resume` then
 restarts the ended games and observes. The bots' decisions are `HeuristicBot.act`'s, kernel for
-kernel (`agents.heuristic.action_values`), each table drawing from its own generator words.
+kernel (`agents.heuristic.best_action`), each table drawing from its own generator words.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -17,8 +19,11 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
-from nefertiti_env.agents.heuristic import action_values
+from nefertiti_env.agents.heuristic import best_action
+from nefertiti_env.agents.kernel_cache import drop_stale_cache
 from nefertiti_env.vector import in_threads
+
+drop_stale_cache(folder=Path(__file__).parent, kernels=("bot_tables.py",))   # its kernels compile the bots' in
 
 
 def bot_parameters(spec: str) -> tuple[np.ndarray, int, int]:
@@ -51,8 +56,7 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
             if step.legal_list(R, S, legal) == 1:
                 action = legal[0]
             else:
-                k = action_values(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
-                action = keys[np.argmax(values[:k])]
+                action = best_action(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
             step.apply(R, S, action)
 
 

@@ -14,12 +14,14 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from nefertiti_env.agents import BOTS, HeuristicBot, parse_spec
+from nefertiti_env.agents import parse_spec
 from nefertiti_env.agents.config import Float, Int, Section, problems
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
+
+from .bot_tables import bot_parameters
 
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
 RANDOM = "random"          # opponent kind: uniformly random legal moves
@@ -143,9 +145,13 @@ class Config(Section):
     def _vector_env_can_play_it(self):
         if not self.env.vector:
             return self
-        others = [k for k in self.opponents.weights if k not in (RANDOM, SNAPSHOT)
-                  and not issubclass(BOTS[parse_spec(k)[0]], HeuristicBot)]
-        if others or self.env.reward != "win_loss":
+        try:                             # the batched env's own check of a bot table's spec
+            for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}:
+                bot_parameters(k)
+            heuristic = True
+        except ValueError:
+            heuristic = False
+        if not heuristic or self.env.reward != "win_loss":
             raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT} and heuristic bot opponents "
                              f"(greedy, collector, banker) with the win_loss reward; got {self.opponents.weights} "
                              f"and {self.env.reward!r}")

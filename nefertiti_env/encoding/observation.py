@@ -40,7 +40,7 @@ from numba import njit
 
 from ..core import scoring
 from ..core.engine import layout as L
-from ..core.engine.entry import typed_entry
+from ..core.engine.entry import kernel, typed_entry
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
@@ -448,7 +448,7 @@ def _selection_view(game, seat: int) -> list:
     return views
 
 
-@njit(cache=True)
+@kernel
 def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, face_down, out):
     """out (the whole vector) from a state vector and a Plan's tables; face_down: the flag of each card place,
     market by market. The linear entries come first and are all written; the rest is zero but what lights."""

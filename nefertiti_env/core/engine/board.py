@@ -11,15 +11,16 @@ from numba import njit
 
 from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS
 from . import layout as L
+from .entry import kernel
 
 
-@njit(cache=True)
+@kernel
 def kind_roaming(R) -> int:
     """Card code of the Roaming Thief card once it lies on the board (after Akhenaton's code)."""
     return R[L.NUM_KINDS] + 1
 
 
-@njit(cache=True)
+@kernel
 def card_places(R, S, m, skip, out) -> int:
     """Write into `out` the places of the face-up cards above market m, less those holding
     card code `skip` (-1: none); return how many."""
@@ -32,13 +33,13 @@ def card_places(R, S, m, skip, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def gift_places(R, S, m, out) -> int:
     """Places of the face-up gifts above market m (the Roaming Thief card is no gift)."""
     return card_places(R, S, m, kind_roaming(R), out)
 
 
-@njit(cache=True)
+@kernel
 def has_gift(R, S, m, lower_only) -> bool:
     """Is there a face-up gift above market m (in the lower row only, if `lower_only`)?"""
     roaming = kind_roaming(R)
@@ -49,7 +50,7 @@ def has_gift(R, S, m, lower_only) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def take_card(R, S, p, m, k) -> bool:
     """Owner p takes the card in place k above market m (with the seal on an upper card).
 
@@ -74,7 +75,7 @@ def take_card(R, S, p, m, k) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def take_from_board(R, S, p, m, k, replacement) -> int:
     """p takes the gift in place k of market m, leaving `replacement` there (a seal stays on its
     place); a papyrus brings a seal from the supply. Returns the kind taken."""
@@ -87,14 +88,14 @@ def take_from_board(R, S, p, m, k, replacement) -> int:
     return kind
 
 
-@njit(cache=True)
+@kernel
 def discard(R, S, p, kind) -> None:
     """Owner p's card of `kind` leaves the game."""
     S[L.OWNED + p * MAX_KINDS + kind] -= 1
     S[L.DISCARDED + kind] += 1
 
 
-@njit(cache=True)
+@kernel
 def owns_any(S, o) -> bool:
     for k in range(MAX_KINDS):
         if S[L.OWNED + o * MAX_KINDS + k] != 0:
@@ -102,7 +103,7 @@ def owns_any(S, o) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def occ_bits(S, m) -> int:
     """Bitmask of market m's occupied bid squares (bit v: square v holds a piece)."""
     bits = 0
@@ -112,7 +113,7 @@ def occ_bits(S, m) -> int:
     return bits
 
 
-@njit(cache=True)
+@kernel
 def is_free(R, S, m, v) -> bool:
     """May a piece go on square v of market m: the market is open, the square exists on its
     visible stall and is empty?"""
@@ -121,7 +122,7 @@ def is_free(R, S, m, v) -> bool:
 
 
 # ---------------------------------------------------------------- scoring (§5)
-@njit(cache=True)
+@kernel
 def _per_type(R, S, per_kind) -> np.ndarray:
     """[owner, gift type] sum over the owner's cards of the rules column at `per_kind` (per card kind)."""
     out = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
@@ -145,7 +146,7 @@ def type_bonus(R, S) -> np.ndarray:
     return _per_type(R, S, L.KIND_BONUS)
 
 
-@njit(cache=True)
+@kernel
 def owner_counts(items) -> np.ndarray:
     """[gift type] how many owner rows of `items` ([owner, type]) hold the type (the neutral player counts)."""
     owners = np.zeros(items.shape[1], dtype=np.int64)
@@ -202,7 +203,7 @@ def type_values(R, items) -> np.ndarray:
     return values_by_owners(value_table(R), items)
 
 
-@njit(cache=True)
+@kernel
 def kind_value(R, S, p, kind) -> int:
     """Points a card of `kind` is worth to owner p now (owner count and p's foreign bonuses)."""
     items, bonus = type_items(R, S), type_bonus(R, S)
@@ -229,7 +230,7 @@ def scores_batch(table, items, bonus, money, seals, points) -> np.ndarray:
 # ---------------------------------------------------------------- list fields
 # A list field of layout.py is a prefix of its array, its length at <NAME>_N; places past the
 # length are kept at 0, so equal positions are equal arrays.
-@njit(cache=True)
+@kernel
 def append(S, field, count, value) -> None:
     """Append `value` to the list at offset `field` whose length is at offset `count`."""
     n = S[count]
@@ -239,7 +240,7 @@ def append(S, field, count, value) -> None:
     S[count] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def pop_front(S, field, count) -> int:
     """Remove and return the first item of a list field."""
     n = S[count]
@@ -251,7 +252,7 @@ def pop_front(S, field, count) -> int:
     return value
 
 
-@njit(cache=True)
+@kernel
 def contains(S, field, count, value) -> bool:
     """Is `value` in the list field at offset `field` (length at offset `count`)?"""
     for i in range(S[count]):
@@ -260,7 +261,7 @@ def contains(S, field, count, value) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def clear(S, field, count) -> None:
     S[field:field + S[count]] = 0
     S[count] = 0

@@ -21,6 +21,7 @@ from ..limits import MEMPHIS, NUM_BIDS
 from . import layout as L
 from .board import pop_front
 from .rng import rng_integers
+from .entry import kernel
 
 # kind -> {parameter: type}; every parameter is required. Order: layout.CLOSING_CODES.
 CLOSING_KINDS: dict[str, dict[str, type]] = {
@@ -129,7 +130,7 @@ def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]
     return problems
 
 
-@njit(cache=True)
+@kernel
 def roll_die(S, low, high) -> int:
     """One die from low to high - 1: the game's generator, or while dice are scripted (explicit
     chance) the next scripted value; a die asked past the script is counted and reads `low`."""
@@ -142,7 +143,7 @@ def roll_die(S, low, high) -> int:
     return pop_front(S, L.DICE_SCRIPT, L.DICE_SCRIPT_N)
 
 
-@njit(cache=True)
+@kernel
 def _popcount(bits) -> int:
     n = 0
     while bits:
@@ -187,7 +188,7 @@ def holds(kind, p0, p1, groups, ngroups, bits, v, row) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def closes(R, S, m, v, bits) -> bool:
     """Does market m's visible stall close after a placement on square v (`bits`: its occupancy
     after it)? Also when full, if the ruleset says so. The Port of Memphis never closes this way."""

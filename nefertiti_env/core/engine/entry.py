@@ -1,13 +1,52 @@
-"""Hot kernels called from Python without numba's per-call dispatch on argument types."""
+"""How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python."""
 from __future__ import annotations
 
+import types
+
 import numba
+from numba.core.registry import CPUDispatcher
 
 
-def typed_entry(kernel, *args):
-    """`kernel` compiled (or loaded from the cache) for the types of `args`, as a function that skips
-    numba's dispatch: a dispatcher checks the type of every argument on every call, about 0.1 us
-    each, which cost the facade's per-decision calls more than their Python around them. The caller
+class _Kernel(CPUDispatcher):
+    """A dispatcher whose machine code has no CPython wrapper (numba's argument unboxing and boxing,
+    about 40% of a small kernel's compile time, docs/engine.md "Compile time"), since only
+    compiled callers, which call the machine code directly, use it. A call from Python, which would
+    jump to the missing wrapper, goes to a twin instead: the same function compiled with a wrapper,
+    on that first call, and cached apart (its own name)."""
+
+    _twin = None
+
+    def add_overload(self, cres):
+        # not in the table Python calls are dispatched through: those miss and reach _compile_for_args
+        self.overloads[tuple(cres.signature.args)] = cres
+
+    def _compile_for_args(self, *args, **kws):
+        if self._twin is None:
+            fn = self.py_func
+            twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+            twin.__qualname__ = f"{fn.__qualname__}_from_python"
+            self._twin = numba.njit(cache=True)(twin)
+        entry = self._twin._compile_for_args(*args, **kws)
+        for cres in self._twin.overloads.values():      # later calls of these types: straight to the twin's code
+            if cres.entry_point is entry:
+                self._insert([a._code for a in cres.signature.args], entry, cres.objectmode)
+        return entry
+
+
+def kernel(fn):
+    """`@njit(cache=True)` for a kernel that only other kernels call (a call from Python still works,
+    through `_Kernel`'s twin); a kernel Python calls keeps `@njit(cache=True)`."""
+    dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={
+        "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+def typed_entry(dispatcher, *args):
+    """`dispatcher` (an `@njit` kernel) compiled (or loaded from the cache) for the types of `args`, as
+    a function that skips numba's dispatch: a dispatcher checks the type of every argument on every
+    call, about 0.1 us each, which cost the facade's per-decision calls more than their Python
+    around them. The caller
     must pass arguments of exactly these types ever after: a wrong one is not detected (an int64
     array is read as one whatever it is), so use it only where the caller made the arrays."""
-    return kernel.compile(tuple(numba.typeof(arg) for arg in args))
+    return dispatcher.compile(tuple(numba.typeof(arg) for arg in args))

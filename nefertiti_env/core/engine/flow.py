@@ -17,6 +17,7 @@ from . import powers
 from .closing import closes
 from .board import append, clear, contains, is_free, occ_bits
 from .resolution import RES_DECIDE, RES_DONE, RES_OVER, next_step, resume_after_roam
+from .entry import kernel
 
 
 @njit(cache=True, inline="always")
@@ -28,7 +29,7 @@ def settle(R, S, status) -> None:
         S[L.PHASE], S[L.ACTOR] = L.PH_OVER, -1
 
 
-@njit(cache=True)
+@kernel
 def any_free(R, S, markets) -> bool:
     """Is there an empty square on the visible stall of an open market among the first `markets`?"""
     for m in range(markets):
@@ -39,7 +40,7 @@ def any_free(R, S, markets) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def closable(S, p, out) -> int:
     """Open classic markets seat p may close, having a servant there (into `out`; how many)."""
     n = 0
@@ -53,7 +54,7 @@ def closable(S, p, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def can_act(R, S, p) -> bool:
     """With a servant in supply: an empty square anywhere; without: a market it may close."""
     if S[L.SERVANTS + p] > 0:
@@ -61,7 +62,7 @@ def can_act(R, S, p) -> bool:
     return closable(S, p, np.empty(MEMPHIS, np.int64)) > 0
 
 
-@njit(cache=True)
+@kernel
 def tutor_squares(R, S, out) -> int:
     """Squares (market * NUM_BIDS + value) a tutor may take: empty, below a servant's bid in that
     market, not used this turn (2 players, §8). Into `out`; how many."""
@@ -80,7 +81,7 @@ def tutor_squares(R, S, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def legal(R, S, mask) -> None:
     """Legal actions of PH_TURN, PH_PLACE, PH_SECOND and PH_TUTOR into `mask`."""
     ph, p = S[L.PHASE], S[L.ACTOR]
@@ -110,7 +111,7 @@ def legal(R, S, mask) -> None:
         mask[A.DONE] = 1
 
 
-@njit(cache=True)
+@kernel
 def apply(R, S, action) -> int:
     """Apply a decision of the turn phases; the status of what follows."""
     if S[L.PHASE] == L.PH_TUTOR and action == A.DONE:
@@ -123,7 +124,7 @@ def apply(R, S, action) -> int:
     return place(R, S, square // NUM_BIDS, square % NUM_BIDS, S[L.ACTOR], S[L.PHASE] == L.PH_TUTOR)
 
 
-@njit(cache=True)
+@kernel
 def play_character(R, S, c) -> int:
     """Spend a seal on character c (§6); its power runs, then the turn goes on to a placement."""
     p = S[L.ACTOR]
@@ -140,7 +141,7 @@ def play_character(R, S, c) -> int:
     return RES_DECIDE
 
 
-@njit(cache=True)
+@kernel
 def character_done(R, S) -> int:
     """A power's last choice was made: the turn goes on to placement (or, for a Roaming Thief
     bought in a resolution, the resolution goes on)."""
@@ -155,7 +156,7 @@ def character_done(R, S) -> int:
     return RES_DECIDE
 
 
-@njit(cache=True)
+@kernel
 def place(R, S, m, v, p, tutor) -> int:
     """Put a servant (or tutor) on square v of market m: first-piece and coin bonuses, then the
     closing check (§2, §3, §8)."""

@@ -19,6 +19,7 @@ from numba import njit
 from ..limits import MAX_DECK
 from . import layout as L
 from .rng import _bounded, rng_integers, rng_seed, rng_shuffle, rng_state, rng_words
+from .entry import kernel
 
 _SEED_TOP = np.uint64(2**63 - 1)      # `Generator.integers(2**63)`: uniform in [0, 2**63 - 1]
 
@@ -33,7 +34,7 @@ def unseen_end(S, seat) -> int:
     return end
 
 
-@njit(cache=True)
+@kernel
 def oracle_pending(S, out) -> int:
     """Write into `out` the gifts publicly swapped into the bottom places by the Oracle, less those
     seen drawn since, in the order given; return how many."""
@@ -52,7 +53,7 @@ def oracle_pending(S, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def _remove_first(pool, n, kind) -> int:
     """Remove the first `kind` from pool[:n]; return the new length."""
     for i in range(n):

@@ -14,13 +14,12 @@ The list S[L.CHAR_SEL] keeps zeros past its used length, as a packed Python game
 """
 from __future__ import annotations
 
-from numba import njit
-
 from .. import actions as A
 from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS
 from . import layout as L
 from .board import discard, has_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, type_bonus, \
     type_items, type_values
+from .entry import kernel
 
 # power -> {parameter: type}; every parameter is required (checked by the ruleset loader)
 POWER_PARAMS: dict[str, dict[str, type]] = {
@@ -47,24 +46,24 @@ assert L.POWER_KINDS[P_TRADER] == "trader" and tuple(POWER_PARAMS) == L.POWER_KI
 
 
 # ---------------------------------------------------------------- shared helpers
-@njit(cache=True)
+@kernel
 def _param(R, S, i) -> int:
     """Parameter i of the character being played."""
     return R[L.CHAR_PARAMS + S[L.CHAR_INDEX] * L.MAX_POWER_PARAMS + i]
 
 
-@njit(cache=True)
+@kernel
 def _sel(S, i) -> int:
     return S[L.CHAR_SEL + i]
 
 
-@njit(cache=True)
+@kernel
 def _sel_push(S, value) -> None:
     S[L.CHAR_SEL + S[L.CHAR_SEL_N]] = value
     S[L.CHAR_SEL_N] += 1
 
 
-@njit(cache=True)
+@kernel
 def _sel_set(S, value) -> None:
     """char_sel = [value]."""
     S[L.CHAR_SEL:L.CHAR_SEL + L.CHAR_SEL_SIZE] = 0
@@ -72,19 +71,19 @@ def _sel_set(S, value) -> None:
     S[L.CHAR_SEL_N] = 1
 
 
-@njit(cache=True)
+@kernel
 def _owned(S, o, k) -> int:
     return S[L.OWNED + o * MAX_KINDS + k]
 
 
-@njit(cache=True)
+@kernel
 def _is_gift(R, S, m, k) -> bool:
     """A face-up gift lies in place k above market m (the Roaming Thief card is no gift)."""
     c = S[L.SLOTS + m * MAX_SLOTS + k]
     return c >= 0 and c != kind_roaming(R) and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0
 
 
-@njit(cache=True)
+@kernel
 def _owned_types(R, S, p) -> int:
     """Bitmask of the gift types owner p holds items of."""
     bits = 0
@@ -94,7 +93,7 @@ def _owned_types(R, S, p) -> int:
     return bits
 
 
-@njit(cache=True)
+@kernel
 def _other_owner(R, p, r) -> int:
     """The owner named by target r (relative to p): the seat r + 1 places to the left, or the
     neutral player (§8)."""
@@ -103,14 +102,14 @@ def _other_owner(R, p, r) -> int:
     return (p + r + 1) % R[L.R_NUM_PLAYERS]
 
 
-@njit(cache=True)
+@kernel
 def _num_targets(R) -> int:
     """Other owners of a seat: the other seats, and the neutral player with 2 players."""
     n = R[L.R_NUM_PLAYERS]
     return n if n == 2 else n - 1
 
 
-@njit(cache=True)
+@kernel
 def _target(R, i) -> int:
     """Relative target index of the i-th other owner: seats to the left, then the neutral player."""
     if R[L.R_NUM_PLAYERS] == 2 and i == 1:
@@ -118,7 +117,7 @@ def _target(R, i) -> int:
     return i
 
 
-@njit(cache=True)
+@kernel
 def _mark_owned(R, S, o, mask) -> None:
     """Set KIND + k for every card kind owner o holds."""
     for k in range(R[L.NUM_KINDS]):
@@ -131,7 +130,7 @@ def _mark_owned(R, S, o, mask) -> None:
 # discard those cards.
 
 
-@njit(cache=True)
+@kernel
 def _scribe_legal(R, S, mask) -> None:
     bits = _owned_types(R, S, S[L.ACTOR])
     for t in range(R[L.NUM_TYPES]):
@@ -139,7 +138,7 @@ def _scribe_legal(R, S, mask) -> None:
             mask[A.TYPE + t] = 1
 
 
-@njit(cache=True)
+@kernel
 def _scribe_apply(R, S, action) -> bool:
     p, t = S[L.ACTOR], action - A.TYPE
     items = type_items(R, S)
@@ -157,13 +156,13 @@ def _scribe_apply(R, S, action) -> bool:
 # `points` per item, Royal Scribe its current value + `bonus` per item (recounted each time).
 
 
-@njit(cache=True)
+@kernel
 def _discard_legal(R, S, mask) -> None:
     _mark_owned(R, S, S[L.ACTOR], mask)
     mask[A.DONE] = 1
 
 
-@njit(cache=True)
+@kernel
 def _discard_apply(R, S, action, royal_scribe) -> bool:
     if action == A.DONE:
         return True
@@ -182,7 +181,7 @@ def _discard_apply(R, S, action, royal_scribe) -> bool:
 MERCHANT_GIVE, MERCHANT_TARGET, MERCHANT_TAKE = range(3)
 
 
-@njit(cache=True)
+@kernel
 def _merchant_playable(R, S, p) -> bool:
     if not owns_any(S, p):
         return False
@@ -192,7 +191,7 @@ def _merchant_playable(R, S, p) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _merchant_legal(R, S, mask) -> None:
     p, step = S[L.ACTOR], S[L.CHAR_STEP]
     if step == MERCHANT_GIVE:
@@ -206,7 +205,7 @@ def _merchant_legal(R, S, mask) -> None:
         _mark_owned(R, S, _sel(S, 1), mask)
 
 
-@njit(cache=True)
+@kernel
 def _merchant_apply(R, S, action) -> bool:
     p, step = S[L.ACTOR], S[L.CHAR_STEP]
     if step == MERCHANT_GIVE:
@@ -228,13 +227,13 @@ def _merchant_apply(R, S, action) -> bool:
 # One choice: name any gift type; every other owner of it discards their least valuable card of it.
 
 
-@njit(cache=True)
+@kernel
 def _royal_servant_legal(R, S, mask) -> None:
     for t in range(R[L.NUM_TYPES]):
         mask[A.TYPE + t] = 1
 
 
-@njit(cache=True)
+@kernel
 def _royal_servant_apply(R, S, action) -> bool:
     p, t = S[L.ACTOR], action - A.TYPE
     for i in range(_num_targets(R)):
@@ -251,13 +250,13 @@ def _royal_servant_apply(R, S, action) -> bool:
 # One choice: take half (rounded up) of one classic market's Reserve.
 
 
-@njit(cache=True)
+@kernel
 def _treasurer_legal(R, S, mask) -> None:
     for m in range(MEMPHIS):
         mask[A.MARKET + m] = 1
 
 
-@njit(cache=True)
+@kernel
 def _treasurer_apply(R, S, action) -> bool:
     m = action - A.MARKET
     half = (S[L.RESERVE + m] + 1) // 2
@@ -268,7 +267,7 @@ def _treasurer_apply(R, S, action) -> bool:
 
 # ---------------------------------------------------------------- Vizier (§6.1)
 # Score `points_per_type` for each different gift type you own; no choice.
-@njit(cache=True)
+@kernel
 def _vizier_start(R, S) -> bool:
     p = S[L.ACTOR]
     bits, types = _owned_types(R, S, p), 0
@@ -280,7 +279,7 @@ def _vizier_start(R, S) -> bool:
 
 # ---------------------------------------------------------------- Head Priest (§6.1)
 # Place `servants` servants this turn (a market may close between the placements); no choice.
-@njit(cache=True)
+@kernel
 def _head_priest_playable(R, S, p, c) -> bool:
     return S[L.SERVANTS + p] >= R[L.CHAR_PARAMS + c * L.MAX_POWER_PARAMS]
 
@@ -290,7 +289,7 @@ def _head_priest_playable(R, S, p, c) -> bool:
 THIEF_MARKET, THIEF_CARD = range(2)
 
 
-@njit(cache=True)
+@kernel
 def _thief_playable(R, S) -> bool:
     for m in range(MEMPHIS):
         if has_gift(R, S, m, True):
@@ -298,7 +297,7 @@ def _thief_playable(R, S) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _thief_legal(R, S, mask) -> None:
     if S[L.CHAR_STEP] == THIEF_MARKET:
         for m in range(MEMPHIS):
@@ -311,7 +310,7 @@ def _thief_legal(R, S, mask) -> None:
                 mask[A.CARD + k] = 1
 
 
-@njit(cache=True)
+@kernel
 def _thief_apply(R, S, action) -> bool:
     if S[L.CHAR_STEP] == THIEF_MARKET:
         _sel_push(S, action - A.MARKET)
@@ -329,7 +328,7 @@ def _thief_apply(R, S, action) -> bool:
 ORACLE_SWAP, ORACLE_TAKE, ORACLE_ORDER = range(3)
 
 
-@njit(cache=True)
+@kernel
 def _oracle_takeable(R, S, give, first, i) -> bool:
     """May bottom place i (relative to oracle_from) be taken for a gift of kind `give`: a gift
     worth at most as much, not among the places exchanged (char_sel[first:])?"""
@@ -342,7 +341,7 @@ def _oracle_takeable(R, S, give, first, i) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def _oracle_any(R, S, give, first) -> bool:
     for i in range(S[L.DECK_LEN] - S[L.ORACLE_FROM]):
         if _oracle_takeable(R, S, give, first, i):
@@ -350,14 +349,14 @@ def _oracle_any(R, S, give, first) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _oracle_start(R, S) -> bool:
     S[L.ORACLE_SEAT] = S[L.ACTOR]
     S[L.ORACLE_FROM] = max(S[L.DECK_POS], S[L.DECK_LEN] - _param(R, S, 0))
     return False
 
 
-@njit(cache=True)
+@kernel
 def _oracle_legal(R, S, mask) -> None:
     step, n = S[L.CHAR_STEP], S[L.DECK_LEN] - S[L.ORACLE_FROM]
     if step == ORACLE_SWAP:
@@ -377,7 +376,7 @@ def _oracle_legal(R, S, mask) -> None:
             mask[A.CARD + _sel(S, j)] = 0
 
 
-@njit(cache=True)
+@kernel
 def _oracle_apply(R, S, action) -> bool:
     p, step, start = S[L.ACTOR], S[L.CHAR_STEP], S[L.ORACLE_FROM]
     n = S[L.DECK_LEN] - start
@@ -424,7 +423,7 @@ def _oracle_apply(R, S, action) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def _oracle_private(S) -> bool:
     """Which bottom place a gift was taken from, and the new order, name hidden deck places:
     only the Oracle player sees them (the gift given, a `kind` action, is public)."""
@@ -436,7 +435,7 @@ def _oracle_private(S) -> bool:
 # or turn one of its gifts face down until the market next opens, or do nothing (`done`).
 
 
-@njit(cache=True)
+@kernel
 def _beggar_legal(R, S, mask) -> None:
     m = S[L.CHAR_STEP]
     for k in range(MAX_SLOTS):
@@ -447,7 +446,7 @@ def _beggar_legal(R, S, mask) -> None:
     mask[A.DONE] = 1
 
 
-@njit(cache=True)
+@kernel
 def _beggar_apply(R, S, action) -> bool:
     m = S[L.CHAR_STEP]
     if action == A.TAKE_DEBEN:
@@ -468,14 +467,14 @@ def _beggar_apply(R, S, action) -> bool:
 ROAMING_MARKET, ROAMING_CARD = range(2)
 
 
-@njit(cache=True)
+@kernel
 def _roam_market(R, S, m, exclude) -> bool:
     """May the Roaming Thief go to classic market m: not `exclude`, not closed for good (the
     market where Akhenaton was drawn), with a face-up gift."""
     return m != exclude and S[L.DEAD + m] == 0 and has_gift(R, S, m, False)
 
 
-@njit(cache=True)
+@kernel
 def roam_possible(R, S, exclude) -> bool:
     """Is there a market for the Roaming Thief (bought at market `exclude`)? Without one, the
     card leaves the game (§6.2, [R])."""
@@ -485,7 +484,7 @@ def roam_possible(R, S, exclude) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _lowest_value(R, S, m) -> int:
     """The lowest maximum value of market m's face-up gifts."""
     low = -1
@@ -497,7 +496,7 @@ def _lowest_value(R, S, m) -> int:
     return low
 
 
-@njit(cache=True)
+@kernel
 def _roaming_legal(R, S, mask) -> None:
     if S[L.CHAR_STEP] == ROAMING_MARKET:
         for m in range(MEMPHIS):
@@ -511,7 +510,7 @@ def _roaming_legal(R, S, mask) -> None:
                 mask[A.CARD + k] = 1
 
 
-@njit(cache=True)
+@kernel
 def _roaming_apply(R, S, action) -> bool:
     if S[L.CHAR_STEP] == ROAMING_MARKET:
         _sel_push(S, action - A.MARKET)
@@ -528,13 +527,13 @@ def _roaming_apply(R, S, action) -> bool:
 TRADER_GIVE, TRADER_MARKET, TRADER_CARD = range(3)
 
 
-@njit(cache=True)
+@kernel
 def _affordable(R, S, p, value, m, k) -> bool:
     """May p take the gift in place k of market m for a gift of maximum value `value`?"""
     return _is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] <= value + S[L.MONEY + p]
 
 
-@njit(cache=True)
+@kernel
 def _affordable_at(R, S, p, value, m) -> bool:
     for k in range(MAX_SLOTS):
         if _affordable(R, S, p, value, m, k):
@@ -542,7 +541,7 @@ def _affordable_at(R, S, p, value, m) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _affordable_any(R, S, p, value) -> bool:
     for m in range(MEMPHIS):
         if _affordable_at(R, S, p, value, m):
@@ -550,7 +549,7 @@ def _affordable_any(R, S, p, value) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _trader_playable(R, S, p) -> bool:
     best = -1                           # the most valuable gift owned affords the most
     for k in range(R[L.NUM_KINDS]):
@@ -559,7 +558,7 @@ def _trader_playable(R, S, p) -> bool:
     return best >= 0 and _affordable_any(R, S, p, best)
 
 
-@njit(cache=True)
+@kernel
 def _trader_legal(R, S, mask) -> None:
     p, step = S[L.ACTOR], S[L.CHAR_STEP]
     if step == TRADER_GIVE:
@@ -580,7 +579,7 @@ def _trader_legal(R, S, mask) -> None:
                 mask[A.CARD + k] = 1
 
 
-@njit(cache=True)
+@kernel
 def _trader_apply(R, S, action) -> bool:
     p, step = S[L.ACTOR], S[L.CHAR_STEP]
     if action == A.DONE:
@@ -606,7 +605,7 @@ def _trader_apply(R, S, action) -> bool:
 
 # ---------------------------------------------------------------- Priest of Amon (§6.2, §5.2)
 # Nothing during play. After final scoring its player gains rank_bonus[place] points.
-@njit(cache=True)
+@kernel
 def end_bonus(R, S, scores) -> None:
     """Add the end-of-game effects of characters to scores[:n] in place: each Priest of Amon
     player gains the bonus of its rank (1 + the seats with strictly more points; ties share
@@ -627,7 +626,7 @@ def end_bonus(R, S, scores) -> None:
 
 
 # ---------------------------------------------------------------- dispatch
-@njit(cache=True)
+@kernel
 def playable(R, S, p, c) -> bool:
     """May seat p play character c now: can its power be carried out to the end?"""
     kind = R[L.CHAR_POWER + c]
@@ -648,7 +647,7 @@ def playable(R, S, p, c) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def start(R, S) -> bool:
     """The character S[L.CHAR_INDEX] was just played by S[L.ACTOR] (seal spent, phase
     PH_CHARACTER, step 0, no choice yet): run what needs no choice. True when the power is over."""
@@ -669,7 +668,7 @@ def start(R, S) -> bool:
     return kind == P_PRIEST_OF_AMON or kind == P_NONE     # no choice, nothing happens now
 
 
-@njit(cache=True)
+@kernel
 def legal(R, S, mask) -> None:
     """Set mask[a] = 1 for the legal actions of the current step of the power being played."""
     kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
@@ -695,7 +694,7 @@ def legal(R, S, mask) -> None:
         _trader_legal(R, S, mask)
 
 
-@njit(cache=True)
+@kernel
 def apply(R, S, action) -> bool:
     """Take the (legal) `action` at the current step. True when the power is over."""
     kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
@@ -722,7 +721,7 @@ def apply(R, S, action) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def private(R, S) -> bool:
     """Is the decision now seen only by the seat making it (`NefertitiGame.history_for`)?"""
     return R[L.CHAR_POWER + S[L.CHAR_INDEX]] == P_ORACLE and _oracle_private(S)

@@ -17,11 +17,12 @@ from ..limits import EXTRA, MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from . import layout as L
 from .board import append, card_places, clear, contains, discard, gift_places, occ_bits, owns_any, pop_front, take_card
 from .powers import roam_possible
+from .entry import kernel
 
 RES_DECIDE, RES_DONE, RES_OVER = range(3)
 
 
-@njit(cache=True)
+@kernel
 def next_step(R, S) -> int:
     """Run resolutions until a decision is needed (RES_DECIDE), nothing is pending (RES_DONE)
     or the game is over (RES_OVER: the Akhenaton card is out and every classic market closed)."""
@@ -73,7 +74,7 @@ def next_step(R, S) -> int:
         _remove(S)
 
 
-@njit(cache=True)
+@kernel
 def _remove(S) -> None:
     """Return the piece just resolved to its owner's supply and move to the next one."""
     m, v = S[L.RES_MARKET], S[L.RES_ORDER + S[L.RES_POS]]
@@ -86,7 +87,7 @@ def _remove(S) -> None:
     S[L.RES_POS] += 1
 
 
-@njit(cache=True)
+@kernel
 def _high_options(R, S, out) -> int:
     """Places the highest bidder may take a card from at the current stage (into `out`)."""
     if S[L.RES_STAGE] == L.STAGE_DONE:
@@ -103,7 +104,7 @@ def _high_options(R, S, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def legal(R, S, mask) -> None:
     """Legal actions of the resolution phases (PH_HIGH .. PH_TUTOR_DIST) into `mask`."""
     ph, m, p = S[L.PHASE], S[L.RES_MARKET], S[L.ACTOR]
@@ -130,7 +131,7 @@ def legal(R, S, mask) -> None:
             mask[A.MARKET + targets[i]] = 1
 
 
-@njit(cache=True)
+@kernel
 def apply(R, S, action) -> int:
     """Apply a decision of a resolution phase; the status of what follows."""
     ph, m, p = S[L.PHASE], S[L.RES_MARKET], S[L.ACTOR]
@@ -171,7 +172,7 @@ def apply(R, S, action) -> int:
     return next_step(R, S)
 
 
-@njit(cache=True)
+@kernel
 def _advance_high(R, S, k) -> None:
     """Move the highest bidder to the next card to take, skipping stages with no card."""
     m = S[L.RES_MARKET]
@@ -194,7 +195,7 @@ def _advance_high(R, S, k) -> None:
         S[L.RES_STAGE] = L.STAGE_EXTRA if (S[L.RES_STAGE] == L.STAGE_SECOND and symbol == EXTRA) else L.STAGE_DONE
 
 
-@njit(cache=True)
+@kernel
 def _start_roam(R, S, p, resume, k) -> int:
     """p bought the Roaming Thief card from place k: it uses it now on another market (§6), and
     the resolution resumes afterwards; with no market to use it on, the card leaves the game [R]."""
@@ -211,7 +212,7 @@ def _start_roam(R, S, p, resume, k) -> int:
     return resume_after_roam(R, S)
 
 
-@njit(cache=True)
+@kernel
 def resume_after_roam(R, S) -> int:
     """Continue the resolution where the Roaming Thief interrupted it."""
     ph = S[L.ROAM_RESUME]
@@ -226,7 +227,7 @@ def resume_after_roam(R, S) -> int:
     return next_step(R, S)
 
 
-@njit(cache=True)
+@kernel
 def _tutor_targets(R, S, out) -> int:
     """Reserves (other than the resolving market's) that may still receive a tutor Deben (into `out`)."""
     n = 0
@@ -237,7 +238,7 @@ def _tutor_targets(R, S, out) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def _tutor_take_deben(R, S) -> bool:
     """The tutor takes Deben and puts one on each other Reserve; True if its owner must choose where."""
     m = S[L.RES_MARKET]
@@ -295,7 +296,7 @@ def _reopen_previous(R, S, m) -> None:
             append(S, L.PENDING, L.PENDING_N, MEMPHIS)
 
 
-@njit(cache=True)
+@kernel
 def _count_cards(S, m) -> int:
     n = 0
     for k in range(MAX_SLOTS):
@@ -304,7 +305,7 @@ def _count_cards(S, m) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def refill(R, S, m) -> int:
     """Slide the cards of market m up and left, draw to full, seal the upper card.
 

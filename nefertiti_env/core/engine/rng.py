@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from . import layout as L
+from .entry import kernel
 
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
@@ -34,7 +35,7 @@ _POOL = 4
 
 
 # ---------------------------------------------------------------- 128-bit arithmetic
-@njit(cache=True)
+@kernel
 def _mulhi(a, b):
     """High 64 bits of the 128-bit product of two uint64."""
     a_lo, a_hi = a & _MASK32, a >> _32
@@ -44,7 +45,7 @@ def _mulhi(a, b):
     return a_hi * b_hi + (hi_lo >> _32) + (cross >> _32)
 
 
-@njit(cache=True)
+@kernel
 def _step(s_hi, s_lo, i_hi, i_lo):
     """One LCG step: state * multiplier + increment (mod 2**128)."""
     hi = _mulhi(s_lo, _MULT_LO) + s_hi * _MULT_LO + s_lo * _MULT_HI
@@ -55,7 +56,7 @@ def _step(s_hi, s_lo, i_hi, i_lo):
 
 
 # ---------------------------------------------------------------- the bit generator
-@njit(cache=True)
+@kernel
 def _next64(S):
     """pcg64_next64: step, then XSL-RR output of the new state."""
     s_hi, s_lo = _step(_U64(S[L.RNG]), _U64(S[L.RNG + 1]), _U64(S[L.RNG + 2]), _U64(S[L.RNG + 3]))
@@ -66,7 +67,7 @@ def _next64(S):
     return (x >> rot) | (x << ((_64 - rot) & _63))
 
 
-@njit(cache=True)
+@kernel
 def _next32(S):
     """pcg64_next32: the high half of a 64-bit draw is kept (has_uint32) for the next call."""
     if S[L.RNG + 4]:
@@ -79,7 +80,7 @@ def _next32(S):
 
 
 # ---------------------------------------------------------------- bounded draws
-@njit(cache=True)
+@kernel
 def _bounded(S, rng):
     """random_bounded_uint64(off=0, rng, use_masked=False): uniform in [0, rng], Lemire's method.
 
@@ -109,7 +110,7 @@ def _bounded(S, rng):
     return _mulhi(x, excl)
 
 
-@njit(cache=True)
+@kernel
 def _interval(S, top):
     """random_interval: uniform in [0, top] by masked rejection (what `shuffle` uses)."""
     if top == _0:
@@ -149,7 +150,7 @@ def rng_shuffle(S, arr):
         arr[i], arr[j] = arr[j], arr[i]
 
 
-@njit(cache=True)
+@kernel
 def _shuffle_int(S, arr, n, first):
     """numpy's `_shuffle_int` (choice's shuffles): like shuffle but with Lemire's bounded draws."""
     for i in range(n - 1, first - 1, -1):
@@ -183,7 +184,7 @@ def rng_choice(S, pop_size, size, out):
 
 
 # ---------------------------------------------------------------- seeding
-@njit(cache=True)
+@kernel
 def _hashmix(value, hash_const):
     """SeedSequence's hashmix on 32-bit words held in uint64; returns (value, new hash_const)."""
     value = (value ^ hash_const) & _MASK32
@@ -192,7 +193,7 @@ def _hashmix(value, hash_const):
     return value ^ (value >> _XSHIFT), hash_const
 
 
-@njit(cache=True)
+@kernel
 def _mix(x, y):
     result = (_MIX_L * x - _MIX_R * y) & _MASK32
     return result ^ (result >> _XSHIFT)

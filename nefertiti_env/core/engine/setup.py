@@ -14,6 +14,7 @@ from . import layout as L
 from .flow import begin_turn, settle
 from .resolution import refill
 from .rng import rng_choice, rng_integers, rng_seed, rng_shuffle
+from .entry import kernel
 
 
 @njit(cache=True)
@@ -58,7 +59,7 @@ def setup(R, S) -> None:
     settle(R, S, begin_turn(R, S, first))
 
 
-@njit(cache=True)
+@kernel
 def _roster(R, S) -> None:
     """Character cards of this game: the fixed ones, plus `roster_draw` drawn from the pool
     (expansion: six from all characters but the Scribes and Merchants)."""
@@ -77,7 +78,7 @@ def _roster(R, S) -> None:
             S[L.CHAR_AVAIL + pool[drawn[i]]] += 1
 
 
-@njit(cache=True)
+@kernel
 def _deal_deck(R, S) -> None:
     """Shuffle the gifts, then put the Akhenaton card at random among the last
     `akhenaton_among_last` places with the (among_last - 1) gifts shuffled with it."""

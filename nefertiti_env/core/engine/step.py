@@ -121,23 +121,26 @@ def decide(R, W, action, known) -> int:
     -2 - (8 * number + the seat that alone sees this decision) for a private one, so the common case
     needs no unpacking. The action LIST only lists the legal actions (returns their number); NEW_GAME
     first deals a new game seeded `known` (`setup.new_game`), so the facade makes every call through
-    one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it."""
+    one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it.
+    It lists them with the inlined `legal_list_into`: the kernel `legal_list` would be one more library
+    that emits the whole legal-move tree again (about 1 s of the first run)."""
     S, legal = W[:L.STATE_SIZE], W[L.STATE_SIZE:]
-    if action < 0:
-        if action == NEW_GAME:
-            new_game(R, S, known)
-        return legal_list(R, S, legal)
-    if known < 0:
-        known = legal_list(R, S, legal)
-    found = False
-    for i in range(known):
-        if legal[i] == action:
-            found = True
-            break
-    if not found:
-        return -1
-    private = S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S)
-    seat = S[L.ACTOR] if private else -1
-    apply(R, S, action)
-    n = legal_list(R, S, legal)
+    scratch = np.empty(A.NUM_ACTIONS, np.int8)
+    seat = -1
+    if action == NEW_GAME:
+        new_game(R, S, known)
+    elif action >= 0:
+        if known < 0:
+            known = legal_list_into(R, S, legal, scratch)
+        found = False
+        for i in range(known):
+            if legal[i] == action:
+                found = True
+                break
+        if not found:
+            return -1
+        if S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S):
+            seat = S[L.ACTOR]
+        apply(R, S, action)
+    n = legal_list_into(R, S, legal, scratch)
     return n if seat < 0 else -2 - (8 * n + seat)

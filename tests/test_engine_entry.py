@@ -1,0 +1,39 @@
+"""`engine.entry.kernel`: a kernel compiled without numba's CPython wrapper still answers a call from Python."""
+import numpy as np
+from numba import njit
+
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core.engine import board, entry
+
+
+@entry.kernel
+def _bump(S, i):
+    S[i] += 1
+    return S[i] * 3
+
+
+@njit(cache=True)
+def _bump_twice(S):
+    return _bump(S, 0) + _bump(S, 0)
+
+
+def test_a_kernel_serves_compiled_callers_and_python_alike():
+    S = np.zeros(2, np.int64)
+    assert _bump_twice(S) == 3 + 6 and S.tolist() == [2, 0]      # compiled: the wrapperless code
+    assert _bump(S, 1) == 3 and _bump(S, 1) == 6 and S.tolist() == [2, 2]   # Python: the twin, then its fast path
+    assert _bump._twin is not None                                # the twin answered Python
+
+
+@njit(cache=True)
+def _kind_value_compiled(R, S, p, kind):
+    return board.kind_value(R, S, p, kind)
+
+
+def test_an_engine_kernel_called_from_python_gives_the_compiled_answer():
+    g = NefertitiGame(4, seed=3)
+    while len(g.history) < 60 and not g.is_over():      # owners hold gifts by now
+        g.apply(g.legal_actions()[0])
+    assert isinstance(board.kind_value, entry._Kernel)
+    values = [[board.kind_value(g.R, g.S, p, k) for k in range(g.rules.num_kinds)] for p in range(4)]
+    assert values == [[_kind_value_compiled(g.R, g.S, p, k) for k in range(g.rules.num_kinds)] for p in range(4)]
+    assert any(v > 0 for row in values for v in row)
