@@ -8,9 +8,9 @@ every open market is resolved *provisionally*, as if it closed now, each owner c
 margin gain (`card_gain`); a share (`Weights.projection`) of that outcome is added to the
 current score. This makes placements, purchases and characters comparable by one number.
 
-`quick_action_kernel` is the same reasoning as a fast policy for the resolution decisions
+`quick_action` is the same reasoning as a fast policy for the resolution decisions
 (choose cards, buy or take half, shame discard); lookahead uses it to play a
-market resolution to its end (`settle_kernel`) before evaluating.
+market resolution to its end (`settle_in`) before evaluating.
 
 Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
 numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
@@ -488,11 +488,11 @@ def seat_value_near(R, S, seat, w, base, PI, PC, PS, pi, pc, ps) -> float:
     for j in range(F_SIZE):
         ps[j] = PS[first, j]
     worth_from(R, S, w, pi, pc, ps, first)
-    return _seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
+    return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
 
 @hot
-def _seat_value_of(ps, n, p, w) -> float:
+def seat_value_of(ps, n, p, w) -> float:
     """Seat p's value from the worths in ps[F_WORTH:F_WORTH + n]: its worth minus `opponent` times
     the best other seat's."""
     best = -np.inf
@@ -513,20 +513,7 @@ def seat_value(R, S, seat, w) -> float:
 def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
     """`seat_value` on the position (pi, pc, ps) as work space (nothing allocated)."""
     worth_into(R, S, w, pi, pc, ps)
-    return _seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
-
-
-@njit(cache=True)
-def seat_values_kernel(R, S, w):
-    """Every seat's value of S under weights w: its worth minus the best other seat's (the search
-    bot's rewards)."""
-    pi, pc, ps = new_position()
-    worth_into(R, S, w, pi, pc, ps)
-    n = S[L.NUM_PLAYERS]
-    out = np.empty(n)
-    for p in range(n):
-        out[p] = _seat_value_of(ps, n, p, w)
-    return out
+    return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
 
 # ---------------------------------------------------------------- work space
@@ -626,14 +613,9 @@ def _resolution_choice(R, S, X, n) -> int:
 
 
 @njit(cache=True)
-def quick_action_kernel(R, S, G) -> int:
-    """A fast, sensible choice for resolution decisions; uniform random (from G) for the others."""
-    return quick_action(R, S, G, scratch(0))
-
-
-@njit(cache=True)
 def quick_action(R, S, G, X) -> int:
-    """`quick_action_kernel` with the work space X (`scratch`; its legal row 0 is overwritten)."""
+    """A fast, sensible choice for resolution decisions; uniform random (from G) for the others.
+    X is the work space (`scratch`; its legal row 0 is overwritten)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
     n = legal_row(R, S, X, 0)
     legals = X[1]
@@ -664,7 +646,7 @@ def quick_action(R, S, G, X) -> int:
 
 @njit(cache=True)
 def settle_kernel(R, S, G) -> None:
-    """Play the decisions after a turn action (market resolutions) with `quick_action_kernel`."""
+    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
     settle_in(R, S, G, scratch(0))
 
 
@@ -678,7 +660,7 @@ def settle_in(R, S, G, X) -> None:
 
 # ---------------------------------------------------------------- Python wrapper (the tests)
 def settle(game, rng: np.random.Generator) -> None:
-    """Play a NefertitiGame's market resolutions to their end with `quick_action_kernel` (no history
+    """Play a NefertitiGame's market resolutions to their end with `quick_action` (no history
     kept), drawing from numpy generator `rng`."""
     G = hidden.generator_array(rng)
     settle_kernel(game.R, game.S, G)

@@ -2,7 +2,7 @@
 
 Each legal action is applied to a determinised copy of the state (hidden deck order and dice
 re-sampled: `engine.hidden.determinize`), the market resolution it may trigger is played
-out with `evaluation.quick_action_kernel`, and the resulting position is scored by
+out with `evaluation.quick_action`, and the resulting position is scored by
 `evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
 the position after its choices (each looking `power_depth` choices ahead) plus the

@@ -43,7 +43,7 @@ from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
 from .base import Agent
-from .evaluation import Weights, _seat_value_of, quick_action, scratch, worth_into
+from .evaluation import Weights, seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
@@ -223,7 +223,7 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     worth_into(R, g, w, pi, pc, ps)
     n = g[L.NUM_PLAYERS]
     for p in range(n):
-        rewards[p] = _reward(_seat_value_of(ps, n, p, w), temperature)
+        rewards[p] = _reward(seat_value_of(ps, n, p, w), temperature)
 
 
 @njit(cache=True)
