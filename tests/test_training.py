@@ -174,6 +174,19 @@ def test_evaluation_rotates_the_learner_seat():
         assert game.is_over() and int(game.scores()[i % 3]) == score
 
 
+def test_evaluation_takes_a_bot_spec_in_the_learners_seat_and_times_its_thinking():
+    """`evaluate(bot=...)` plays the spec where the policy would sit (benchmarks/champion_bar.py --bot), the
+    same games in one process or two, and sums the learner's decisions and CPU time."""
+    from nefertiti_env.training.evaluation import evaluate
+
+    args = dict(game_args={"num_players": 3}, seed=5, progress=False, bot="greedy")
+    one, = evaluate(None, ["random"], 4, workers=1, **args)
+    two, = evaluate(None, ["random"], 4, workers=2, **args)
+    assert one.games == two.games == 4 and one.wins == two.wins >= 3      # greedy beats random bots
+    assert one.decisions == two.decisions > 4 * 10 and one.seconds > 0
+    assert [e["bots"] for e in sorted(one.records, key=lambda e: e["index"])][0] == ["learner", "random", "random"]
+
+
 # ---------------------------------------------------------------- configs
 
 def write(tmp_path, data, name="c.yaml"):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from nefertiti_env.agents import make_bot
+from nefertiti_env.agents import Agent, make_bot
 from nefertiti_env.agents.ppo import PPOAgent, load_policy
 from nefertiti_env.agents.progress import progress_bar
 from nefertiti_env.agents.stats import wilson
@@ -30,6 +31,8 @@ class MatchResult:
     score_sum: float
     num_players: int
     records: list[dict] = field(default_factory=list)   # {"index", "bots", "record"} per game, for replays
+    seconds: float = 0.0        # the learner's CPU time of thinking over these games
+    decisions: int = 0          # and its decisions
 
     @property
     def win_rate(self) -> float:
@@ -71,24 +74,55 @@ def play_games(learner, baseline: str, indices, game_args: dict, seed: int) -> l
     return out
 
 
-_WORKER_LEARNER = None
+class Timed(Agent):
+    """The learner, its thinking timed: CPU seconds and decisions, summed."""
+
+    def __init__(self, bot: Agent):
+        self.bot, self.seconds, self.decisions = bot, 0.0, 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.bot.reset(seed)
+
+    def act(self, game, seat: int) -> int:
+        start = time.process_time()
+        action = self.bot.act(game, seat)
+        self.seconds += time.process_time() - start
+        self.decisions += 1
+        return action
 
 
-def _init_worker(policy_path: str, deterministic: bool) -> None:
+def _learner(policy_path: str | None, deterministic: bool, bot: str | None) -> Timed:
+    """The bot spec `bot` if given, else the policy stored at `policy_path`, timed."""
+    return Timed(make_bot(bot) if bot else PPOAgent(policy_path, deterministic=deterministic))
+
+
+def _timed_games(learner: Timed, baseline, indices, game_args, seed):
+    """`play_games` with the learner's thinking over them: (outcomes, CPU seconds, decisions)."""
+    seconds, decisions = learner.seconds, learner.decisions
+    outcomes = play_games(learner, baseline, indices, game_args, seed)
+    return outcomes, learner.seconds - seconds, learner.decisions - decisions
+
+
+_WORKER_LEARNER: Timed | None = None
+
+
+def _init_worker(policy_path: str | None, deterministic: bool, bot: str | None) -> None:
     import torch
     torch.set_num_threads(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the main process's: it stops the workers
     global _WORKER_LEARNER
-    _WORKER_LEARNER = PPOAgent(policy_path, deterministic=deterministic)
+    _WORKER_LEARNER = _learner(policy_path, deterministic, bot)
 
 
 def _worker_games(baseline, indices, game_args, seed):
-    return baseline, play_games(_WORKER_LEARNER, baseline, indices, game_args, seed)
+    return baseline, *_timed_games(_WORKER_LEARNER, baseline, indices, game_args, seed)
 
 
-def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict, seed: int,
-             deterministic: bool = True, workers: int = 1, progress: bool = True) -> list[MatchResult]:
-    """The learner stored at `policy_path` against each baseline, `games` games each, over `workers` processes."""
+def evaluate(policy_path: str | None, baselines: list[str], games: int, game_args: dict, seed: int,
+             deterministic: bool = True, workers: int = 1, progress: bool = True,
+             bot: str | None = None) -> list[MatchResult]:
+    """The learner stored at `policy_path` (or the bot spec `bot` in its seat) against each baseline,
+    `games` games each, over `workers` processes."""
     n = game_args["num_players"]
     results = {b: MatchResult(b, 0, 0, 0.0, n) for b in baselines}
     chunk = max(1, min(10, games // (2 * workers)))
@@ -96,28 +130,32 @@ def evaluate(policy_path: str, baselines: list[str], games: int, game_args: dict
     bar = progress_bar(total=games * len(baselines), desc="evaluation", unit="game", leave=False,
                        disable=not progress)
 
-    def record(baseline, outcomes):
+    def record(baseline, outcomes, seconds, decisions):
         r = results[baseline]
         r.games += len(outcomes)
         r.wins += sum(win for win, _, _ in outcomes)
         r.score_sum += sum(score for _, score, _ in outcomes)
         r.records += [entry for _, _, entry in outcomes]
+        r.seconds += seconds
+        r.decisions += decisions
         bar.update(len(outcomes))
 
     if workers <= 1:
-        learner = PPOAgent(policy_path, deterministic=deterministic)
+        learner = _learner(policy_path, deterministic, bot)
         for baseline, indices in tasks:
-            record(baseline, play_games(learner, baseline, indices, game_args, seed))
+            record(baseline, *_timed_games(learner, baseline, indices, game_args, seed))
     else:
-        load_policy(policy_path)            # a bad model file fails here, by name, not as a broken pool
+        if bot:                             # a bad spec or model file fails here, by name, not as a broken pool
+            make_bot(bot)
+        else:
+            load_policy(policy_path)
         context = multiprocessing.get_context("forkserver")
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(policy_path, deterministic))
+                                   initargs=(policy_path, deterministic, bot))
         try:
             futures = [pool.submit(_worker_games, b, list(idx), game_args, seed) for b, idx in tasks]
             for future in as_completed(futures):
-                baseline, outcomes = future.result()
-                record(baseline, outcomes)
+                record(*future.result())
         except BaseException:       # Ctrl-C, SIGTERM, a failed game: the workers stop now, not after their queue
             for process in list(pool._processes.values()):     # Python 3.14: pool.terminate_workers()
                 process.terminate()
