@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from nefertiti_env.agents import HeuristicBot, make_bot
+from nefertiti_env.agents import BOTS, HeuristicBot, make_bot, parse_spec
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
@@ -26,12 +26,18 @@ from nefertiti_env.vector import in_threads
 drop_stale_cache(folder=Path(__file__).parent, kernels=("bot_tables.py",))   # its kernels compile the bots' in
 
 
+def seats_at_bot_tables(spec: str) -> bool:
+    """Whether the batched env can play `spec` at a bot table: a heuristic bot (greedy, collector,
+    banker, or a spec of theirs)."""
+    return issubclass(BOTS[parse_spec(spec)[0]], HeuristicBot)
+
+
 def bot_parameters(spec: str) -> tuple[np.ndarray, int, int]:
     """(weights array, samples, power_depth) of a heuristic bot spec; a ValueError for any other bot."""
-    bot = make_bot(spec, seed=0)
-    if not isinstance(bot, HeuristicBot):
+    if not seats_at_bot_tables(spec):
         raise ValueError(f"{spec!r} is not a heuristic bot (greedy, collector, banker): the batched env "
                          "plays only those at bot tables")
+    bot = make_bot(spec, seed=0)
     return bot.weights.array(), bot.samples, bot.power_depth
 
 

@@ -21,7 +21,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
-from .bot_tables import bot_parameters
+from .bot_tables import seats_at_bot_tables
 
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
 RANDOM = "random"          # opponent kind: uniformly random legal moves
@@ -145,13 +145,8 @@ class Config(Section):
     def _vector_env_can_play_it(self):
         if not self.env.vector:
             return self
-        try:                             # the batched env's own check of a bot table's spec
-            for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}:
-                bot_parameters(k)
-            heuristic = True
-        except ValueError:
-            heuristic = False
-        if not heuristic or self.env.reward != "win_loss":
+        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT} if not seats_at_bot_tables(k)]
+        if others or self.env.reward != "win_loss":
             raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT} and heuristic bot opponents "
                              f"(greedy, collector, banker) with the win_loss reward; got {self.opponents.weights} "
                              f"and {self.env.reward!r}")
