@@ -540,20 +540,33 @@ def scratch(levels):
     and legal-action rows (one per level of the lookahead), the legal mask, a position (pi, pc,
     ps), the resolution choice's per-place gains and kinds, the base position's `prefixes` (none
     when `levels` is 0: a resolution policy's space), and per level the best line of a power's
-    choices found below it (how many, then the choices: `heuristic.power_value`)."""
+    choices found below it (how many, then the choices: `heuristic.power_value`), and the
+    determinisations' work space (`engine.hidden.work`)."""
     pi, pc, ps = new_position()
     markets = NUM_MARKETS + 1 if levels else 0
     return (np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
             np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
             np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
-            np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64))
+            np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
 
 
 @njit(cache=True)
 def borrowed(X):
     """The work space X with every array borrowed (`borrow`)."""
     return (borrow(X[0]), borrow(X[1]), borrow(X[2]), borrow(X[3]), borrow(X[4]), borrow(X[5]), borrow(X[6]),
-            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]), borrow(X[11]))
+            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]), borrow(X[11]), borrow(X[12]))
+
+
+@hot
+def clone_into(g, S) -> None:
+    """g = S in every place a kernel reads (`layout.AFTER_DECK`): a quarter of the state is the deck's
+    unused tail and the Oracle's list, which a search's clone need not copy."""
+    for i in range(L.DECK + S[L.DECK_LEN]):
+        g[i] = S[i]
+    for i in range(L.AFTER_DECK, L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]):
+        g[i] = S[i]
+    for i in range(L.ORACLE_GIVEN_N, L.STATE_SIZE):
+        g[i] = S[i]
 
 
 @njit(cache=True)

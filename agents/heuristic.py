@@ -21,13 +21,14 @@ from numba import njit
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.closing import DICE_MATCH
+from nefertiti_env.core.engine.entry import typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, PH_TUTOR
 
 from .base import Agent
-from .evaluation import Weights, borrow, borrowed, hot, legal_row, prefixes, prefixes_into, scratch, seat_value_in, \
-    seat_value_near, settle_in
+from .evaluation import Weights, borrow, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
+    seat_value_in, seat_value_near, settle_in
 
 
 class HeuristicBot(Agent):
@@ -70,8 +71,8 @@ class HeuristicBot(Agent):
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        return int(best_action(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
-                               self._keys, self._values))
+        return int(_best_action(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
+                                self._keys, self._values))
 
     def action_values(self, game, seat: int) -> dict[int, float]:
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
@@ -127,15 +128,15 @@ def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, leve
     from PI, PC, PS, the `prefixes` of base; else in full, as when every move changes the scoring
     state; X: the work space, state row `level`)."""
     g = X[0][level]
-    g[:] = base
+    clone_into(g, base)
     step.apply(R, g, action)
     settle_in(R, g, G, X)
     value = _value(R, g, seat, w, near, base, PI, PC, PS, X)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
-        g[:] = base
-        hidden.determinize(R, g, seat, G)
+        clone_into(g, base)
+        hidden.determinize_in(R, g, seat, G, X[12])
         step.apply(R, g, action)
         settle_in(R, g, G, X)
         value += _value(R, g, seat, w, near, base, PI, PC, PS, X)
@@ -166,7 +167,7 @@ def power_value(R, S, seat, depth, w, X, level):
     legals, g = X[1], X[0][level]
     best, cut = -np.inf, False
     for i in range(legal_row(R, S, X, level)):
-        g[:] = S
+        clone_into(g, S)
         step.apply(R, g, legals[level, i])
         v, below = power_value(R, g, seat, depth - 1, w, X, level + 1)
         v += 1e-6 if legals[level, i] == A.DONE else 0.0
@@ -193,7 +194,7 @@ def choice_value(R, S, action, seat, depth, w, X, level):
     """(value, cut) of a power's choice: the best outcome of the power's next `depth` choices (a
     Merchant's give, target and take are three; `power_value`)."""
     g = X[0][level]
-    g[:] = S
+    clone_into(g, S)
     step.apply(R, g, action)
     v, cut = power_value(R, g, seat, depth - 1, w, X, level + 1)
     return v + (1e-6 if action == A.DONE else 0.0), cut
@@ -255,7 +256,7 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
     of the extra placements it grants, if any, after the `best` placement. A search that reached
     the power's end is not repeated for the choices after the first: its best line is played."""
     g = X[0][1]
-    g[:] = base
+    clone_into(g, base)
     step.apply(R, g, action)
     lines = X[11]
     while _deciding(R, g, seat, PH_CHARACTER):
@@ -295,8 +296,8 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     rng_shuffle(G, perm)
     order = X[1][1][perm]
     base = X[0][0]
-    base[:] = S
-    hidden.determinize(R, base, seat, G)
+    clone_into(base, S)
+    hidden.determinize_in(R, base, seat, G, X[12])
     if S[L.PHASE] == PH_CHARACTER:
         for i in range(n):
             keys[i] = order[i]
@@ -336,6 +337,15 @@ def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
         if values[i] > values[best]:
             best = i
     return keys[best]
+
+
+def _best_action(*args) -> int:
+    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch on its nine
+    arguments cost about 0.6 us a decision). Only `HeuristicBot.act` calls it, with a game's int64 arrays
+    and the bot's own."""
+    global _best_action
+    _best_action = typed_entry(best_action, *args)
+    return _best_action(*args)
 
 
 class GreedyBot(HeuristicBot):

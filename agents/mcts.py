@@ -43,7 +43,7 @@ from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
 from .base import Agent
-from .evaluation import Weights, seat_value_of, quick_action, scratch, worth_into
+from .evaluation import Weights, clone_into, seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
@@ -244,8 +244,8 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
         k += 1
         x = nodes[x, SIBLING]
     for _ in range(iterations):
-        g[:] = S
-        hidden.determinize(R, g, seat, G)
+        clone_into(g, S)
+        hidden.determinize_in(R, g, seat, G, X[12])
         node, depth, n = 0, 0, k
         x = nodes[0, CHILD]
         for i in range(k):

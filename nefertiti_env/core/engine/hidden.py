@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..limits import MAX_DECK
+from ..limits import MAX_DECK, MAX_KINDS
 from . import layout as L
 from .rng import _bounded, rng_integers, rng_seed, rng_shuffle, rng_state, rng_words
 from .entry import kernel
@@ -34,6 +34,20 @@ def unseen_end(S, seat) -> int:
     return end
 
 
+# A determinisation's work space (`work`): the hidden cards, per deck place the card put there, the
+# free places to draw from, the pending Oracle gifts, and a count per card code (for the sort).
+_POOL, _PLACED, _SPOTS = 0, MAX_DECK, 2 * MAX_DECK
+_PENDING = 3 * MAX_DECK
+_COUNTS = _PENDING + L.MAX_ORACLE_GIVEN
+WORK_SIZE = _COUNTS + MAX_KINDS + 1
+
+
+@njit(cache=True)
+def work():
+    """A work space for `resample_hidden_in` and `determinize_in` (made once, reused by every call)."""
+    return np.empty(WORK_SIZE, dtype=np.int64)
+
+
 @kernel
 def oracle_pending(S, out) -> int:
     """Write into `out` the gifts publicly swapped into the bottom places by the Oracle, less those
@@ -41,15 +55,8 @@ def oracle_pending(S, out) -> int:
     n = S[L.ORACLE_GIVEN_N]
     for i in range(n):
         out[i] = S[L.ORACLE_GIVEN + i]
-    if n == 0:
-        return 0
     for pos in range(S[L.ORACLE_FROM], S[L.DECK_POS]):
-        kind = S[L.DECK + pos]
-        for i in range(n):
-            if out[i] == kind:
-                out[i:n - 1] = out[i + 1:n].copy()
-                n -= 1
-                break
+        n = _remove_first(out, n, S[L.DECK + pos])
     return n
 
 
@@ -58,24 +65,33 @@ def _remove_first(pool, n, kind) -> int:
     """Remove the first `kind` from pool[:n]; return the new length."""
     for i in range(n):
         if pool[i] == kind:
-            pool[i:n - 1] = pool[i + 1:n].copy()
+            for j in range(i, n - 1):
+                pool[j] = pool[j + 1]
             return n - 1
     return n
 
 
 @njit(cache=True)
 def resample_hidden(R, S, seat, G) -> None:
+    """`resample_hidden_in` with its own work space."""
+    resample_hidden_in(R, S, seat, G, work())
+
+
+@njit(cache=True)
+def resample_hidden_in(R, S, seat, G, W) -> None:
     """Deal the undrawn places hidden from `seat` again, in place, drawing from generator `G`
     (numpy's draws: the Akhenaton card's place, each pending Oracle gift's place, then a shuffle
     of the rest). The Akhenaton card stays among the last `akhenaton_among_last` places and the
-    pending Oracle gifts among the places from `oracle_from` on."""
+    pending Oracle gifts among the places from `oracle_from` on. W: the work space (`work`)."""
     start, end, deck_len = S[L.DECK_POS], unseen_end(S, seat), S[L.DECK_LEN]
     if end <= start:
         return
-    pool = S[L.DECK + start:L.DECK + end].copy()
     n = end - start
-    placed = np.full(MAX_DECK, -1, dtype=np.int64)       # per deck place: the card put there, or -1
-    spots = np.empty(MAX_DECK, dtype=np.int64)
+    pool = W[_POOL:_POOL + n]
+    pool[:] = S[L.DECK + start:L.DECK + end]
+    placed = W[_PLACED:_PLACED + MAX_DECK]                # per deck place: the card put there, or -1
+    placed[start:end] = -1
+    spots = W[_SPOTS:_SPOTS + MAX_DECK]
     akhenaton = R[L.NUM_KINDS]
     for i in range(n):
         if pool[i] == akhenaton:
@@ -87,7 +103,7 @@ def resample_hidden(R, S, seat, G) -> None:
             placed[spots[rng_integers(G, 0, count)]] = akhenaton
             n = _remove_first(pool, n, akhenaton)
             break
-    pending = np.empty(L.MAX_ORACLE_GIVEN, dtype=np.int64)
+    pending = W[_PENDING:_PENDING + L.MAX_ORACLE_GIVEN]
     for j in range(oracle_pending(S, pending)):
         kind = pending[j]
         count = 0
@@ -116,15 +132,35 @@ def resample_hidden(R, S, seat, G) -> None:
 
 @njit(cache=True)
 def determinize(R, S, seat, G) -> None:
+    """`determinize_in` with its own work space."""
+    determinize_in(R, S, seat, G, work())
+
+
+@njit(cache=True)
+def determinize_in(R, S, seat, G, W) -> None:
     """Turn S, in place, into a determinisation for `seat`: the places hidden from it sorted (so
     nothing of the true order survives, not even through the shuffle) and dealt again by
-    `resample_hidden`, and the game's generator (the dice to come) reseeded from `G` as
-    `PCG64(G.integers(2**63))`."""
+    `resample_hidden_in`, and the game's generator (the dice to come) reseeded from `G` as
+    `PCG64(G.integers(2**63))`. W: the work space (`work`); nothing else is allocated but the
+    reseeding's small arrays."""
     start, end = S[L.DECK_POS], unseen_end(S, seat)
     if end > start:
-        S[L.DECK + start:L.DECK + end] = np.sort(S[L.DECK + start:L.DECK + end])
-    resample_hidden(R, S, seat, G)
+        _sort_cards(S[L.DECK + start:L.DECK + end], W[_COUNTS:_COUNTS + MAX_KINDS + 1])
+    resample_hidden_in(R, S, seat, G, W)
     rng_seed(S, np.int64(_bounded(G, _SEED_TOP)))
+
+
+@kernel
+def _sort_cards(cards, counts) -> None:
+    """Sort card codes (0 .. MAX_KINDS: the gift kinds and the Akhenaton card) in place, by counting."""
+    counts[:] = 0
+    for c in cards:
+        counts[c] += 1
+    i = 0
+    for c in range(counts.size):
+        for _ in range(counts[c]):
+            cards[i] = c
+            i += 1
 
 
 def generator_array(rng: np.random.Generator) -> np.ndarray:

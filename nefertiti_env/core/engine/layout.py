@@ -178,3 +178,8 @@ def field_slices(fields=STATE_FIELDS) -> dict[str, tuple[slice, tuple[int, ...],
         start = namespace[name.upper()]
         out[name] = (slice(start, start + namespace[name.upper() + "_SIZE"]), shape, what)
     return out
+
+# A state's unused tails: no kernel reads the deck's places from `deck_len` on nor `oracle_given` past
+# its length, so a copy for search (a bot's clone into its work space) may skip them: the live ranges
+# are [0, DECK + deck_len), [AFTER_DECK, ORACLE_GIVEN + oracle_given_n) and [ORACLE_GIVEN_N, STATE_SIZE).
+AFTER_DECK = DECK + DECK_SIZE
