@@ -88,7 +88,8 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
         return
     n = end - start
     pool = W[_POOL:_POOL + n]
-    pool[:] = S[L.DECK + start:L.DECK + end]
+    for i in range(n):                                    # not a slice assignment: numba's may copy twice
+        pool[i] = S[L.DECK + start + i]
     placed = W[_PLACED:_PLACED + MAX_DECK]                # per deck place: the card put there, or -1
     placed[start:end] = -1
     spots = W[_SPOTS:_SPOTS + MAX_DECK]
