@@ -7,7 +7,9 @@ For greedy, collector and banker: seeded 4-player games where every seat is that
 with `play_game` on one core, after one untimed game (a new process loads the compiled code
 on its first call: compile and load excluded). Two figures per bot, both per CPU second of
 the bot's thinking (`Agent.act`): every decision it made, and the decisions where it chose
-among two or more legal actions (a single legal action costs nothing). Then a tournament
+among two or more legal actions (a single legal action costs nothing); `--by-kind` adds, per kind
+of decision with a choice (its phase; a turn with a playable character apart), the CPU µs each,
+the legal actions each and the share of the time. Then a tournament
 (`--bots greedy,collector,banker,random`, 4 players, seat-rotated, one worker) reports what its
 `speed.csv` holds (decisions per CPU second of each bot) and its wall-clock time; `--tournament-games
 0` skips it.
@@ -27,28 +29,42 @@ import time
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import make_bot, play_game
 from nefertiti_env.agents.tournament import run, speed_rows, summarize
-from nefertiti_env.core.phases import PH_CHARACTER
+from nefertiti_env.core import actions as A
+from nefertiti_env.core.phases import PH_CHARACTER, PH_TURN, PHASE_NAMES
 
 BOTS = ("greedy", "collector", "banker")
 
 
-def bot_rates(spec: str, games: int, seed: int = 0) -> tuple[int, float, float]:
-    """(decisions, all decisions per CPU second, decisions with a choice per CPU second of those)."""
+def bot_rates(spec: str, games: int, seed: int = 0) -> tuple[int, float, float, dict[str, list]]:
+    """(decisions, all decisions per CPU second, decisions with a choice per CPU second of those,
+    {kind of decision with a choice: [decisions, CPU seconds, legal actions]})."""
     play_game(NefertitiGame(4, seed=seed), [make_bot(spec, seed=s) for s in range(4)])   # loads the code
     count, seconds = [0, 0], [0.0, 0.0]            # [every decision, those with a choice]
+    kinds = {}
     for g in range(games):
         game = NefertitiGame(4, seed=seed + 1 + g)
         bots = [make_bot(spec, seed=[seed, g, s]) for s in range(4)]
         while not game.is_over():
-            seat, choice = game.current_player, len(game.legal_actions()) > 1
+            seat, legal = game.current_player, game.legal_actions()
+            kind = decision_kind(game.phase, legal)
             start = time.process_time()
             action = bots[seat].act(game, seat)
             elapsed = time.process_time() - start
             game.apply(action)
-            for i in (0, 1) if choice else (0,):
+            for i in (0, 1) if len(legal) > 1 else (0,):
                 count[i] += 1
                 seconds[i] += elapsed
-    return count[0], count[0] / seconds[0], count[1] / seconds[1]
+            if len(legal) > 1:
+                tally = kinds.setdefault(kind, [0, 0.0, 0])
+                tally[0], tally[1], tally[2] = tally[0] + 1, tally[1] + elapsed, tally[2] + len(legal)
+    return count[0], count[0] / seconds[0], count[1] / seconds[1], kinds
+
+
+def decision_kind(phase: int, legal: list[int]) -> str:
+    """The phase's name; a turn where a character is playable is a kind of its own (its powers are searched)."""
+    if phase == PH_TURN and any(A.CHARACTER <= a < A.MARKET for a in legal):
+        return "turn, character playable"
+    return PHASE_NAMES[phase]
 
 
 def mcts_rates(spec: str, games: int, seed: int = 0) -> tuple[int, float, float]:
@@ -91,14 +107,19 @@ def main() -> None:
     parser.add_argument("--budgets", default="", help="MCTS iterations to play against three bankers, e.g. "
                         "50,200,800 (default: none)")
     parser.add_argument("--budget-games", type=int, default=100, help="games per budget (default 100)")
+    parser.add_argument("--by-kind", action="store_true", help="also time each kind of decision with a choice")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if args.games:
         print(f"heuristic bots, 4 players, {args.games} games each, one core (CPU time in Agent.act)")
         print(f"  {'bot':<10} {'decisions':>9} {'decisions/s':>12} {'with a choice/s':>16}")
         for spec in BOTS:
-            decisions, every, chosen = bot_rates(spec, args.games, args.seed)
+            decisions, every, chosen, kinds = bot_rates(spec, args.games, args.seed)
             print(f"  {spec:<10} {decisions:>9,} {every:>12,.0f} {chosen:>16,.0f}")
+            total = sum(tally[1] for tally in kinds.values())
+            for kind, (n, spent, legal) in sorted(kinds.items(), key=lambda item: -item[1][1]) if args.by_kind else ():
+                print(f"    {kind:<26} {n:>6,} decisions {1e6 * spent / n:>7.1f} us each {legal / n:>5.1f} legal "
+                      f"{100 * spent / total:>5.1f}% of the time")
     if args.tournament_games:
         lineup = ["greedy", "collector", "banker", "random"]
         seconds, _, speed = tournament_figures(lineup, args.tournament_games, args.seed)
