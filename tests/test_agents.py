@@ -358,3 +358,23 @@ def test_the_bot_tables_cached_kernels_are_dropped_when_the_bots_or_they_change(
     cached.write_text("fresh")
     (engine / "flow.py").write_text("x = 2\n")         # the engine changed
     assert not cache_after_check()
+
+
+def test_a_search_clone_copies_every_field_but_the_unused_tails():
+    """`evaluation.clone_into` skips only the deck past `deck_len` and `oracle_given` past its length
+    (docs/bots.md, "Compiled bots"): checked field by field, so a layout change that moves a field into
+    a skipped range fails here."""
+    from nefertiti_env.core.engine import layout as L
+
+    g = NefertitiGame(num_players=4, seed=3)
+    g.S[L.ORACLE_GIVEN:L.ORACLE_GIVEN + 2] = 1, 4             # as if an Oracle had given two gifts
+    g.S[L.ORACLE_GIVEN_N] = 2
+    copy_ = np.full(L.STATE_SIZE, -7, dtype=np.int64)
+    evaluation.clone_into(copy_, g.S)
+    differ = {name for name, (where, _, _) in L.field_slices().items()
+              if not np.array_equal(copy_[where], g.S[where])}
+    assert differ == {"deck", "oracle_given"}
+    deck_end, given_end = L.DECK + g.S[L.DECK_LEN], L.ORACLE_GIVEN + 2
+    assert np.array_equal(copy_[L.DECK:deck_end], g.S[L.DECK:deck_end])
+    assert (copy_[deck_end:L.AFTER_DECK] == -7).all() and (copy_[given_end:L.ORACLE_GIVEN_N] == -7).all()
+    assert np.array_equal(copy_[L.ORACLE_GIVEN:given_end], g.S[L.ORACLE_GIVEN:given_end])
