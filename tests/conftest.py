@@ -209,3 +209,10 @@ def import_extra(module: str, extra: str):
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"cannot run in CI: {message}", pytrace=False)
         pytest.skip(message, allow_module_level=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_tmp(tmp_path_factory):
+    """SB3 models whose logger a test does not set write to $SB3_LOGDIR, else to a new /tmp/SB3-* folder
+    each that nothing removes: keep them in pytest's temporary folders."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
