@@ -4,10 +4,30 @@ from __future__ import annotations
 import types
 
 import numba
+from numba.core.types import unliteral
 from numba.core.registry import CPUDispatcher
 
 
-class _Kernel(CPUDispatcher):
+class _Shared(CPUDispatcher):
+    """A dispatcher that compiles one machine code for the types of a compiled caller's arguments,
+    whatever constants it passes: numba types a constant argument as its value (`f(S, -1)` and
+    `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which made 20
+    of the first run's 164 compiles (docs/speed.md, "Fifth pass")."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template([unliteral(a) for a in args],
+                                         {k: unliteral(v) for k, v in kws.items()})
+
+
+def shared(fn):
+    """`@njit(cache=True)` for a kernel that both Python and kernels call, with `_Shared`'s one compile
+    per argument types."""
+    dispatcher = _Shared(py_func=fn, locals={}, targetoptions={"nopython": True})
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+class _Kernel(_Shared):
     """A dispatcher whose machine code has no CPython wrapper (numba's argument unboxing and boxing,
     about 40% of a small kernel's compile time, docs/engine.md "Compile time"), since only
     compiled callers, which call the machine code directly, use it. A call from Python, which would
@@ -35,7 +55,8 @@ class _Kernel(CPUDispatcher):
 
 def kernel(fn):
     """`@njit(cache=True)` for a kernel that only other kernels call (a call from Python still works,
-    through `_Kernel`'s twin); a kernel Python calls keeps `@njit(cache=True)`."""
+    through `_Kernel`'s twin), one compile per argument types (`_Shared`); a kernel Python calls keeps
+    `@njit(cache=True)`, or `shared` if kernels call it with constants."""
     dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={
         "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
     dispatcher.enable_caching()

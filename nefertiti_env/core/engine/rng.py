@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from . import layout as L
-from .entry import kernel
+from .entry import kernel, shared
 
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
@@ -133,7 +133,7 @@ def _interval(S, top):
     return value
 
 
-@njit(cache=True)
+@shared
 def rng_integers(S, low, high):
     """`Generator.integers(low, high)` (int64 scalar): uniform in [low, high)."""
     if low >= high:
@@ -158,7 +158,7 @@ def _shuffle_int(S, arr, n, first):
         arr[i], arr[j] = arr[j], arr[i]
 
 
-@njit(cache=True)
+@shared
 def rng_choice(S, pop_size, size, out):
     """`Generator.choice(pop_size, size=size, replace=False)` written into out[:size].
 
