@@ -23,7 +23,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from nefertiti_env.training.batched_vec_env import BatchedVecEnv
 
 MIXES = {"random": {"random": 1.0}, "random+snapshot": {"random": 0.7, "snapshot": 0.3}, "snapshot": {"snapshot": 1.0},
-         "banker": {"banker": 1.0}}
+         "banker": {"banker": 1.0},
+         "champion": {"banker": 0.4, "snapshot": 0.3, "greedy": 0.1, "collector": 0.1, "random": 0.1}}
 
 
 class Clock(BaseCallback):
@@ -60,7 +61,7 @@ def measure(mix: dict, steps: int, args) -> dict:
                         policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",")]}, seed=args.seed,
                         device="cpu")
     if "snapshot" in mix:
-        for _ in range(3):
+        for _ in range(args.snapshots):
             env.env_method("add_snapshot", copy.deepcopy(model.policy))
     clock = Clock()
     model.learn(steps, callback=clock)
@@ -80,6 +81,8 @@ def main(argv=None) -> None:
     parser.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per iteration (default 4)")
     parser.add_argument("--net-arch", default="128,128", help="hidden layers (default 128,128)")
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--snapshots", type=int, default=3,
+                        help="snapshots in the pool (default 3; configs/champion.yaml's pool holds 20 from 5M steps on)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mixes", default=",".join(MIXES), help=f"comma-separated, of {', '.join(MIXES)}")
     args = parser.parse_args(argv)

@@ -40,7 +40,7 @@ def test_random_opponents_are_played_inside_and_reproducible():
     assert len({i["seat"] for _, i in runs[0]}) > 1
 
 
-def test_snapshot_opponents_one_forward_per_snapshot():
+def test_snapshot_opponents_play_sampled_moves_of_their_policies():
     from sb3_contrib import MaskablePPO
 
     env = BatchedVecEnv(3, num_players=2, seed=1, observation="v1")
@@ -53,6 +53,54 @@ def test_snapshot_opponents_one_forward_per_snapshot():
         BatchedVecEnv(2, observation="v0", opponents="snapshot", snapshots=policies)
     with pytest.raises(RuntimeError, match="no snapshot yet"):
         BatchedVecEnv(2, observation="v1", opponents="snapshot").reset()
+
+
+def test_snapshot_tables_decide_with_the_policies_logits():
+    """The compiled actor (snapshot_tables.py) gives each row its own snapshot's torch logits, for
+    Tanh and ReLU networks; a pool mixing architectures is refused."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from nefertiti_env.training.snapshot_tables import SnapshotStack
+
+    env = BatchedVecEnv(6, num_players=3, seed=2, observation="v1")
+    obs = env.reset()
+    for kwargs in ({"net_arch": [32, 16]}, {"net_arch": [24], "activation_fn": torch.nn.ReLU}):
+        policies = [MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=s).policy for s in range(3)]
+        stack = SnapshotStack()
+        assert [stack.add(p) for p in policies] == [0, 1, 2]
+        which = np.array([2, 0, 1, 1, 0, 2])
+        with torch.no_grad():
+            expected = np.stack([policies[w].action_net(policies[w].mlp_extractor.forward_actor(
+                torch.as_tensor(obs[i:i + 1])))[0].numpy() for i, w in enumerate(which)])
+        got = stack.logits(which, obs)
+        tol = {"rtol": 1e-4, "atol": 1e-8}          # the logits of a new policy are about 1e-3
+        assert np.allclose(got, expected, **tol) and not np.allclose(got, stack.logits(np.roll(which, 1), obs), **tol)
+    with pytest.raises(ValueError, match="layers"):
+        stack.add(MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [16]}).policy)
+
+
+def test_only_the_newest_snapshots_are_drawn():
+    """As opponents.OpponentPool: new games draw one of the newest max_snapshots; an older one
+    leaves the stack once no game plays it, and the tables playing it keep it until then."""
+    from sb3_contrib import MaskablePPO
+
+    env = BatchedVecEnv(8, num_players=2, seed=3, observation="v1", opponents="snapshot", max_snapshots=2)
+    policies = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, seed=s).policy for s in range(4)]
+    env.env_method("add_snapshot", policies[0])
+    env.reset()
+    rng = np.random.default_rng(0)
+    for policy in policies[1:]:
+        playing = env.stack.params[env.snapshot].copy()
+        env.env_method("add_snapshot", policy)
+        assert np.array_equal(env.stack.params[env.snapshot], playing)     # the games in play keep their snapshot
+        assert len(env.live) <= 2 and len(env.stack) <= 2 + len(np.unique(env.snapshot))
+        for _ in range(60):
+            env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+            env.step_wait()
+    newest = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, seed=s).policy for s in (2, 3)]
+    from nefertiti_env.training.snapshot_tables import actor_layers
+    drawn = {tuple(env.stack.params[r][:5]) for r in env.live}
+    assert drawn == {tuple(np.concatenate(actor_layers(p)[0])[:5].astype(np.float32)) for p in newest}
 
 
 def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():

@@ -3,8 +3,9 @@ N tables in one process, with no per-env Python.
 
 The learner holds one seat per game, rotating by game (`vector.learner_seat`); the other seats
 are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
-by snapshots of the learner (policy files or policy objects): every snapshot table draws one,
-and all envs waiting on the same snapshot are decided by one batched forward pass; or by a
+by snapshots of the learner (policy files or policy objects): every snapshot table draws one of
+the newest `max_snapshots`, and all waiting snapshot tables are decided by one compiled call
+(`snapshot_tables.py`); or by a
 heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
@@ -27,6 +28,7 @@ from nefertiti_env.vector import NefertitiVectorEnv
 
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .config import RANDOM, SNAPSHOT
+from .snapshot_tables import SnapshotStack
 from .vec_env import MASKS
 
 ADD_SNAPSHOT = "add_snapshot"
@@ -36,8 +38,9 @@ class BatchedVecEnv(VecEnv):
     """`num_envs` tables of `num_players`. opponents: one kind or weights of kinds, drawn per game:
     "random" (moves chosen inside the engine's kernel; `NefertitiVectorEnv.random_tables`),
     "snapshot" (one of `snapshots`, model files or MaskableActorCriticPolicy objects, plays all the
-    opponent seats; more come with `env_method("add_snapshot", path)`; `deterministic`: their most
-    likely action instead of a sample), or a heuristic bot spec ("banker", "greedy:samples=1", ...:
+    opponent seats; more come with `env_method("add_snapshot", path)`; a new game draws one of the
+    newest `max_snapshots`, as `opponents.OpponentPool` does; `deterministic`: their most likely
+    action instead of a sample), or a heuristic bot spec ("banker", "greedy:samples=1", ...:
     `bot_tables.play_bots`). Other keywords: NefertitiVectorEnv's (seed, observation, ruleset,
     setup, memphis, characters, max_decisions).
 
@@ -46,7 +49,7 @@ class BatchedVecEnv(VecEnv):
     score; False and 0 until its episode ends), illegal (False: illegal actions raise).
     """
 
-    def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(),
+    def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(), max_snapshots: int = 20,
                  deterministic: bool = False, seed: int = 0, **options):
         weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
         if not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
@@ -60,11 +63,15 @@ class BatchedVecEnv(VecEnv):
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
         self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT}
-        self.snapshots = [_policy(p, self.venv.encoder.size) for p in snapshots]
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
-        self.snapshot = np.zeros(num_envs, dtype=np.int64)       # its snapshot, at a snapshot table
+        self.snapshot = np.zeros(num_envs, dtype=np.int64)       # its snapshot's row in `stack`, at a snapshot table
+        self.stack = SnapshotStack()                             # the snapshots drawn or still playing
+        self.live: list[int] = []                                # the rows new games draw from, newest last
+        self.max_snapshots = max_snapshots
+        for snapshot in snapshots:
+            self._add_snapshot(snapshot)
         self.is_bot = np.zeros(num_envs, dtype=np.bool_)
         self.G = np.zeros((num_envs, L.RNG + L.RNG_WORDS), dtype=np.int64)   # a bot table's generator
         self.W = np.zeros((num_envs, len(Weights().array())), dtype=np.float64)
@@ -108,7 +115,7 @@ class BatchedVecEnv(VecEnv):
 
     def _play_opponents(self, reward, done, scores) -> None:
         """Move the envs not at the learner's turn on until every env waits on the learner: the bot
-        tables in one compiled call, the snapshot tables with one forward pass per snapshot. An ended
+        tables in one compiled call, the snapshot tables in another. An ended
         game's learner reward and score go to reward, done and scores (in place), and its next game
         draws its table. (The random tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
@@ -126,9 +133,7 @@ class BatchedVecEnv(VecEnv):
                 _, _, _, rewards, terminated, truncated, info = venv.resume(bots)
             else:
                 actions = np.zeros(self.num_envs, dtype=np.int64)
-                for s in np.unique(self.snapshot[waiting]):
-                    rows = np.flatnonzero(waiting & (self.snapshot == s))
-                    actions[rows] = self._decide(self.snapshots[s], venv.obs[rows], venv.masks[rows])
+                actions[waiting] = self._decide(np.flatnonzero(waiting))
                 _, _, _, rewards, terminated, truncated, info = venv.step(actions, active=waiting)
             started = terminated | truncated
             reward[started] = rewards[started, seats[started]]
@@ -148,27 +153,34 @@ class BatchedVecEnv(VecEnv):
         for i, k in zip(rows.tolist(), kinds.tolist()):
             name = self.kinds[k]
             if name == SNAPSHOT:
-                if not self.snapshots:
+                if not self.live:
                     raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
                                        "(pass snapshots= or env_method('add_snapshot', path) first)")
-                self.snapshot[i] = self.rng.integers(len(self.snapshots))
+                self.snapshot[i] = self.live[self.rng.integers(len(self.live))]
             else:
                 self.W[i], self.samples[i], self.depth[i] = self.bots[name]
                 self.G[i, L.RNG:] = generator_words(int(self.rng.integers(2**63)))
                 self.is_bot[i] = True
 
-    def _decide(self, policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The snapshot's actions for a batch: the most likely legal one, or one sampled from its
-        probabilities (Gumbel-max with this env's generator)."""
-        import torch
-
-        with torch.no_grad():
-            features = policy.pi_features_extractor(torch.as_tensor(obs))
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy().astype(np.float64)
+    def _decide(self, rows: np.ndarray) -> np.ndarray:
+        """The actions of these snapshot tables' snapshots: the most likely legal one, or one sampled
+        from its probabilities (Gumbel-max with this env's generator)."""
+        logits = self.stack.logits(self.snapshot[rows], self.venv.obs[rows]).astype(np.float64)
         if not self.deterministic:
             logits += self.rng.gumbel(size=logits.shape)
-        logits[masks == 0] = -np.inf
+        logits[self.venv.masks[rows] == 0] = -np.inf
         return logits.argmax(axis=1)
+
+    def _add_snapshot(self, snapshot) -> None:
+        """A new snapshot for the games to come; the oldest of more than `max_snapshots` is no longer
+        drawn, and leaves the stack once no game plays it."""
+        self.live = (self.live + [self.stack.add(_policy(snapshot, self.venv.encoder.size))])[-self.max_snapshots:]
+        playing = self.kind == (self.kinds.index(SNAPSHOT) if SNAPSHOT in self.kinds else -2)
+        rows = np.union1d(self.live, self.snapshot[playing])
+        if len(rows) < len(self.stack):
+            self.stack.keep(rows)
+            self.snapshot[playing] = np.searchsorted(rows, self.snapshot[playing])
+            self.live = np.searchsorted(rows, self.live).tolist()
 
     def action_masks(self) -> np.ndarray:
         return self.venv.masks.astype(bool)
@@ -178,7 +190,7 @@ class BatchedVecEnv(VecEnv):
         new opponent for the games to come at snapshot tables."""
         rows = list(self._get_indices(indices))
         if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
-            self.snapshots.append(_policy(method_args[0], self.venv.encoder.size))
+            self._add_snapshot(method_args[0])
             return [None] * len(rows)
         if method_name != MASKS or method_args or method_kwargs:
             raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS}, {ADD_SNAPSHOT})")

@@ -184,6 +184,7 @@ class Trainer:
         session_seed = cfg.seed + self.state["num_timesteps"]
         if cfg.env.vector:
             venv = BatchedVecEnv(cfg.env.n_envs, opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
+                                 max_snapshots=cfg.opponents.max_snapshots,
                                  deterministic=cfg.opponents.snapshot_deterministic, seed=session_seed,
                                  observation=cfg.env.observation, **game_args(cfg))
         else:
