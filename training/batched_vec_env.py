@@ -70,14 +70,14 @@ class BatchedVecEnv(VecEnv):
         self.stack = SnapshotStack()                             # the snapshots drawn or still playing
         self.live: list[int] = []                                # the rows new games draw from, newest last
         self.max_snapshots = max_snapshots
-        for snapshot in snapshots:
-            self._add_snapshot(snapshot)
         self.is_bot = np.zeros(num_envs, dtype=np.bool_)
         self.G = np.zeros((num_envs, L.RNG + L.RNG_WORDS), dtype=np.int64)   # a bot table's generator
         self.W = np.zeros((num_envs, len(Weights().array())), dtype=np.float64)
         self.samples = np.ones(num_envs, dtype=np.int64)
         self.depth = np.zeros(num_envs, dtype=np.int64)
         self.rows = np.arange(num_envs)
+        for snapshot in snapshots:
+            self._add_snapshot(snapshot)
         high = self.venv.encoder.high(self.venv.template.rules)
         super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
                          spaces.Discrete(NUM_ACTIONS))
@@ -175,7 +175,7 @@ class BatchedVecEnv(VecEnv):
         """A new snapshot for the games to come; the oldest of more than `max_snapshots` is no longer
         drawn, and leaves the stack once no game plays it."""
         self.live = (self.live + [self.stack.add(_policy(snapshot, self.venv.encoder.size))])[-self.max_snapshots:]
-        playing = self.kind == (self.kinds.index(SNAPSHOT) if SNAPSHOT in self.kinds else -2)
+        playing = (self.kind >= 0) & ~self.is_bot               # the snapshot tables
         rows = np.union1d(self.live, self.snapshot[playing])
         if len(rows) < len(self.stack):
             self.stack.keep(rows)

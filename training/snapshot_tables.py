@@ -17,9 +17,10 @@ from numba import njit
 ACTIVATIONS = ("Tanh", "ReLU")
 
 
-def actor_layers(policy) -> tuple[list[np.ndarray], str]:
+def actor_layers(policy) -> tuple[list[np.ndarray], np.ndarray, str]:
     """The actor of a MaskableActorCriticPolicy as (per layer: its weights transposed, then its
-    bias; flattened), and its hidden activation. A ValueError for networks this module cannot run."""
+    bias; flattened), its layer sizes (inputs, then each layer's outputs) and its hidden activation.
+    A ValueError for networks this module cannot run."""
     import torch
 
     modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
@@ -30,7 +31,8 @@ def actor_layers(policy) -> tuple[list[np.ndarray], str]:
         raise ValueError("a snapshot must be an MlpPolicy actor (flattened observation, linear layers with one "
                          f"activation of {', '.join(ACTIVATIONS)}); got {policy.mlp_extractor.policy_net}")
     parts = [np.concatenate([m.weight.detach().numpy().T.ravel(), m.bias.detach().numpy()]) for m in linear]
-    return parts, hidden.pop() if hidden else ACTIVATIONS[0]
+    sizes = np.array([linear[0].in_features] + [m.out_features for m in linear], dtype=np.int64)
+    return parts, sizes, hidden.pop() if hidden else ACTIVATIONS[0]
 
 
 class SnapshotStack:
@@ -39,20 +41,19 @@ class SnapshotStack:
     def __init__(self):
         self.params = None
         self.sizes = None
-        self.relu = False
+        self.activation = None
 
     def __len__(self) -> int:
         return 0 if self.params is None else len(self.params)
 
     def add(self, policy) -> int:
-        parts, activation = actor_layers(policy)
-        sizes = _sizes(policy, parts)
+        parts, sizes, activation = actor_layers(policy)
         row = np.concatenate(parts).astype(np.float32)[None]
         if self.params is None:
-            self.params, self.sizes, self.relu = row, sizes, activation == "ReLU"
-        elif not np.array_equal(sizes, self.sizes) or (activation == "ReLU") != self.relu:
+            self.params, self.sizes, self.activation = row, sizes, activation
+        elif not np.array_equal(sizes, self.sizes) or activation != self.activation:
             raise ValueError(f"a snapshot's actor has layers {sizes.tolist()} ({activation}) but the pool's have "
-                             f"{self.sizes.tolist()} ({'ReLU' if self.relu else 'Tanh'})")
+                             f"{self.sizes.tolist()} ({self.activation})")
         else:
             self.params = np.concatenate([self.params, row])
         return len(self.params) - 1
@@ -64,15 +65,8 @@ class SnapshotStack:
     def logits(self, which: np.ndarray, obs: np.ndarray) -> np.ndarray:
         """The actor logits of observation i under snapshot row which[i]."""
         out = np.empty((len(which), self.sizes[-1]), dtype=np.float32)
-        actor_logits(self.params, self.sizes, self.relu, which.astype(np.int64), obs, out)
+        actor_logits(self.params, self.sizes, self.activation == "ReLU", which.astype(np.int64), obs, out)
         return out
-
-
-def _sizes(policy, parts: list[np.ndarray]) -> np.ndarray:
-    sizes = [int(policy.observation_space.shape[0])]
-    for p in parts:                          # a part is n_in * n_out weights, then n_out biases
-        sizes.append(len(p) // (sizes[-1] + 1))
-    return np.array(sizes, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True, fastmath=True)
