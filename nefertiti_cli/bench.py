@@ -6,8 +6,9 @@
 (b) batched random play with the legal choice made in compiled code (`vector.random_play`, no
     observation) on one thread: decisions per core;
 (c) the batched env (`vector.NefertitiVectorEnv`, 1,024 games, v0 observations and masks) with the
-    actions chosen in Python (numpy), on one and on --threads numba threads: decisions per
-    wall-clock second;
+    actions chosen in Python (numpy), on one and on --threads numba threads, and on --threads with
+    the compact v1 observations (a fifth of v0's floats: v0's 13 MB a step make the two threads
+    share the memory's bandwidth): decisions per wall-clock second;
 (d) the PettingZoo AEC env through `pettingzoo.make` beside `classic/connect_four-v3`, and the
     floor both share: an AEC env that does nothing (fixed 150-decision games) under the same
     three wrappers, played by the same loop, so an env's own time per decision is its time
@@ -20,8 +21,8 @@ compile), then the batched env's first use on top of it, then a later run of bot
 Figures (a), (b), (d) and clone+apply are decisions (agent actions, not resets or chance
 events) per second of process CPU time on one core, the best of `--repeats` runs, so a busy
 machine disturbs them less; (c) uses several threads, so it is per wall-clock second (a busy
-machine lowers it). The (d) ratio is given twice: of the best figures, and the median over the
-repeats of the ratio of one repeat's env and connect four, measured back to back.
+machine lowers it). The (a) and (d) ratios are given twice: of the best figures, and the median over
+the repeats of the ratio of one repeat's two figures, measured back to back.
 """
 from __future__ import annotations
 
@@ -211,14 +212,26 @@ def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int =
         numba.set_num_threads(before)
 
 
-def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, envs: int = 1024) -> float:
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of `masks` (int8 [N, NUM_ACTIONS], each row with one
+    legal action or more), in numpy: the legal cells in row order, then one drawn within each row's
+    run of them. About 8x cheaper than a cumulative sum over the whole mask, which took as long as the
+    1,024 games' step itself (docs/speed.md)."""
+    cells = np.flatnonzero(masks.view(np.bool_))
+    counts = np.add.reduce(masks, axis=1, dtype=np.int64)
+    picks = np.cumsum(counts) - counts + (rng.random(len(masks)) * counts).astype(np.int64)
+    return cells[picks] % masks.shape[1]
+
+
+def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, envs: int = 1024,
+                     observation: str = "v0") -> float:
     """(c) Decisions per wall-clock second of `NefertitiVectorEnv.step` on `threads` numba threads,
-    each step's actions drawn from the masks in numpy."""
+    each step's actions drawn from the masks in numpy (`random_legal`), observations of version `observation`."""
     import numba
 
     from nefertiti_env.vector import NefertitiVectorEnv
 
-    venv = NefertitiVectorEnv(envs, num_players, seed=seed)
+    venv = NefertitiVectorEnv(envs, num_players, seed=seed, observation=observation)
     _, masks, *_ = venv.reset()
     rng = np.random.default_rng(seed)
     before = numba.get_num_threads()
@@ -226,10 +239,7 @@ def batched_env_rate(num_players: int, seconds: float, seed: int, threads: int, 
 
     def play() -> int:
         nonlocal masks
-        counts = masks.sum(axis=1)
-        picks = (rng.random(envs) * counts).astype(np.int64)
-        actions = (masks.cumsum(axis=1) <= picks[:, None]).sum(axis=1)
-        _, masks, *_ = venv.step(actions)
+        _, masks, *_ = venv.step(random_legal(masks, rng))
         return envs
 
     try:
@@ -332,7 +342,8 @@ def run(args) -> int:
         peers = {"goofspiel": ("goofspiel", {"players": 4}), "hearts": ("hearts", {})}
     except ImportError:
         peers = {}
-    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "env", "connect_four", "floor", "clone")}
+    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "vector_v1", "env", "connect_four", "floor",
+                             "clone")}
     # updated only between measurements, so the bar costs the timed loops nothing
     bar = progress_bar(total=args.repeats * len(rates) + 3 * args.startup, desc="bench", unit="measurement",
                        leave=False)
@@ -345,6 +356,7 @@ def run(args) -> int:
         "batched": lambda: batched_random_rate(args.players, args.seconds, args.seed),
         "vector_1": lambda: batched_env_rate(args.players, args.seconds, args.seed, 1),
         "vector": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads),
+        "vector_v1": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads, observation="v1"),
         "env": lambda: aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed, num_players=args.players)[0],
         "connect_four": lambda: aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0],
         "floor": lambda: aec_rate("floor", args.seconds, args.seed)[0],
@@ -382,12 +394,16 @@ def run(args) -> int:
         line("OpenSpiel goofspiel 4p via pyspiel (every player's move)", best["goofspiel"])
         line("OpenSpiel hearts via pyspiel", best["hearts"])
         ratio("ratio NefertitiGame", best["core"])
+        # the two of one repeat run back to back, so a drift of the machine's speed cancels out
+        line("ratio NefertitiGame / goofspiel 4p, median over repeats",
+             np.median(np.array(rates["core"]) / np.array(rates["goofspiel"])), "{:>12.2f}")
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
     ratio("ratio per core", best["batched"])
     print("(c) batched env with observations and masks, actions from Python (wall clock)")
     line("NefertitiVectorEnv.step, 1 thread", best["vector_1"])
     line(f"NefertitiVectorEnv.step, {args.threads} threads", best["vector"])
+    line(f"NefertitiVectorEnv.step, {args.threads} threads, compact v1 observations", best["vector_v1"])
     print("(d) PettingZoo AEC envs via pettingzoo.make (CPU time, one core)")
     line("Nefertiti-v0", best["env"])
     line("classic/connect_four-v3", best["connect_four"])

@@ -14,23 +14,25 @@ def _figures(out: str) -> dict[str, float]:
 def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert main(["bench", "--seconds", "0.05", "--repeats", "2", "--no-startup"]) == 0
     out, err = capsys.readouterr()
-    assert "bench:" in err and "/20 " in err              # a progress bar over the 2 x 10 measurements
+    assert "bench:" in err and "/22 " in err              # a progress bar over the 2 x 11 measurements
     for section in ("(a) scalar engine", "(b) batched random play", "(c) batched env", "(d) PettingZoo", "search"):
         assert section in out, out
     f = _figures(out)
     names = ["NefertitiGame legal_actions + apply, setup included", "OpenSpiel goofspiel 4p via pyspiel (every player's move)",
              "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step, 1 thread",
              "NefertitiVectorEnv.step, 2 threads", "Nefertiti-v0",
+             "NefertitiVectorEnv.step, 2 threads, compact v1 observations",
              "classic/connect_four-v3", "floor: a no-op AEC env, same wrappers and loop",
              "NefertitiGame clone + apply per second (CPU time)", "bytes per stored state: the state array S",
              "bytes per stored state: a NefertitiGame clone mid-game"]
     assert all(f[name] > 0 for name in names), f
     goof = f["OpenSpiel goofspiel 4p via pyspiel (every player's move)"]
     assert abs(f["ratio NefertitiGame / goofspiel 4p"] - f[names[0]] / goof) < 0.01
+    assert f["ratio NefertitiGame / goofspiel 4p, median over repeats"] > 0
     assert abs(f["ratio per core / goofspiel 4p"] - f["vector.random_play per core"] / goof) < 0.01
     assert abs(f["ratio Nefertiti-v0 / connect_four-v3, of the best figures"]
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
-    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f[names[8]]
+    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f["floor: a no-op AEC env, same wrappers and loop"]
     assert abs(own - f["microseconds per decision beyond the floor: Nefertiti-v0"]) < 0.1 + 0.01 * abs(own)
     assert "start-up" not in out
 
@@ -56,3 +58,23 @@ def test_the_floor_env_is_a_valid_aec_env_of_fixed_length_games():
 def test_bench_rejects_a_useless_duration(capsys):
     assert main(["bench", "--seconds", "0", "--repeats", "1"]) == 2
     assert "--seconds must be > 0" in capsys.readouterr().err
+
+
+def test_random_legal_draws_each_rows_legal_actions_uniformly():
+    """(c)'s chooser: always a legal action of its own row, every legal one about equally often."""
+    import numpy as np
+    from scipy.stats import chisquare
+
+    from nefertiti_cli.bench import random_legal
+
+    masks = np.zeros((3, 147), np.int8)
+    masks[0, [0, 5, 146]] = 1
+    masks[1, 7] = 1
+    masks[2, 20:60] = 1
+    rng = np.random.default_rng(0)
+    draws = np.array([random_legal(masks, rng) for _ in range(4000)])
+    assert masks[np.arange(3), draws].all()
+    assert (draws[:, 1] == 7).all()
+    for row, legal in ((0, [0, 5, 146]), (2, range(20, 60))):
+        counts = [(draws[:, row] == a).sum() for a in legal]
+        assert chisquare(counts).pvalue > 1e-3, counts

@@ -21,7 +21,7 @@ from . import state_io
 from .engine import layout as L
 from .engine import hidden, step
 from .engine.setup import setup as deal
-from .engine.step import LIST, NEW_GAME, decide
+from .engine.step import LIST, NEW_GAME, W_LEGAL, W_MASK, W_SIZE, decide
 from .engine.entry import typed_entry
 from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
@@ -121,8 +121,7 @@ class NefertitiGame:
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
                             max_decisions=max_decisions)
         self.R = _rules_for(rs, self.options)
-        self._w = np.zeros(L.STATE_SIZE + _NUM_ACTIONS, dtype=np.int64)   # S, then the legal actions listed
-        self.S, self._io = self._w[:L.STATE_SIZE], self._w[L.STATE_SIZE:]
+        self._views(np.zeros(W_SIZE, dtype=np.int64))
         self.history: list[int] = []       # every action: the referee's log (`record`)
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
         self._mask = None
@@ -132,6 +131,13 @@ class NefertitiGame:
             self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(self.seed).state)
             deal(self.R, self.S)
             self._n = -1
+
+    def _views(self, w: np.ndarray) -> None:
+        """Keep `w` (`step.decide`'s W) and its parts: S, the legal actions listed (`_io`, also as a
+        memoryview, whose slices make lists faster than numpy's) and their int8 mask."""
+        self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
+        self._listed = memoryview(self._io)
+        self._mask_bytes = w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
         if _name not in _HIDDEN_FIELDS and _what != "array":
@@ -236,7 +242,7 @@ class NefertitiGame:
 
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them, after S in `_w`;
-    # -1: not known, after a hand edit); the list and the mask are built from it when asked.
+    # -1: not known, after a hand edit) and as a mask after them; the list and the mask are copied when asked.
     def _count(self) -> int:
         """How many legal actions `_io` holds, computing them if they are not known."""
         if self._n < 0:
@@ -246,14 +252,14 @@ class NefertitiGame:
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over); a new list each call."""
         n = self._n
-        return self._io[:n if n >= 0 else self._count()].tolist()
+        return self._listed[:n if n >= 0 else self._count()].tolist()
 
     def legal_action_mask(self, writable: bool = False) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit; or with
         `writable`, a new array of the caller's own (what an env hands out), without a cached one to copy."""
         if self._mask is None or writable:
-            mask = np.zeros(_NUM_ACTIONS, dtype=np.int8)
-            mask[self._io[:self._count()]] = 1          # from the kernel's int64 list: no Python list
+            self._count()
+            mask = self._mask_bytes.copy()
             if writable:
                 return mask
             mask.flags.writeable = False
@@ -336,23 +342,29 @@ class NefertitiGame:
         return tied[money[tied] == money[tied].max()].tolist()
 
     def returns(self) -> np.ndarray:
-        """+1 for a winner, -1 for every other seat once ended by the rules; zeros before and when truncated."""
-        r = np.zeros(self.num_players, dtype=np.float64)
-        if self.is_terminated():
-            r -= 1
-            r[self.winners()] = 1
-        return r
+        """+1 for a winner, -1 for every other seat once ended by the rules; zeros before and when truncated
+        (`step.returns`, the batched env's too; float32 as there, so that both share one compile)."""
+        r = np.zeros(self.num_players, dtype=np.float32)
+        step.returns(self.R, self.S, step.final_scores(self.R, self.S), r)
+        return r.astype(np.float64)
 
     # ------------------------------------------------------------- utilities
     def clone(self) -> "NefertitiGame":
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS})   # views: of S
-        new._w = self._w.copy()
-        new.S, new._io = new._w[:L.STATE_SIZE], new._w[L.STATE_SIZE:]
+        new._views(self._w.copy())
         new.history = list(self.history)
         new.private_to = list(self.private_to)
         return new
+
+    def __deepcopy__(self, memo) -> "NefertitiGame":
+        """`copy.deepcopy` is `clone()`: the fields stay views of the copy's one state array."""
+        return self.clone()
+
+    def __reduce__(self):
+        raise TypeError("a NefertitiGame is not pickled (nothing this project loads may run code): "
+                        "save it with to_json() or record()")
 
     def action_to_string(self, action: int) -> str:
         return self.names.to_string(int(action))

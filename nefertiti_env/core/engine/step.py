@@ -109,14 +109,19 @@ def legal_list_into(R, S, out, mask) -> int:
 
 
 LIST, NEW_GAME = -1, -2     # what `decide` does when its action is one of these
+# `decide`'s one array W: the state S, its legal actions listed, then their mask as int8 bytes
+W_LEGAL = L.STATE_SIZE
+W_MASK = W_LEGAL + A.NUM_ACTIONS
+W_SIZE = W_MASK + -(-A.NUM_ACTIONS // 8)
 
 
 @njit(cache=True)
 def decide(R, W, action, known) -> int:
     """One decision for the Python facade in one call: check that `action` is legal (else return -1,
-    the state unchanged), apply it, and list the next legal actions. `W` is the game's state `S`
-    followed by room for its legal actions (one array: each array argument costs the call about
-    0.1 us to unbox). `legal[:known]` already holds the legal actions of S when `known` >= 0 (the
+    the state unchanged), apply it, and list the next legal actions. `W` (W_SIZE) is the game's
+    state `S`, then room for its legal actions listed and for their int8 mask, which the facade
+    copies as `legal_action_mask` (one array: each array argument costs the call about 0.1 us to
+    unbox). `legal[:known]` and the mask already hold the legal actions of S when `known` >= 0 (the
     previous call's output), so they are computed once per decision. Returns their number, or
     -2 - (8 * number + the seat that alone sees this decision) for a private one, so the common case
     needs no unpacking. The action LIST only lists the legal actions (returns their number); NEW_GAME
@@ -124,8 +129,8 @@ def decide(R, W, action, known) -> int:
     one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it.
     It lists them with the inlined `legal_list_into`: the kernel `legal_list` would be one more library
     that emits the whole legal-move tree again (about 1 s of the first run)."""
-    S, legal = W[:L.STATE_SIZE], W[L.STATE_SIZE:]
-    scratch = np.empty(A.NUM_ACTIONS, np.int8)
+    S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK]
+    scratch = W[W_MASK:].view(np.int8)[:A.NUM_ACTIONS]
     seat = -1
     if action == NEW_GAME:
         new_game(R, S, known)
