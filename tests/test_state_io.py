@@ -113,6 +113,26 @@ def test_clone_is_independent():
     assert g.to_json() == before
 
 
+def test_deepcopy_is_a_clone_and_pickling_is_refused():
+    """copy.deepcopy gives an independent game whose fields are still views of its own state; a game is
+    never pickled (nothing the project loads may run code): the error names the safe formats."""
+    import copy
+    import pickle
+
+    g = dice_game(4, 30)
+    play_random(g, np.random.default_rng(0), steps=30)
+    c = copy.deepcopy(g)
+    assert c.to_json() == g.to_json() and c.legal_actions() == g.legal_actions()
+    assert np.array_equal(c.legal_action_mask(), g.legal_action_mask())
+    c.apply(c.legal_actions()[0])
+    before = json.loads(g.to_json())["state"]["money"]
+    c.money[0] += 7                                 # a view of the copy's state: its saved state shows it
+    assert json.loads(c.to_json())["state"]["money"][0] == c.money[0] and c.money[0] != g.money[0]
+    assert json.loads(g.to_json())["state"]["money"] == before and len(c.history) == len(g.history) + 1
+    with pytest.raises(TypeError, match="to_json"):
+        pickle.dumps(g)
+
+
 def test_clone_continues_identically():
     """A clone plays on exactly like its original, dice included; so does a clone of a clone."""
     g = dice_game(4, 40)
