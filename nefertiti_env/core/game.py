@@ -44,6 +44,12 @@ _ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() 
 _HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
 
+# views of `_w` made on first use: the legal actions as a memoryview (whose slices make lists faster
+# than numpy's) and `decide`'s int8 mask of them
+_LAZY = {"_listed": lambda g: memoryview(g._io),
+         "_mask_bytes": lambda g: g._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]}
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
@@ -133,11 +139,9 @@ class NefertitiGame:
             self._n = -1
 
     def _views(self, w: np.ndarray) -> None:
-        """Keep `w` (`step.decide`'s W) and its parts: S, the legal actions listed (`_io`, also as a
-        memoryview, whose slices make lists faster than numpy's) and their int8 mask."""
+        """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); `_LAZY`'s
+        views of it are made on first use (a clone that never lists its actions skips them)."""
         self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
-        self._listed = memoryview(self._io)
-        self._mask_bytes = w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
         if _name not in _HIDDEN_FIELDS and _what != "array":
@@ -146,7 +150,10 @@ class NefertitiGame:
 
     def __getattr__(self, name: str):
         """An array field of S (`game.money`, `game.occ`, ...): a view, made on first use and kept as
-        a plain attribute, so bots read it at the cost of any attribute."""
+        a plain attribute, so bots read it at the cost of any attribute; the same for `_LAZY`'s."""
+        if name in _LAZY:
+            view = self.__dict__[name] = _LAZY[name](self)
+            return view
         if name not in _ARRAYS:
             raise AttributeError(f"'NefertitiGame' object has no attribute {name!r}")
         part, shape = _ARRAYS[name]
@@ -352,7 +359,7 @@ class NefertitiGame:
     def clone(self) -> "NefertitiGame":
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS})   # views: of S
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS and k not in _LAZY})  # views
         new._views(self._w.copy())
         new.history = list(self.history)
         new.private_to = list(self.private_to)
