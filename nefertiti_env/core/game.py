@@ -44,10 +44,8 @@ _ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() 
 _HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
 
-# views of `_w` made on first use: the legal actions as a memoryview (whose slices make lists faster
-# than numpy's) and `decide`'s int8 mask of them
-_LAZY = {"_listed": lambda g: memoryview(g._io),
-         "_mask_bytes": lambda g: g._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]}
+# views of `_w` made on first use: `decide`'s int8 mask of the legal actions
+_LAZY = {"_mask_bytes": lambda g: g._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]}
 
 
 class IllegalActionError(ValueError):
@@ -139,8 +137,8 @@ class NefertitiGame:
             self._n = -1
 
     def _views(self, w: np.ndarray) -> None:
-        """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); `_LAZY`'s
-        views of it are made on first use (a clone that never lists its actions skips them)."""
+        """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); the mask's
+        view is made on first use (`_LAZY`: most clones in a search never ask for it)."""
         self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
@@ -259,7 +257,7 @@ class NefertitiGame:
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over); a new list each call."""
         n = self._n
-        return self._listed[:n if n >= 0 else self._count()].tolist()
+        return self._io[:n if n >= 0 else self._count()].tolist()
 
     def legal_action_mask(self, writable: bool = False) -> np.ndarray:
         """int8 mask over the flat action space, cached per state and read-only: copy to edit; or with
