@@ -21,12 +21,15 @@ compile), then the batched env's first use on top of it, then a later run of bot
 Figures (a), (b), (d) and clone+apply are decisions (agent actions, not resets or chance
 events) per second of process CPU time on one core, the best of `--repeats` runs, so a busy
 machine disturbs them less; (c) uses several threads, so it is per wall-clock second (a busy
-machine lowers it). The (a) and (d) ratios are given twice: of the best figures, and the median over
-the repeats of the ratio of one repeat's two figures, measured back to back.
+machine lowers it). The (a) and (d) ratios are given three times: of the best figures; the median over
+the repeats of the ratio of one repeat's two figures, measured back to back; and of figures timed in
+turns of 0.25 s, each for as long as all its repeats (`interleaved_rates`), the one a drift of the
+machine's speed disturbs least. (d)'s microseconds beyond the floor come from the last.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import time
 
@@ -131,45 +134,26 @@ def play_env_game(env, seed: int, rnd: random.Random) -> int:
     return decisions
 
 
-def core_rate(num_players: int, seconds: float, seed: int) -> tuple[float, int]:
-    """Decisions per CPU second of random play on the core, and the games played (after one
-    untimed game: a new process loads the compiled engine on its first call)."""
-    rnd = random.Random(seed)
+def core_player(num_players: int, seed: int):
+    """play() -> the decisions of the next random game on NefertitiGame (seeds seed, seed + 1, ...),
+    after one untimed game: a new process loads the compiled engine on its first call."""
+    rnd, seeds = random.Random(seed), itertools.count(seed)
     play_core_game(num_players, seed, rnd)
-    decisions, games, start = 0, 0, time.process_time()
-    while time.process_time() - start < seconds:
-        decisions += play_core_game(num_players, seed + games, rnd)
-        games += 1
-    return decisions / (time.process_time() - start), games
+    return lambda: play_core_game(num_players, next(seeds), rnd)
 
 
-def aec_rate(env_id: str, seconds: float, seed: int, **kwargs) -> tuple[float, int]:
-    """Decisions per CPU second of random legal play through `pettingzoo.make`, and the games played.
-
-    One untimed game first: a new process loads the observation encoder's compiled code on its first call."""
-    env = make_env(env_id, **kwargs)
-    rnd = random.Random(seed)
+def env_player(env_id: str, seed: int, **kwargs):
+    """play() -> the decisions of the next random legal game through `pettingzoo.make(env_id)`,
+    after one untimed game (the observation encoder's compiled code loads on its first call)."""
+    env, rnd, seeds = make_env(env_id, **kwargs), random.Random(seed), itertools.count(seed)
     play_env_game(env, seed, rnd)
-    decisions, games, start = 0, 0, time.process_time()
-    while time.process_time() - start < seconds:
-        decisions += play_env_game(env, seed + games, rnd)
-        games += 1
-    env.close()
-    return decisions / (time.process_time() - start), games
+    return lambda: play_env_game(env, next(seeds), rnd)
 
 
-def _timed(seconds: float, play, clock=time.process_time) -> float:
-    """Calls play() (returning decisions made) until `seconds` of `clock` passed; decisions per second."""
-    decisions, start = 0, clock()
-    while clock() - start < seconds:
-        decisions += play()
-    return decisions / (clock() - start)
-
-
-def openspiel_rate(name: str, params: dict, seconds: float, seed: int) -> float:
-    """Agent decisions per CPU second of random play in an OpenSpiel game through pyspiel (chance
+def openspiel_player(name: str, params: dict, seed: int):
+    """play() -> the agent decisions of one random game of an OpenSpiel game through pyspiel (chance
     outcomes drawn by their probabilities and not counted; at a simultaneous node every player's
-    move counts)."""
+    move counts), after one untimed game."""
     import pyspiel
 
     game, rnd = pyspiel.load_game(name, params), random.Random(seed)
@@ -191,7 +175,32 @@ def openspiel_rate(name: str, params: dict, seconds: float, seed: int) -> float:
         return decisions
 
     play()
-    return _timed(seconds, play)
+    return play
+
+
+def _timed(seconds: float, play, clock=time.process_time) -> float:
+    """Calls play() (returning decisions made) until `seconds` of `clock` passed; decisions per second."""
+    decisions, start = 0, clock()
+    while clock() - start < seconds:
+        decisions += play()
+    return decisions / (clock() - start)
+
+
+def interleaved_rates(plays: dict, seconds: float, slice_seconds: float = 0.25) -> dict[str, float]:
+    """Decisions per CPU second of each play() of `plays`, measured in turns of `slice_seconds` (the
+    order rotating every round) until each had about `seconds`: a change of the machine's speed then
+    falls on all of them alike. On 2026-11-27's machine one 3 s figure moved 15-30% between runs
+    minutes apart, and ratios of separately timed figures with it (docs/speed.md, sixth pass)."""
+    keys = list(plays)
+    decisions, spent = dict.fromkeys(keys, 0), dict.fromkeys(keys, 0.0)
+    for r in range(max(1, round(seconds / slice_seconds))):
+        for key in keys[r % len(keys):] + keys[:r % len(keys)]:
+            made, start = 0, time.process_time()
+            while time.process_time() - start < slice_seconds:
+                made += plays[key]()
+            decisions[key] += made
+            spent[key] += time.process_time() - start
+    return {key: decisions[key] / spent[key] for key in keys}
 
 
 def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int = 64, decisions: int = 500) -> float:
@@ -345,21 +354,21 @@ def run(args) -> int:
     rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "vector_v1", "env", "connect_four", "floor",
                              "clone")}
     # updated only between measurements, so the bar costs the timed loops nothing
-    bar = progress_bar(total=args.repeats * len(rates) + 3 * args.startup, desc="bench", unit="measurement",
+    bar = progress_bar(total=args.repeats * len(rates) + 2 + 3 * args.startup, desc="bench", unit="measurement",
                        leave=False)
     if not peers:
         bar.write("OpenSpiel not installed (pip install open_spiel): no peer figures")
     measure = {
-        "core": lambda: core_rate(args.players, args.seconds, args.seed)[0],
-        **{key: (lambda name=name, params=params: openspiel_rate(name, params, args.seconds, args.seed))
+        "core": lambda: _timed(args.seconds, core_player(args.players, args.seed)),
+        **{key: (lambda name=name, params=params: _timed(args.seconds, openspiel_player(name, params, args.seed)))
            for key, (name, params) in peers.items()},
         "batched": lambda: batched_random_rate(args.players, args.seconds, args.seed),
         "vector_1": lambda: batched_env_rate(args.players, args.seconds, args.seed, 1),
         "vector": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads),
         "vector_v1": lambda: batched_env_rate(args.players, args.seconds, args.seed, args.threads, observation="v1"),
-        "env": lambda: aec_rate("nefertiti/Nefertiti-v0", args.seconds, args.seed, num_players=args.players)[0],
-        "connect_four": lambda: aec_rate("classic/connect_four-v3", args.seconds, args.seed)[0],
-        "floor": lambda: aec_rate("floor", args.seconds, args.seed)[0],
+        "env": lambda: _timed(args.seconds, env_player("nefertiti/Nefertiti-v0", args.seed, num_players=args.players)),
+        "connect_four": lambda: _timed(args.seconds, env_player("classic/connect_four-v3", args.seed)),
+        "floor": lambda: _timed(args.seconds, env_player("floor", args.seed)),
         "clone": lambda: clone_apply_rate(args.players, args.seconds, args.seed),
     }
     for _ in range(args.repeats):
@@ -371,6 +380,18 @@ def run(args) -> int:
                     raise
                 bar.write(f"connect_four-v3 unavailable: {err}")
             bar.update()
+    # (a)'s and (d)'s figures again, timed in turns of 0.25 s, each for as long as all its repeats
+    turns, interleaved = args.seconds * args.repeats, {}
+    if peers:
+        interleaved.update(interleaved_rates({"core": core_player(args.players, args.seed),
+                                              "goofspiel": openspiel_player(*peers["goofspiel"], args.seed)}, turns))
+    bar.update()
+    if rates["connect_four"]:
+        interleaved.update(interleaved_rates({
+            "env": env_player("nefertiti/Nefertiti-v0", args.seed, num_players=args.players),
+            "connect_four": env_player("classic/connect_four-v3", args.seed),
+            "floor": env_player("floor", args.seed)}, turns))
+    bar.update()
     startup = None
     if args.startup:
         startup = startup_times()
@@ -397,6 +418,8 @@ def run(args) -> int:
         # the two of one repeat run back to back, so a drift of the machine's speed cancels out
         line("ratio NefertitiGame / goofspiel 4p, median over repeats",
              np.median(np.array(rates["core"]) / np.array(rates["goofspiel"])), "{:>12.2f}")
+        line("ratio NefertitiGame / goofspiel 4p, timed in turns of 0.25 s", interleaved["core"]
+             / interleaved["goofspiel"], "{:>12.2f}")
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
     ratio("ratio per core", best["batched"])
@@ -414,10 +437,14 @@ def run(args) -> int:
         # both of one repeat run back to back, so a drift of the machine's speed cancels out
         paired = np.median(np.array(rates["env"]) / np.array(rates["connect_four"]))
         line("ratio Nefertiti-v0 / connect_four-v3, median over repeats", paired, "{:>12.2f}")
-        line("microseconds per decision beyond the floor: connect four", 1e6 / best["connect_four"]
-             - 1e6 / best["floor"], "{:>12.1f}")
-    line("microseconds per decision beyond the floor: Nefertiti-v0", 1e6 / best["env"] - 1e6 / best["floor"],
-         "{:>12.1f}")
+        line("ratio Nefertiti-v0 / connect_four-v3, timed in turns of 0.25 s", interleaved["env"]
+             / interleaved["connect_four"], "{:>12.2f}")
+        for name, key in (("connect four", "connect_four"), ("Nefertiti-v0", "env")):
+            line(f"microseconds per decision beyond the floor, in turns: {name}", 1e6 / interleaved[key]
+                 - 1e6 / interleaved["floor"], "{:>12.1f}")
+    else:
+        line("microseconds per decision beyond the floor: Nefertiti-v0", 1e6 / best["env"] - 1e6 / best["floor"],
+             "{:>12.1f}")
     print("search")
     line("NefertitiGame clone + apply per second (CPU time)", best["clone"])
     array_bytes, clone_bytes = state_memory(args.players, args.seed)

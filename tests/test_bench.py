@@ -14,7 +14,7 @@ def _figures(out: str) -> dict[str, float]:
 def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert main(["bench", "--seconds", "0.05", "--repeats", "2", "--no-startup"]) == 0
     out, err = capsys.readouterr()
-    assert "bench:" in err and "/22 " in err              # a progress bar over the 2 x 11 measurements
+    assert "bench:" in err and "/24 " in err              # a progress bar over the 2 x 11 measurements and 2 in turns
     for section in ("(a) scalar engine", "(b) batched random play", "(c) batched env", "(d) PettingZoo", "search"):
         assert section in out, out
     f = _figures(out)
@@ -32,8 +32,10 @@ def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert abs(f["ratio per core / goofspiel 4p"] - f["vector.random_play per core"] / goof) < 0.01
     assert abs(f["ratio Nefertiti-v0 / connect_four-v3, of the best figures"]
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
-    own = 1e6 / f["Nefertiti-v0"] - 1e6 / f["floor: a no-op AEC env, same wrappers and loop"]
-    assert abs(own - f["microseconds per decision beyond the floor: Nefertiti-v0"]) < 0.1 + 0.01 * abs(own)
+    assert f["ratio NefertitiGame / goofspiel 4p, timed in turns of 0.25 s"] > 0
+    assert f["ratio Nefertiti-v0 / connect_four-v3, timed in turns of 0.25 s"] > 1     # 1.4-1.9x in every run
+    assert f["microseconds per decision beyond the floor, in turns: Nefertiti-v0"] \
+        < f["microseconds per decision beyond the floor, in turns: connect four"]    # both from the same floor
     assert "start-up" not in out
 
 
@@ -78,3 +80,18 @@ def test_random_legal_draws_each_rows_legal_actions_uniformly():
     for row, legal in ((0, [0, 5, 146]), (2, range(20, 60))):
         counts = [(draws[:, row] == a).sum() for a in legal]
         assert chisquare(counts).pvalue > 1e-3, counts
+
+
+def test_interleaved_rates_time_each_play_in_turns():
+    """Two plays whose decisions cost 1 and 3 units of CPU work: their rates, timed in turns, stand 3:1."""
+    from nefertiti_cli.bench import interleaved_rates
+
+    def work(units):
+        def play():
+            sum(range(20_000 * units))
+            return 1
+        return play
+
+    rates = interleaved_rates({"cheap": work(1), "dear": work(3)}, seconds=0.6, slice_seconds=0.1)
+    assert set(rates) == {"cheap", "dear"}
+    assert 2.2 < rates["cheap"] / rates["dear"] < 3.8, rates
