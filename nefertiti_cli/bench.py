@@ -418,7 +418,7 @@ def run(args) -> int:
         # the two of one repeat run back to back, so a drift of the machine's speed cancels out
         line("ratio NefertitiGame / goofspiel 4p, median over repeats",
              np.median(np.array(rates["core"]) / np.array(rates["goofspiel"])), "{:>12.2f}")
-        line("ratio NefertitiGame / goofspiel 4p, timed in turns of 0.25 s", interleaved["core"]
+        line("ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s", interleaved["core"]
              / interleaved["goofspiel"], "{:>12.2f}")
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
@@ -437,10 +437,10 @@ def run(args) -> int:
         # both of one repeat run back to back, so a drift of the machine's speed cancels out
         paired = np.median(np.array(rates["env"]) / np.array(rates["connect_four"]))
         line("ratio Nefertiti-v0 / connect_four-v3, median over repeats", paired, "{:>12.2f}")
-        line("ratio Nefertiti-v0 / connect_four-v3, timed in turns of 0.25 s", interleaved["env"]
+        line("ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s", interleaved["env"]
              / interleaved["connect_four"], "{:>12.2f}")
         for name, key in (("connect four", "connect_four"), ("Nefertiti-v0", "env")):
-            line(f"microseconds per decision beyond the floor, in turns: {name}", 1e6 / interleaved[key]
+            line(f"us per decision beyond the floor, in turns: {name}", 1e6 / interleaved[key]
                  - 1e6 / interleaved["floor"], "{:>12.1f}")
     else:
         line("microseconds per decision beyond the floor: Nefertiti-v0", 1e6 / best["env"] - 1e6 / best["floor"],
