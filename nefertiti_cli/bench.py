@@ -351,8 +351,8 @@ def run(args) -> int:
         peers = {"goofspiel": ("goofspiel", {"players": 4}), "hearts": ("hearts", {})}
     except ImportError:
         peers = {}
-    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "vector_v1", "env", "connect_four", "floor",
-                             "clone")}
+    rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "vector_v1", "env", "connect_four",
+                             "floor", "clone")}
     # updated only between measurements, so the bar costs the timed loops nothing
     bar = progress_bar(total=args.repeats * len(rates) + 2 + 3 * args.startup, desc="bench", unit="measurement",
                        leave=False)

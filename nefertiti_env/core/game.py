@@ -44,10 +44,6 @@ _ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() 
 _HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
 
 
-# views of `_w` made on first use: `decide`'s int8 mask of the legal actions
-_LAZY = {"_mask_bytes": lambda g: g._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]}
-
-
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
 
@@ -137,8 +133,8 @@ class NefertitiGame:
             self._n = -1
 
     def _views(self, w: np.ndarray) -> None:
-        """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); the mask's
-        view is made on first use (`_LAZY`: most clones in a search never ask for it)."""
+        """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); the view of
+        their int8 mask after them, `_mask_bytes`, is made on first use (most clones never ask for it)."""
         self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
 
     for _name, (_part, _shape, _what) in _FIELDS.items():
@@ -148,9 +144,9 @@ class NefertitiGame:
 
     def __getattr__(self, name: str):
         """An array field of S (`game.money`, `game.occ`, ...): a view, made on first use and kept as
-        a plain attribute, so bots read it at the cost of any attribute; the same for `_LAZY`'s."""
-        if name in _LAZY:
-            view = self.__dict__[name] = _LAZY[name](self)
+        a plain attribute, so bots read it at the cost of any attribute; the same for `_mask_bytes`."""
+        if name == "_mask_bytes":
+            view = self.__dict__[name] = self._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
             return view
         if name not in _ARRAYS:
             raise AttributeError(f"'NefertitiGame' object has no attribute {name!r}")
@@ -357,7 +353,7 @@ class NefertitiGame:
     def clone(self) -> "NefertitiGame":
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS and k not in _LAZY})  # views
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS and k != "_mask_bytes"})
         new._views(self._w.copy())
         new.history = list(self.history)
         new.private_to = list(self.private_to)
