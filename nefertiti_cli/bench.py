@@ -178,12 +178,19 @@ def openspiel_player(name: str, params: dict, seed: int):
     return play
 
 
-def _timed(seconds: float, play, clock=time.process_time) -> float:
-    """Calls play() (returning decisions made) until `seconds` of `clock` passed; decisions per second."""
+def _play_for(seconds: float, play, clock=time.process_time) -> tuple[int, float]:
+    """Calls play() (returning decisions made) until `seconds` of `clock` passed: the decisions and
+    the seconds taken."""
     decisions, start = 0, clock()
     while clock() - start < seconds:
         decisions += play()
-    return decisions / (clock() - start)
+    return decisions, clock() - start
+
+
+def _timed(seconds: float, play, clock=time.process_time) -> float:
+    """`_play_for`'s decisions per second."""
+    decisions, elapsed = _play_for(seconds, play, clock)
+    return decisions / elapsed
 
 
 def interleaved_rates(plays: dict, seconds: float, slice_seconds: float = 0.25) -> dict[str, float]:
@@ -195,11 +202,9 @@ def interleaved_rates(plays: dict, seconds: float, slice_seconds: float = 0.25) 
     decisions, spent = dict.fromkeys(keys, 0), dict.fromkeys(keys, 0.0)
     for r in range(max(1, round(seconds / slice_seconds))):
         for key in keys[r % len(keys):] + keys[:r % len(keys)]:
-            made, start = 0, time.process_time()
-            while time.process_time() - start < slice_seconds:
-                made += plays[key]()
+            made, elapsed = _play_for(slice_seconds, plays[key])
             decisions[key] += made
-            spent[key] += time.process_time() - start
+            spent[key] += elapsed
     return {key: decisions[key] / spent[key] for key in keys}
 
 

@@ -511,7 +511,7 @@ def encode(game, seat: int, plan: Plan) -> np.ndarray:
     return out
 
 
-def _encode(*args) -> np.ndarray:
+def _encode(*args) -> None:
     """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch on its twelve
     arguments cost about 1 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan,
     whose tables all have the same types (`_build_plan`)."""
