@@ -23,8 +23,9 @@ events) per second of process CPU time on one core, the best of `--repeats` runs
 machine disturbs them less; (c) uses several threads, so it is per wall-clock second (a busy
 machine lowers it). The (a) and (d) ratios are given three times: of the best figures; the median over
 the repeats of the ratio of one repeat's two figures, measured back to back; and of figures timed in
-turns of 0.25 s, each for as long as all its repeats (`interleaved_rates`), the one a drift of the
-machine's speed disturbs least. (d)'s microseconds beyond the floor come from the last.
+turns of 0.25 s, each for as long as all its repeats (`timed_in_turns`), the one a drift of the
+machine's speed disturbs least, with its 95% interval (a paired bootstrap over the rounds of turns:
+scipy, in the `lab` extra). (d)'s microseconds beyond the floor come from the last.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ import argparse
 import itertools
 import random
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -193,19 +195,45 @@ def _timed(seconds: float, play, clock=time.process_time) -> float:
     return decisions / elapsed
 
 
-def interleaved_rates(plays: dict, seconds: float, slice_seconds: float = 0.25) -> dict[str, float]:
-    """Decisions per CPU second of each play() of `plays`, measured in turns of `slice_seconds` (the
-    order rotating every round) until each had about `seconds`: a change of the machine's speed then
-    falls on all of them alike. On 2026-11-27's machine one 3 s figure moved 15-30% between runs
-    minutes apart, and ratios of separately timed figures with it (docs/speed.md, sixth pass)."""
-    keys = list(plays)
-    decisions, spent = dict.fromkeys(keys, 0), dict.fromkeys(keys, 0.0)
-    for r in range(max(1, round(seconds / slice_seconds))):
+class Turns(NamedTuple):
+    """What `timed_in_turns` measured: per play, the decisions and CPU seconds of each round's turn."""
+    decisions: dict[str, np.ndarray]
+    seconds: dict[str, np.ndarray]
+
+    def rate(self, key: str) -> float:
+        """Decisions per CPU second of play `key` over all its turns."""
+        return self.decisions[key].sum() / self.seconds[key].sum()
+
+    def ratio(self, key: str, other: str) -> float:
+        """rate(key) / rate(other)."""
+        return self.rate(key) / self.rate(other)
+
+    def interval(self, key: str, other: str) -> tuple[float, float]:
+        """The 95% bootstrap interval of `ratio(key, other)` over the rounds, resampled in pairs (a round's
+        turns ran back to back: what slowed one likely slowed the other). Needs scipy (the `lab` extra)."""
+        from scipy.stats import bootstrap
+
+        def ratio(d, s, d_other, s_other, axis=-1):
+            return d.sum(axis) / s.sum(axis) / (d_other.sum(axis) / s_other.sum(axis))
+
+        data = (self.decisions[key], self.seconds[key], self.decisions[other], self.seconds[other])
+        interval = bootstrap(data, ratio, paired=True, vectorized=True, n_resamples=2000, method="percentile",
+                             rng=np.random.default_rng(0)).confidence_interval
+        return interval.low, interval.high
+
+
+def timed_in_turns(plays: dict, seconds: float, slice_seconds: float = 0.25) -> Turns:
+    """Each play() of `plays` timed in turns of `slice_seconds` of CPU time (the order rotating every
+    round) until each had about `seconds`: a change of the machine's speed then falls on all of them
+    alike. On 2026-11-27's machine one 3 s figure moved 15-30% between runs minutes apart, and ratios
+    of separately timed figures with it (docs/speed.md, sixth pass). Two rounds at least, so that a ratio
+    has an interval."""
+    keys, rounds = list(plays), max(2, round(seconds / slice_seconds))
+    decisions, spent = {key: np.zeros(rounds) for key in keys}, {key: np.zeros(rounds) for key in keys}
+    for r in range(rounds):
         for key in keys[r % len(keys):] + keys[:r % len(keys)]:
-            made, elapsed = _play_for(slice_seconds, plays[key])
-            decisions[key] += made
-            spent[key] += elapsed
-    return {key: decisions[key] / spent[key] for key in keys}
+            decisions[key][r], spent[key][r] = _play_for(slice_seconds, plays[key])
+    return Turns(decisions, spent)
 
 
 def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int = 64, decisions: int = 500) -> float:
@@ -386,16 +414,15 @@ def run(args) -> int:
                 bar.write(f"connect_four-v3 unavailable: {err}")
             bar.update()
     # (a)'s and (d)'s figures again, timed in turns of 0.25 s, each for as long as all its repeats
-    turns, interleaved = args.seconds * args.repeats, {}
+    seconds, core_turns, env_turns = args.seconds * args.repeats, None, None
     if peers:
-        interleaved.update(interleaved_rates({"core": core_player(args.players, args.seed),
-                                              "goofspiel": openspiel_player(*peers["goofspiel"], args.seed)}, turns))
+        core_turns = timed_in_turns({"core": core_player(args.players, args.seed),
+                                     "goofspiel": openspiel_player(*peers["goofspiel"], args.seed)}, seconds)
     bar.update()
     if rates["connect_four"]:
-        interleaved.update(interleaved_rates({
-            "env": env_player("nefertiti/Nefertiti-v0", args.seed, num_players=args.players),
-            "connect_four": env_player("classic/connect_four-v3", args.seed),
-            "floor": env_player("floor", args.seed)}, turns))
+        env_turns = timed_in_turns({"env": env_player("nefertiti/Nefertiti-v0", args.seed, num_players=args.players),
+                                    "connect_four": env_player("classic/connect_four-v3", args.seed),
+                                    "floor": env_player("floor", args.seed)}, seconds)
     bar.update()
     startup = None
     if args.startup:
@@ -412,6 +439,14 @@ def run(args) -> int:
         if peer:
             line(f"{name} / goofspiel 4p", value / peer, "{:>12.2f}")
 
+    def in_turns(name, turns, key, other):
+        line(f"{name}, in turns of 0.25 s", turns.ratio(key, other), "{:>12.2f}")
+        label = f"  95% interval, bootstrap over its {len(turns.seconds[key])} rounds"
+        try:
+            line(label, "[{:.2f}, {:.2f}]".format(*turns.interval(key, other)), "{:>12s}")
+        except ImportError:
+            line(label, "needs scipy: pip install 'nefertiti-env[lab]'", "{}")
+
     print(f"decisions per second of random play, {args.players} players, best of {args.repeats} x "
           f"{args.seconds:g} s")
     print("(a) scalar engine from Python (CPU time, one core)")
@@ -423,8 +458,7 @@ def run(args) -> int:
         # the two of one repeat run back to back, so a drift of the machine's speed cancels out
         line("ratio NefertitiGame / goofspiel 4p, median over repeats",
              np.median(np.array(rates["core"]) / np.array(rates["goofspiel"])), "{:>12.2f}")
-        line("ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s", interleaved["core"]
-             / interleaved["goofspiel"], "{:>12.2f}")
+        in_turns("ratio NefertitiGame / goofspiel 4p", core_turns, "core", "goofspiel")
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
     ratio("ratio per core", best["batched"])
@@ -442,11 +476,10 @@ def run(args) -> int:
         # both of one repeat run back to back, so a drift of the machine's speed cancels out
         paired = np.median(np.array(rates["env"]) / np.array(rates["connect_four"]))
         line("ratio Nefertiti-v0 / connect_four-v3, median over repeats", paired, "{:>12.2f}")
-        line("ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s", interleaved["env"]
-             / interleaved["connect_four"], "{:>12.2f}")
+        in_turns("ratio Nefertiti-v0 / connect_four-v3", env_turns, "env", "connect_four")
         for name, key in (("connect four", "connect_four"), ("Nefertiti-v0", "env")):
-            line(f"us per decision beyond the floor, in turns: {name}", 1e6 / interleaved[key]
-                 - 1e6 / interleaved["floor"], "{:>12.1f}")
+            line(f"us per decision beyond the floor, in turns: {name}", 1e6 / env_turns.rate(key)
+                 - 1e6 / env_turns.rate("floor"), "{:>12.1f}")
     else:
         line("microseconds per decision beyond the floor: Nefertiti-v0", 1e6 / best["env"] - 1e6 / best["floor"],
              "{:>12.1f}")

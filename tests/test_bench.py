@@ -7,8 +7,17 @@ from nefertiti_cli import main
 
 
 def _figures(out: str) -> dict[str, float]:
-    return {name.strip(): float(value.replace(",", ""))
-            for name, value in (line.strip().rsplit(None, 1) for line in out.splitlines() if line.startswith("  "))}
+    """The numbers of the report by name; a ratio timed in turns is followed by its 95% interval, which
+    appears under "<ratio's name>, 95% interval" as (low, high)."""
+    figures, last = {}, None
+    for line in out.splitlines():
+        if line.strip().startswith("95% interval"):
+            low, high = line.rsplit("[", 1)[1].rstrip("]").split(", ")
+            figures[f"{last}, 95% interval"] = (float(low), float(high))
+        elif line.startswith("  "):
+            last, value = line.strip().rsplit(None, 1)
+            figures[last] = float(value.replace(",", ""))
+    return figures
 
 
 def test_bench_reports_every_figure_and_the_ratios(capsys):
@@ -34,6 +43,10 @@ def test_bench_reports_every_figure_and_the_ratios(capsys):
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
     assert f["ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s"] > 0
     assert f["ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"] > 1     # 1.4-1.9x in every run
+    for ratio in ("ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s",
+                  "ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"):
+        low, high = f[f"{ratio}, 95% interval"]
+        assert low <= f[ratio] <= high, (low, f[ratio], high)          # printed to 2 decimals, as the ratio
     assert f["us per decision beyond the floor, in turns: Nefertiti-v0"] \
         < f["us per decision beyond the floor, in turns: connect four"]    # both from the same floor
     assert "start-up" not in out
@@ -82,9 +95,10 @@ def test_random_legal_draws_each_rows_legal_actions_uniformly():
         assert chisquare(counts).pvalue > 1e-3, counts
 
 
-def test_interleaved_rates_time_each_play_in_turns():
-    """Two plays whose decisions cost 1 and 3 units of CPU work: their rates, timed in turns, stand 3:1."""
-    from nefertiti_cli.bench import interleaved_rates
+def test_timed_in_turns_gives_each_plays_rate_and_the_ratios_interval():
+    """Two plays whose decisions cost 1 and 3 units of CPU work: timed in turns, their rates stand 3:1,
+    inside a bootstrap interval that holds the ratio and is not empty."""
+    from nefertiti_cli.bench import timed_in_turns
 
     def work(units):
         def play():
@@ -92,6 +106,10 @@ def test_interleaved_rates_time_each_play_in_turns():
             return 1
         return play
 
-    rates = interleaved_rates({"cheap": work(1), "dear": work(3)}, seconds=0.6, slice_seconds=0.1)
-    assert set(rates) == {"cheap", "dear"}
-    assert 2.2 < rates["cheap"] / rates["dear"] < 3.8, rates
+    turns = timed_in_turns({"cheap": work(1), "dear": work(3)}, seconds=0.6, slice_seconds=0.1)
+    assert set(turns.decisions) == set(turns.seconds) == {"cheap", "dear"}
+    assert len(turns.seconds["cheap"]) == 6 and (turns.seconds["dear"] >= 0.1).all()
+    ratio = turns.ratio("cheap", "dear")
+    assert ratio == turns.rate("cheap") / turns.rate("dear") and 2.2 < ratio < 3.8, ratio
+    low, high = turns.interval("cheap", "dear")
+    assert low <= ratio <= high and low < high, (low, ratio, high)
