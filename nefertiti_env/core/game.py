@@ -337,10 +337,11 @@ class NefertitiGame:
         return step.final_scores(self.R, self.S)[: self.num_players]
 
     def winners(self) -> list[int]:
-        """Seats with most points, ties broken by Deben; several seats share a win."""
-        scores, money = self.scores(), self.money[:self.num_players]
-        tied = np.flatnonzero(scores == scores.max())
-        return tied[money[tied] == money[tied].max()].tolist()
+        """Seats with most points, ties broken by Deben; several seats share a win (`step.win_signs`,
+        which `returns()` gives once the game is over)."""
+        signs = np.empty(self.num_players, dtype=np.float32)
+        step.win_signs(self.S, self.scores(), signs)
+        return np.flatnonzero(signs == 1).tolist()
 
     def returns(self) -> np.ndarray:
         """+1 for a winner, -1 for every other seat once ended by the rules; zeros before and when truncated

@@ -12,6 +12,7 @@ from numba import njit
 from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
+from .entry import shared
 from .setup import new_game
 
 
@@ -68,15 +69,11 @@ def final_scores(R, S) -> np.ndarray:
     return scores
 
 
-@njit(cache=True)
-def returns(R, S, scores, out) -> None:
-    """out[:players] = +1 for a winner (most points in `scores`, the game's `final_scores`, ties by
-    most Deben, shared), -1 for the others once the game ended by its rules; zeros before and when
-    truncated."""
+@shared
+def win_signs(S, scores, out) -> None:
+    """out[:players] = +1 for a seat with most points in `scores` (ties broken by most Deben; seats still
+    tied share the win), -1 for the others: the winners if the game ended now (docs/rules.md §5.3, §9.20)."""
     n = S[L.NUM_PLAYERS]
-    out[:n] = 0
-    if S[L.PHASE] != L.PH_OVER:
-        return
     best, money = scores[0], -1
     for p in range(n):
         best = max(best, scores[p])
@@ -85,6 +82,16 @@ def returns(R, S, scores, out) -> None:
             money = max(money, S[L.MONEY + p])
     for p in range(n):
         out[p] = 1 if scores[p] == best and S[L.MONEY + p] == money else -1
+
+
+@njit(cache=True)
+def returns(R, S, scores, out) -> None:
+    """out[:players] = `win_signs` of `scores` (the game's `final_scores`) once the game ended by its
+    rules; zeros before and when truncated."""
+    if S[L.PHASE] == L.PH_OVER:
+        win_signs(S, scores, out)
+    else:
+        out[:S[L.NUM_PLAYERS]] = 0
 
 
 @njit(cache=True)
