@@ -344,7 +344,7 @@ def _best_action(*args) -> int:
     arguments cost about 0.6 us a decision). Only `HeuristicBot.act` calls it, with a game's int64 arrays
     and the bot's own."""
     global _best_action
-    _best_action = typed_entry(best_action, *args)
+    _best_action = typed_entry(best_action, *args, what="the heuristic bots")
     return _best_action(*args)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 
 import numpy as np
 import numba
@@ -25,7 +26,7 @@ from .core import actions as A
 from .core.engine import layout as L
 from .core.engine import setup as engine_setup
 from .core.engine import step
-from .core.engine.entry import kernel
+from .core.engine.entry import compile_notice, kernel
 from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
 from .encoding import observation_version
 from .encoding.observation import observe_batch
@@ -190,10 +191,11 @@ def in_threads(kernel, n: int, chunks: int, *args) -> None:
     time (docs/speed.md)."""
     size = -(-n // chunks)
     runs = [(c * size, min(n, (c + 1) * size)) for c in range(chunks)]
-    others = [_pool().submit(kernel, *args, lo, hi) for lo, hi in runs[1:]]
-    kernel(*args, *runs[0])
-    for run in others:
-        run.result()
+    with compile_notice("the batched engine") if not kernel.overloads else nullcontext():  # its first call
+        others = [_pool().submit(kernel, *args, lo, hi) for lo, hi in runs[1:]]
+        kernel(*args, *runs[0])
+        for run in others:
+            run.result()
 
 
 _POOL: dict[int, ThreadPoolExecutor] = {}

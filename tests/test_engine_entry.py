@@ -37,3 +37,16 @@ def test_an_engine_kernel_called_from_python_gives_the_compiled_answer():
     values = [[board.kind_value(g.R, g.S, p, k) for k in range(g.rules.num_kinds)] for p in range(4)]
     assert values == [[_kind_value_compiled(g.R, g.S, p, k) for k in range(g.rules.num_kinds)] for p in range(4)]
     assert any(v > 0 for row in values for v in row)
+
+
+def test_a_long_compile_is_announced_on_stderr_and_a_short_one_is_not(capsys):
+    """A first run compiles for a minute or so (docs/speed.md): past `after` seconds, stderr says what compiles."""
+    import time
+
+    with entry.compile_notice("the slow part", after=0.05):
+        time.sleep(0.3)
+    with entry.compile_notice("the quick part", after=0.3):
+        pass
+    time.sleep(0.4)                        # the quick part's timer would have fired by now
+    err = capsys.readouterr().err
+    assert "nefertiti: compiling the slow part for this machine" in err and "quick part" not in err, err

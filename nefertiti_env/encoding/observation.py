@@ -516,7 +516,7 @@ def _encode(*args) -> None:
     arguments cost about 1 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan,
     whose tables all have the same types (`_build_plan`)."""
     global _encode
-    _encode = typed_entry(_observe, *args)
+    _encode = typed_entry(_observe, *args, what="the observation encoder")
     return _encode(*args)
 
 

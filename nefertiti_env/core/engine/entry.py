@@ -1,7 +1,11 @@
-"""How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python."""
+"""How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
+`compile_notice` to say so when a first run compiles."""
 from __future__ import annotations
 
+import sys
+import threading
 import types
+from contextlib import contextmanager
 
 import numba
 from numba.core.types import unliteral
@@ -63,11 +67,29 @@ def kernel(fn):
     return dispatcher
 
 
-def typed_entry(dispatcher, *args):
+@contextmanager
+def compile_notice(what: str, after: float = 3.0):
+    """Say on stderr that `what` is being compiled if the block still runs `after` seconds on: numba
+    compiles the engine on its first use after an install or an edit (about a minute of CPU on the
+    2-core machine, docs/speed.md) without a word, and later runs load it from its cache in seconds."""
+    timer = threading.Timer(after, lambda: print(
+        f"nefertiti: compiling {what} for this machine (numba; the first run after an install or an edit "
+        "takes a minute or so, later runs load it from the cache)", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def typed_entry(dispatcher, *args, what: str):
     """`dispatcher` (an `@njit` kernel) compiled (or loaded from the cache) for the types of `args`, as
     a function that skips numba's dispatch: a dispatcher checks the type of every argument on every
     call, about 0.1 us each, which cost the facade's per-decision calls more than their Python
     around them. The caller
     must pass arguments of exactly these types ever after: a wrong one is not detected (an int64
-    array is read as one whatever it is), so use it only where the caller made the arrays."""
-    return dispatcher.compile(tuple(numba.typeof(arg) for arg in args))
+    array is read as one whatever it is), so use it only where the caller made the arrays.
+    `what` names the compiled code in `compile_notice`'s message."""
+    with compile_notice(what):
+        return dispatcher.compile(tuple(numba.typeof(arg) for arg in args))
