@@ -184,14 +184,14 @@ def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
     return games - started
 
 
-def in_threads(kernel, n: int, chunks: int, *args) -> None:
+def in_threads(kernel, n: int, chunks: int, *args, what: str = "the batched engine") -> None:
     """kernel(*args, lo, hi) on `chunks` runs of the rows 0..n-1 at once: the first in this thread,
     the others in a pool's. The kernels release the GIL (numba's nogil), so the runs use the cores;
     numba's own parallel kernels (prange) did the same but took over half of the first run's compile
-    time (docs/speed.md)."""
+    time (docs/speed.md). `what` names the kernel in `compile_notice`'s message if its first call compiles."""
     size = -(-n // chunks)
     runs = [(c * size, min(n, (c + 1) * size)) for c in range(chunks)]
-    with compile_notice("the batched engine") if not kernel.overloads else nullcontext():  # its first call
+    with compile_notice(what) if not kernel.overloads else nullcontext():       # its first call
         others = [_pool().submit(kernel, *args, lo, hi) for lo, hi in runs[1:]]
         kernel(*args, *runs[0])
         for run in others:

@@ -70,4 +70,4 @@ def play_bots(R, rows, active, learner, G, W, samples, depth) -> None:
     """`play_bot_rows` over all rows, on every thread as soon as two games wait (a bot's move costs far
     more than waking a thread; `vector.in_threads`)."""
     chunks = max(1, min(numba.get_num_threads(), int(active.sum())))
-    in_threads(play_bot_rows, len(rows), chunks, R, rows, active, learner, G, W, samples, depth)
+    in_threads(play_bot_rows, len(rows), chunks, R, rows, active, learner, G, W, samples, depth, what="the bot tables")
