@@ -67,14 +67,20 @@ def kernel(fn):
     return dispatcher
 
 
+def _say(message: str) -> None:
+    """`message` on stderr, on a line of its own even when a progress bar is being drawn there (the
+    training's evaluation draws one while its worker processes compile)."""
+    print(f"\n{message}", file=sys.stderr, flush=True)
+
+
 @contextmanager
 def compile_notice(what: str, after: float = 3.0):
     """Say on stderr that `what` is being compiled if the block still runs `after` seconds on: numba
     compiles the engine on its first use after an install or an edit (about a minute of CPU on the
     2-core machine, docs/speed.md) without a word, and later runs load it from its cache in seconds."""
-    timer = threading.Timer(after, lambda: print(
-        f"nefertiti: compiling {what} for this machine (numba; the first run after an install or an edit "
-        "takes a minute or so, later runs load it from the cache)", file=sys.stderr, flush=True))
+    timer = threading.Timer(after, _say, [f"nefertiti: compiling {what} for this machine (numba; the first run "
+                                          "after an install or an edit takes a minute or so, later runs load it "
+                                          "from the cache)"])
     timer.daemon = True
     timer.start()
     try:
