@@ -33,14 +33,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 
 import numpy as np
 from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.entry import compile_notice
+from nefertiti_env.core.engine.entry import first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
@@ -158,7 +157,7 @@ class MCTSBot(Agent):
     def _run(self, game, seat: int, iterations: int) -> None:
         tree = self._tree
         tree.reserve(iterations)
-        with compile_notice("the MCTS bot") if not iterate.overloads else nullcontext():     # its first call
+        with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
                                 tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
                                 self._buffers, self._bonus, self._X)

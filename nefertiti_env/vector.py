@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 
 import numpy as np
 import numba
@@ -26,7 +25,7 @@ from .core import actions as A
 from .core.engine import layout as L
 from .core.engine import setup as engine_setup
 from .core.engine import step
-from .core.engine.entry import compile_notice, kernel
+from .core.engine.entry import first_call_notice, kernel
 from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
 from .encoding import observation_version
 from .encoding.observation import observe_batch
@@ -191,7 +190,7 @@ def in_threads(kernel, n: int, chunks: int, *args, what: str = "the batched engi
     time (docs/speed.md). `what` names the kernel in `compile_notice`'s message if its first call compiles."""
     size = -(-n // chunks)
     runs = [(c * size, min(n, (c + 1) * size)) for c in range(chunks)]
-    with compile_notice(what) if not kernel.overloads else nullcontext():       # its first call
+    with first_call_notice(kernel, what):
         others = [_pool().submit(kernel, *args, lo, hi) for lo, hi in runs[1:]]
         kernel(*args, *runs[0])
         for run in others:

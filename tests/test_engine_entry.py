@@ -50,3 +50,15 @@ def test_a_long_compile_is_announced_on_stderr_and_a_short_one_is_not(capsys):
     time.sleep(0.4)                        # the quick part's timer would have fired by now
     err = capsys.readouterr().err
     assert "nefertiti: compiling the slow part for this machine" in err and "quick part" not in err, err
+
+
+def test_only_a_kernels_first_call_is_watched_for_a_compile():
+    from contextlib import nullcontext
+
+    @njit
+    def double(x):
+        return 2 * x
+
+    assert not isinstance(entry.first_call_notice(double, "double"), nullcontext)    # no machine code yet
+    assert double(3) == 6
+    assert isinstance(entry.first_call_notice(double, "double"), nullcontext)

@@ -1,11 +1,11 @@
 """How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
-`compile_notice` to say so when a first run compiles."""
+`compile_notice` and `first_call_notice` to say so when a first run compiles."""
 from __future__ import annotations
 
 import sys
 import threading
 import types
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numba
 from numba.core.types import unliteral
@@ -87,6 +87,12 @@ def compile_notice(what: str, after: float = 3.0):
         yield
     finally:
         timer.cancel()
+
+
+def first_call_notice(dispatcher, what: str):
+    """`compile_notice(what)` around a call of `dispatcher` that may be its first (no machine code yet,
+    neither compiled nor loaded from the cache); nothing around the later ones."""
+    return nullcontext() if dispatcher.overloads else compile_notice(what)
 
 
 def typed_entry(dispatcher, *args, what: str):
