@@ -86,11 +86,10 @@ def legal(R, S, mask) -> None:
     """Legal actions of PH_TURN, PH_PLACE, PH_SECOND and PH_TUTOR into `mask`."""
     ph, p = S[L.PHASE], S[L.ACTOR]
     if ph == L.PH_TURN or ph == L.PH_PLACE:
-        if S[L.SERVANTS + p] > 0:
+        if S[L.SERVANTS + p] > 0:        # every square written, 0 or 1: a branch per square mispredicted often
             for m in range(NUM_MARKETS):
                 for v in range(NUM_BIDS):
-                    if is_free(R, S, m, v):
-                        mask[A.PLACE + m * NUM_BIDS + v] = 1
+                    mask[A.PLACE + m * NUM_BIDS + v] = is_free(R, S, m, v)
         else:
             markets = np.empty(MEMPHIS, np.int64)
             for i in range(closable(S, p, markets)):
@@ -102,8 +101,7 @@ def legal(R, S, mask) -> None:
     elif ph == L.PH_SECOND:          # the Head Priest's extra servant never goes to Memphis
         for m in range(MEMPHIS):
             for v in range(NUM_BIDS):
-                if is_free(R, S, m, v):
-                    mask[A.PLACE + m * NUM_BIDS + v] = 1
+                mask[A.PLACE + m * NUM_BIDS + v] = is_free(R, S, m, v)
     else:                            # PH_TUTOR
         squares = np.empty(NUM_MARKETS * NUM_BIDS, np.int64)
         for i in range(tutor_squares(R, S, squares)):
