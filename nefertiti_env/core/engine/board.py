@@ -40,12 +40,17 @@ def gift_places(R, S, m, out) -> int:
 
 
 @kernel
+def is_gift(R, S, m, k) -> bool:
+    """A face-up gift lies in place k above market m (the Roaming Thief card is no gift)."""
+    c = S[L.SLOTS + m * MAX_SLOTS + k]
+    return c >= 0 and c != kind_roaming(R) and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0
+
+
+@kernel
 def has_gift(R, S, m, lower_only) -> bool:
     """Is there a face-up gift above market m (in the lower row only, if `lower_only`)?"""
-    roaming = kind_roaming(R)
     for k in range(1 if lower_only else 0, MAX_SLOTS):
-        c = S[L.SLOTS + m * MAX_SLOTS + k]
-        if c >= 0 and c != roaming and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+        if is_gift(R, S, m, k):
             return True
     return False
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from .. import actions as A
 from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS
 from . import layout as L
-from .board import discard, has_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, type_bonus, \
-    type_items, type_values
+from .board import discard, has_gift, is_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, \
+    type_bonus, type_items, type_values
 from .entry import kernel
 
 # power -> {parameter: type}; every parameter is required (checked by the ruleset loader)
@@ -74,13 +74,6 @@ def _sel_set(S, value) -> None:
 @kernel
 def _owned(S, o, k) -> int:
     return S[L.OWNED + o * MAX_KINDS + k]
-
-
-@kernel
-def _is_gift(R, S, m, k) -> bool:
-    """A face-up gift lies in place k above market m (the Roaming Thief card is no gift)."""
-    c = S[L.SLOTS + m * MAX_SLOTS + k]
-    return c >= 0 and c != kind_roaming(R) and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0
 
 
 @kernel
@@ -306,7 +299,7 @@ def _thief_legal(R, S, mask) -> None:
     else:
         m = _sel(S, 0)
         for k in range(1, MAX_SLOTS):
-            if _is_gift(R, S, m, k):
+            if is_gift(R, S, m, k):
                 mask[A.CARD + k] = 1
 
 
@@ -439,7 +432,7 @@ def _oracle_private(S) -> bool:
 def _beggar_legal(R, S, mask) -> None:
     m = S[L.CHAR_STEP]
     for k in range(MAX_SLOTS):
-        if _is_gift(R, S, m, k):
+        if is_gift(R, S, m, k):
             mask[A.CARD + k] = 1
     if S[L.RESERVE + m] > 0:
         mask[A.TAKE_DEBEN] = 1
@@ -489,7 +482,7 @@ def _lowest_value(R, S, m) -> int:
     """The lowest maximum value of market m's face-up gifts."""
     low = -1
     for k in range(MAX_SLOTS):
-        if _is_gift(R, S, m, k):
+        if is_gift(R, S, m, k):
             v = R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]]
             if low < 0 or v < low:
                 low = v
@@ -506,7 +499,7 @@ def _roaming_legal(R, S, mask) -> None:
         m = _sel(S, 1)
         low = _lowest_value(R, S, m)
         for k in range(MAX_SLOTS):
-            if _is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] == low:
+            if is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] == low:
                 mask[A.CARD + k] = 1
 
 
@@ -530,7 +523,7 @@ TRADER_GIVE, TRADER_MARKET, TRADER_CARD = range(3)
 @kernel
 def _affordable(R, S, p, value, m, k) -> bool:
     """May p take the gift in place k of market m for a gift of maximum value `value`?"""
-    return _is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] <= value + S[L.MONEY + p]
+    return is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] <= value + S[L.MONEY + p]
 
 
 @kernel
