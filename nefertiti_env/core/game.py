@@ -434,8 +434,10 @@ def _decide(R, W, action, known) -> int:
 
 
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:
-    """The rules array of this ruleset and option set, built once per ruleset object."""
-    key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
+    """The rules array of this ruleset and option set, built once per ruleset object (found by the
+    options' values: a key built item by item over the dict took a third of a new game's set-up)."""
+    key = tuple(options.values()) if isinstance(options["characters"], str) else \
+        tuple(tuple(v) if isinstance(v, list) else v for v in options.values())
     cache = rs.__dict__.setdefault("_rules_arrays", {})
     if key not in cache:
         cache[key] = rules_array(rs, **options)
