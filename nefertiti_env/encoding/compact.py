@@ -24,7 +24,7 @@ import numpy as np
 from ..core.limits import MAX_SLOTS, NUM_MARKETS, SYMBOL_CODES
 from ..core.ruleset import Ruleset
 from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SLICES, \
-    BatchPlan, Plan, block_slices, encode, observation_high, seat_plan, stack_plans
+    BatchPlan, Plan, block_slices, encode, make_plan, observation_high, seat_plan, stack_plans
 
 DROPPED = ("market_squares",)
 FOLDED = {"market_cards": "card in the place: (kind + 1) / 26, Roaming Thief 26 / 26, empty 0",
@@ -81,25 +81,25 @@ assert np.array_equal(TARGET[_KEPT_LINEAR], np.arange(_KEPT_LINEAR.size))
 _PLANS: dict[int, tuple[Plan, Plan]] = {}
 
 
-def _plan(game, seat: int) -> Plan:
+def plan_v1(game, seat: int) -> Plan:
     """v0's tables of the observer with every entry moved to its v1 entry (cached per v0 plan)."""
     v0 = seat_plan(game, seat)
     entry = _PLANS.get(id(v0))
     if entry is None or entry[0] is not v0:
-        plan = v0._replace(src=v0.src[_KEPT_LINEAR], a=v0.a[_KEPT_LINEAR], b=v0.b[_KEPT_LINEAR],
-                           lit=TARGET[v0.lit], lit_value=VALUE[v0.lit], face_down=TARGET[v0.face_down], size=V1_SIZE)
+        plan = make_plan(v0.src[_KEPT_LINEAR], v0.a[_KEPT_LINEAR], v0.b[_KEPT_LINEAR], v0.ind_src, v0.ind_offset,
+                         TARGET[v0.lit], VALUE[v0.lit], TARGET[v0.face_down], V1_SIZE, v0.relative)
         entry = _PLANS[id(v0)] = (v0, plan)
     return entry[1]
 
 
 def observe_v1(game, seat: int) -> np.ndarray:
     """float32[V1_SIZE]: the compact observation of `seat` (layout in V1_BLOCKS and docs/observation.md)."""
-    return encode(game, seat, _plan(game, seat))
+    return encode(game, seat, plan_v1(game, seat))
 
 
 def batch_plan_v1(game) -> BatchPlan:
     """v1's tables of every seat of `game`'s (ruleset, player count), for `observation.observe_rows`."""
-    return stack_plans([_plan(game, seat) for seat in range(game.num_players)])
+    return stack_plans([plan_v1(game, seat) for seat in range(game.num_players)])
 
 
 def observation_v1_high(rules: Ruleset) -> np.ndarray:

@@ -234,16 +234,52 @@ def state_vector(R, S, seat, vec):
 
 
 class Plan(NamedTuple):
-    src: np.ndarray           # [LINEAR] position of each linear entry's number in the state vector
-    a: np.ndarray             # [LINEAR] linear entries: a + b * number
-    b: np.ndarray
-    ind_src: np.ndarray       # [S] state positions of the numbers indicator entries look at
-    ind_offset: np.ndarray    # [S] row start in `lit` minus _LOWEST
-    lit: np.ndarray           # [S * _WIDTH] the entry number S sets when it has value v (`size`: none)
-    lit_value: np.ndarray     # [S * _WIDTH] the value it sets there: 1 for one-hots (v1 also writes codes)
-    face_down: np.ndarray     # [market * place] the entry a face-down card sets to 1
+    """An observer's tables, packed into one int64 and one float32 array (`make_plan`; the tables are
+    views of them): each array a compiled call from Python takes is unboxed on every call, and in the
+    AEC env's loop the eleven tables cost about 5 us a decision more than two (docs/speed.md, ninth pass)."""
+    ints: np.ndarray          # the table lengths (_PLAN_HEADER), then src, ind_src, ind_offset, lit, face_down
+    floats: np.ndarray        # a, b, lit_value
     size: int                 # entries of the vector
     relative: np.ndarray      # [owner] its seat row as seen by the observer
+
+    # [LINEAR] src: position of each linear entry's number in the state vector; a, b: the entry is a + b * number.
+    # [S] ind_src: state positions of the numbers indicator entries look at; ind_offset: row start in `lit`
+    # minus _LOWEST. [S * _WIDTH] lit: the entry number S sets when it has value v (`size`: none); lit_value:
+    # the value it sets there (1 for one-hots; v1 also writes codes). [market * place] face_down: the entry
+    # a face-down card sets to 1.
+    src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[0])
+    a = property(lambda self: plan_tables.py_func(self.ints, self.floats)[1])
+    b = property(lambda self: plan_tables.py_func(self.ints, self.floats)[2])
+    ind_src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[3])
+    ind_offset = property(lambda self: plan_tables.py_func(self.ints, self.floats)[4])
+    lit = property(lambda self: plan_tables.py_func(self.ints, self.floats)[5])
+    lit_value = property(lambda self: plan_tables.py_func(self.ints, self.floats)[6])
+    face_down = property(lambda self: plan_tables.py_func(self.ints, self.floats)[7])
+
+
+_PLAN_HEADER = 3                 # a Plan's `ints` start with the lengths of src, ind_src and lit
+
+
+def make_plan(src, a, b, ind_src, ind_offset, lit, lit_value, face_down, size: int, relative) -> Plan:
+    """The Plan of these tables (described in `Plan`), packed."""
+    if not len(src) == len(a) == len(b) or len(ind_src) != len(ind_offset) or len(lit) != len(lit_value):
+        raise ValueError("a plan's src, a and b, its ind_src and ind_offset, and its lit and lit_value must "
+                         "have the same lengths")
+    ints = np.concatenate([[len(src), len(ind_src), len(lit)], src, ind_src, ind_offset, lit, face_down])
+    return Plan(ints.astype(np.int64), np.concatenate([a, b, lit_value]).astype(np.float32), int(size),
+                np.asarray(relative))
+
+
+@kernel
+def plan_tables(ints, floats):
+    """A packed Plan's tables as views: src, a, b, ind_src, ind_offset, lit, lit_value, face_down (the
+    properties of `Plan` call it as plain Python)."""
+    n_src, n_ind, n_lit = ints[0], ints[1], ints[2]
+    at = _PLAN_HEADER
+    src, ind_src = ints[at:at + n_src], ints[at + n_src:at + n_src + n_ind]
+    at += n_src + n_ind
+    ind_offset, lit, face_down = ints[at:at + n_ind], ints[at + n_ind:at + n_ind + n_lit], ints[at + n_ind + n_lit:]
+    return src, floats[:n_src], floats[n_src:2 * n_src], ind_src, ind_offset, lit, floats[2 * n_src:], face_down
 
 
 # Values an indicator's number can take: _NONE up to the largest card code, piece or index.
@@ -342,8 +378,8 @@ def _build_plan(rules, n: int, seat: int) -> Plan:
         assert lit[row[source], equals - _LOWEST] == OBS_SIZE, "two entries lit by one value"
         lit[row[source], equals - _LOWEST] = entry
     offset = np.arange(len(sources)) * _WIDTH - _LOWEST
-    return Plan(src, a, b, np.array(sources), offset, lit.ravel(), np.ones(lit.size, np.float32), FACE_DOWN_ENTRIES,
-                 OBS_SIZE, relative)
+    return make_plan(src, a, b, np.array(sources), offset, lit.ravel(), np.ones(lit.size, np.float32),
+                     FACE_DOWN_ENTRIES, OBS_SIZE, relative)
 
 
 # The face-down column of every card place; a face-down gift also lights its kind (every seat saw it turned).
@@ -465,8 +501,9 @@ def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_
 
 
 @njit(cache=True)
-def _observe(R, S, seat, src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries, out):
-    """out = the observation vector of `seat` in the game (R, S), laid out by a Plan's tables."""
+def _observe(R, S, seat, ints, floats, out):
+    """out = the observation vector of `seat` in the game (R, S), laid out by a Plan's packed tables."""
+    src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries = plan_tables(ints, floats)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     state_vector(R, S, seat, vec)
     _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries,
@@ -500,21 +537,21 @@ def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: Bat
     return out
 
 
-_OBSERVE_ARGS = Plan._fields.index("face_down") + 1     # a Plan's first fields are `_observe`'s arguments after seat
+_FLOAT32 = np.dtype(np.float32)         # np.empty with a dtype object: 0.1 us less than with the type
 
 
 def encode(game, seat: int, plan: Plan) -> np.ndarray:
     """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's). The array is
     made here: numba's allocation and boxing of a returned one cost twice numpy's (about 0.7 us)."""
-    out = np.empty(plan.size, dtype=np.float32)
-    _encode(game.R, game.S, seat, *plan[:_OBSERVE_ARGS], out)       # a tuple slice: cheaper than 8 field reads
+    out = np.empty(plan.size, dtype=_FLOAT32)
+    _encode(game.R, game.S, seat, plan.ints, plan.floats, out)
     return out
 
 
 def _encode(*args) -> None:
-    """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch on its twelve
-    arguments cost about 1 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan,
-    whose tables all have the same types (`_build_plan`)."""
+    """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch on its six
+    arguments cost about 0.5 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan's
+    packed tables, whose types are always the same (`make_plan`)."""
     global _encode
     _encode = typed_entry(_observe, *args, what="the observation encoder")
     return _encode(*args)

@@ -34,6 +34,7 @@ from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
 from ..encoding import global_state, observation_version, state_high
+from ..encoding.observation import encode
 from .render import board_text
 
 REWARDS = ("win_loss", "rank", "score_diff")
@@ -87,7 +88,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
         self.reward = reward
         self.encoder = observation_version(observation)
-        self._observe = self.encoder.observe
+        self._plans_of, self._plans = None, []      # the encoder's tables per seat, for one rules array
         self.render_mode = render_mode
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.game = NefertitiGame(seed=0, **self._game_args)      # checks the options now; reset() replaces it
@@ -131,8 +132,10 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         game, seat = self.game, self._seat[agent]
+        if game.R is not self._plans_of:       # kept per env: the encoder's cache lookup per call cost 4 us in a loop
+            self._plans_of, self._plans = game.R, [self.encoder.plan(game, s) for s in range(game.num_players)]
         mask = game.legal_action_mask(writable=True) if seat == game.current_player else np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": self._observe(game, seat), "action_mask": mask}
+        return {"observation": encode(game, seat, self._plans[seat]), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics: everything, hidden deck order included
