@@ -12,7 +12,7 @@ from conftest import play_random
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.encoding import OBSERVATIONS
-from nefertiti_env.encoding.observation import SLICES, VECTOR_SIZE, observe_rows, state_vector
+from nefertiti_env.encoding.observation import SLICES, VECTOR_SIZE, make_plan, observe_rows, state_vector
 
 ORACLE_AND_BEGGAR = ["oracle", "beggar", "roaming_thief", "trader", "merchant", "thief"]
 # (players, memphis, characters, setup, max_decisions, what the games must show)
@@ -86,3 +86,19 @@ def test_batch_rejects_seats_outside_the_plan():
         observe_rows(g.R, g.S[None], np.array([3]), plan)
     with pytest.raises(ValueError, match="one seat each"):
         observe_rows(g.R, g.S[None], np.array([0, 1]), plan)
+
+
+def test_a_plan_packs_its_tables_and_gives_them_back():
+    """`make_plan` packs the eleven tables into two arrays (what the compiled call takes); the Plan's
+    tables are those arrays' views, equal to what went in; tables of unequal lengths are refused."""
+    src, a, b = np.array([3, 1]), np.array([0.5, 0.0]), np.array([1.0, 2.0])
+    ind_src, ind_offset = np.array([7]), np.array([-2])
+    lit, lit_value, face_down = np.array([4, 9, 5]), np.array([1.0, 0.25, 1.0]), np.array([6, 8])
+    plan = make_plan(src, a, b, ind_src, ind_offset, lit, lit_value, face_down, 10, np.arange(6))
+    assert (plan.ints.dtype, plan.floats.dtype, plan.size) == (np.int64, np.float32, 10)
+    for got, sent in zip((plan.src, plan.a, plan.b, plan.ind_src, plan.ind_offset, plan.lit, plan.lit_value,
+                          plan.face_down), (src, a, b, ind_src, ind_offset, lit, lit_value, face_down)):
+        assert np.array_equal(got, sent)
+    assert np.shares_memory(plan.lit, plan.ints) and np.shares_memory(plan.lit_value, plan.floats)
+    with pytest.raises(ValueError, match="same lengths"):
+        make_plan(src, a[:1], b, ind_src, ind_offset, lit, lit_value, face_down, 10, np.arange(6))

@@ -235,8 +235,8 @@ def state_vector(R, S, seat, vec):
 
 class Plan(NamedTuple):
     """An observer's tables, packed into one int64 and one float32 array (`make_plan`; the tables are
-    views of them): each array a compiled call from Python takes is unboxed on every call, and in the
-    AEC env's loop the eleven tables cost about 5 us a decision more than two (docs/speed.md, ninth pass)."""
+    views of them): a compiled call from Python unboxes each array it takes, every call, and with the
+    eleven tables as arguments the AEC env's loop ran 1-4% slower (docs/speed.md, ninth pass)."""
     ints: np.ndarray          # the table lengths (_PLAN_HEADER), then src, ind_src, ind_offset, lit, face_down
     floats: np.ndarray        # a, b, lit_value
     size: int                 # entries of the vector
