@@ -24,7 +24,7 @@ import numpy as np
 from ..core.limits import MAX_SLOTS, NUM_MARKETS, SYMBOL_CODES
 from ..core.ruleset import Ruleset
 from .observation import BLOCKS, FACE_DOWN_ENTRIES, INDICATOR_BLOCKS, LINEAR, LINEAR_BLOCKS, OBS_SIZE, SLICES, \
-    BatchPlan, Plan, block_slices, encode, make_plan, observation_high, seat_plan, stack_plans
+    Plan, block_slices, encode, make_plan, observation_high, seat_plan
 
 DROPPED = ("market_squares",)
 FOLDED = {"market_cards": "card in the place: (kind + 1) / 26, Roaming Thief 26 / 26, empty 0",
@@ -95,11 +95,6 @@ def plan_v1(game, seat: int) -> Plan:
 def observe_v1(game, seat: int) -> np.ndarray:
     """float32[V1_SIZE]: the compact observation of `seat` (layout in V1_BLOCKS and docs/observation.md)."""
     return encode(game, seat, plan_v1(game, seat))
-
-
-def batch_plan_v1(game) -> BatchPlan:
-    """v1's tables of every seat of `game`'s (ruleset, player count), for `observation.observe_rows`."""
-    return stack_plans([plan_v1(game, seat) for seat in range(game.num_players)])
 
 
 def observation_v1_high(rules: Ruleset) -> np.ndarray:

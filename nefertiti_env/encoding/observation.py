@@ -435,11 +435,6 @@ def stack_plans(plans) -> BatchPlan:
     return entry[1]
 
 
-def batch_plan(game) -> BatchPlan:
-    """v0's tables of every seat of `game`'s (ruleset, player count), for `observe_batch`."""
-    return stack_plans([seat_plan(game, seat) for seat in range(game.num_players)])
-
-
 def _state(g, seat: int) -> np.ndarray:
     """The state vector of `g` as `seat` may see it."""
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)

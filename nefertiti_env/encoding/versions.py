@@ -5,20 +5,23 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .compact import V1_SIZE, batch_plan_v1, observation_v1_high, observe_v1, plan_v1
-from .observation import OBS_SIZE, BatchPlan, Plan, batch_plan, observation_high, observe, seat_plan
+from .compact import V1_SIZE, observation_v1_high, observe_v1, plan_v1
+from .observation import OBS_SIZE, BatchPlan, Plan, observation_high, observe, seat_plan, stack_plans
 
 
 class ObservationVersion(NamedTuple):
     size: int                                       # floats in the vector
     observe: Callable[..., np.ndarray]              # observe(game, seat) -> float32[size]
     high: Callable[..., np.ndarray]                 # high(rules) -> float32[size]: finite upper bounds
-    batch_plan: Callable[..., BatchPlan]            # batch_plan(game) -> the tables of `observation.observe_rows`
     plan: Callable[..., Plan]                       # plan(game, seat) -> its tables: observe = encode(game, seat, plan)
 
+    def batch_plan(self, game) -> BatchPlan:
+        """The tables of every seat of `game`'s (ruleset, player count) stacked, for `observation.observe_rows`."""
+        return stack_plans([self.plan(game, seat) for seat in range(game.num_players)])
 
-OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high, batch_plan, seat_plan),
-                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high, batch_plan_v1, plan_v1)}
+
+OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high, seat_plan),
+                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high, plan_v1)}
 
 
 def observation_version(name: str) -> ObservationVersion:
