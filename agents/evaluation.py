@@ -29,12 +29,11 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.extending import intrinsic
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.board import owner_score, value_table
+from nefertiti_env.core.engine.entry import borrow
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
@@ -524,23 +523,6 @@ def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
 
 
 # ---------------------------------------------------------------- work space
-@intrinsic
-def borrow(typingctx, arr):
-    """`arr` as a view that counts no references (its meminfo NULL). numba counts a reference in
-    and out of every call an array is passed to, with atomic operations: in the bots' small,
-    many calls that was a fifth of their time (perf). A kernel borrows its array arguments once
-    at its top (`borrowed`), never an array it owns itself: the caller holds those for the call."""
-    if not isinstance(arr, types.Array):
-        return None
-
-    def codegen(context, builder, signature, args):
-        view = context.make_array(arr)(context, builder, value=args[0])
-        view.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
-        view.parent = context.get_constant_null(types.pyobject)
-        return view._getvalue()
-    return arr(arr), codegen
-
-
 @njit(cache=True)
 def scratch(levels):
     """The work space of a decision, so that its hot loop allocates nothing: `levels` state rows

@@ -21,13 +21,13 @@ from numba import njit
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.closing import DICE_MATCH
-from nefertiti_env.core.engine.entry import typed_entry
+from nefertiti_env.core.engine.entry import borrow, typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, PH_TUTOR
 
 from .base import Agent
-from .evaluation import Weights, borrow, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
+from .evaluation import Weights, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
     seat_value_in, seat_value_near, settle_in
 
 

@@ -39,12 +39,12 @@ from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.entry import first_call_notice
+from nefertiti_env.core.engine.entry import borrow, first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
 from .base import Agent
-from .evaluation import Weights, clone_into, seat_value_of, quick_action, scratch, worth_into
+from .evaluation import Weights, borrowed, clone_into, seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
@@ -235,7 +235,9 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
     more), each on a fresh determinisation of S for `seat` copied into `g`; return the nodes used.
     bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
-    drawn at random, roll out, back the rewards up to the nodes on the path."""
+    drawn at random, roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
+    R, S, G, w, nodes, total, g = borrow(R), borrow(S), borrow(G), borrow(w), borrow(nodes), borrow(total), borrow(g)
+    buffers, bonus, X = borrow(buffers), borrow(bonus), borrowed(X)
     legal, untried, child = buffers[0], buffers[1], buffers[2]
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
     path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)

@@ -62,3 +62,16 @@ def test_only_a_kernels_first_call_is_watched_for_a_compile():
     assert not isinstance(entry.first_call_notice(double, "double"), nullcontext)    # no machine code yet
     assert double(3) == 6
     assert isinstance(entry.first_call_notice(double, "double"), nullcontext)
+
+
+@njit(cache=True)
+def _bump_borrowed(S, i):
+    """`_bump` (a kernel not inlined) on a borrowed view, then a read through the view and a slice of it."""
+    view = entry.borrow(S)
+    return _bump(view, i), view[i], view[i:][0]
+
+
+def test_a_borrowed_array_is_a_view_of_the_same_data():
+    S = np.arange(4, dtype=np.int64)
+    assert _bump_borrowed(S, 2) == (9, 3, 3) and S.tolist() == [0, 1, 3, 3]   # written through to the caller's
+    assert _bump_borrowed(S, 3) == (12, 4, 4) and S.tolist() == [0, 1, 3, 4]

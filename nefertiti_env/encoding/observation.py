@@ -40,7 +40,7 @@ from numba import njit
 
 from ..core import scoring
 from ..core.engine import layout as L
-from ..core.engine.entry import kernel, typed_entry
+from ..core.engine.entry import borrow, kernel, typed_entry
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
@@ -497,7 +497,9 @@ def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_
 
 @njit(cache=True)
 def _observe(R, S, seat, ints, floats, out):
-    """out = the observation vector of `seat` in the game (R, S), laid out by a Plan's packed tables."""
+    """out = the observation vector of `seat` in the game (R, S), laid out by a Plan's packed tables
+    (its arrays borrowed with `borrow`)."""
+    R, S, ints, floats, out = borrow(R), borrow(S), borrow(ints), borrow(floats), borrow(out)
     src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries = plan_tables(ints, floats)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     state_vector(R, S, seat, vec)
@@ -508,7 +510,10 @@ def _observe(R, S, seat, ints, floats, out):
 @njit(cache=True)
 def observe_batch(R, S_rows, seats, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, out):
     """out[i] = the observation of seats[i] in the game S_rows[i] (all under the rules R), laid out by the
-    stacked tables of a BatchPlan (row s: observer s)."""
+    stacked tables of a BatchPlan (row s: observer s; its arrays borrowed with `borrow`)."""
+    R, S_rows, src, a, b = borrow(R), borrow(S_rows), borrow(src), borrow(a), borrow(b)
+    ind_src, ind_offset, lit, lit_value = borrow(ind_src), borrow(ind_offset), borrow(lit), borrow(lit_value)
+    face_down_entries, out = borrow(face_down_entries), borrow(out)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     for i in range(S_rows.shape[0]):
         s, S = seats[i], S_rows[i]

@@ -1,5 +1,6 @@
 """How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
-`compile_notice` and `first_call_notice` to say so when a first run compiles."""
+`borrow` for the arrays a kernel Python calls hands down, `compile_notice` and `first_call_notice` to say
+so when a first run compiles."""
 from __future__ import annotations
 
 import sys
@@ -8,8 +9,10 @@ import types
 from contextlib import contextmanager, nullcontext
 
 import numba
+from numba.core import types as nbtypes
 from numba.core.types import unliteral
 from numba.core.registry import CPUDispatcher
+from numba.extending import intrinsic
 
 
 class _Shared(CPUDispatcher):
@@ -65,6 +68,26 @@ def kernel(fn):
         "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
     dispatcher.enable_caching()
     return dispatcher
+
+
+@intrinsic
+def borrow(typingctx, array):
+    """`array` as a view that counts no references (its meminfo NULL). numba counts a reference in and
+    out of every compiled call an array is passed to that it does not inline, each an atomic operation:
+    in the engine that was 37% of random play's time (docs/speed.md, tenth pass), in the bots a fifth of
+    theirs (docs/bots.md). A kernel that Python calls borrows its array arguments once at its top; never
+    an array it allocates itself, and never one it returns or stores: only the caller, which holds them
+    for the call, keeps their data alive."""
+    if not isinstance(array, nbtypes.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = context.get_constant_null(nbtypes.MemInfoPointer(nbtypes.voidptr))
+        view.parent = context.get_constant_null(nbtypes.pyobject)
+        return view._getvalue()
+
+    return array(array), codegen
 
 
 def _say(message: str) -> None:

@@ -12,7 +12,7 @@ from numba import njit
 from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
-from .entry import shared
+from .entry import borrow, shared
 from .setup import new_game
 
 
@@ -136,7 +136,8 @@ def decide(R, W, action, known) -> int:
     first deals a new game seeded `known` (`setup.new_game`), so the facade makes every call through
     one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it.
     It lists them with the inlined `legal_list_into`: the kernel `legal_list` would be one more library
-    that emits the whole legal-move tree again (about 1 s of the first run)."""
+    that emits the whole legal-move tree again (about 1 s of the first run). R and W are borrowed (`borrow`)."""
+    R, W = borrow(R), borrow(W)
     S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK]
     scratch = W[W_MASK:].view(np.int8)[:A.NUM_ACTIONS]
     seat = -1
