@@ -27,7 +27,7 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.vector import NefertitiVectorEnv
 
 from .bot_tables import bot_parameters, generator_words, play_bots
-from .config import RANDOM, SNAPSHOT
+from .opponents import RANDOM, SNAPSHOT
 from .snapshot_tables import SnapshotStack
 from .vec_env import MASKS
 

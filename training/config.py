@@ -22,9 +22,8 @@ from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
 from .bot_tables import seats_at_bot_tables
+from .opponents import RANDOM, SNAPSHOT
 
-SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
-RANDOM = "random"          # opponent kind: uniformly random legal moves
 Count = Annotated[Int, Field(ge=1)]
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from nefertiti_env.agents import Agent, make_bot
+from nefertiti_env.agents import Agent, make_bot, parse_spec
 from nefertiti_env.agents.ppo import PPOAgent
 
-from .config import SNAPSHOT
+SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
+RANDOM = "random"          # opponent kind: uniformly random legal moves
 
 
 class OpponentPool:
@@ -30,6 +31,9 @@ class OpponentPool:
     def __init__(self, weights: dict[str, float], snapshots=(), max_snapshots: int = 20,
                  snapshot_deterministic: bool = False, per_table: bool = False):
         self.kinds = list(weights)
+        for kind in self.kinds:              # a bad spec fails here, not at the first episode's draw
+            if kind != SNAPSHOT:
+                parse_spec(kind)
         total = float(sum(weights.values()))
         self.probs = np.array([weights[k] / total for k in self.kinds])
         self.max_snapshots = max_snapshots

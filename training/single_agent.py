@@ -19,7 +19,9 @@ from gymnasium import spaces
 
 from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
 from nefertiti_env.encoding import observation_version
-from nefertiti_env.env.aec import final_rewards
+from nefertiti_env.env.aec import REWARDS, final_rewards
+from nefertiti_env.env.options import RENDER_MODES, check_options, check_render_mode
+from nefertiti_env.env.render import render_game
 
 from .opponents import OpponentPool
 
@@ -27,36 +29,50 @@ from .opponents import OpponentPool
 class SingleAgentEnv(gymnasium.Env):
     """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
 
-    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0" or the compact "v1". Action: the
-    flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the legal ones.
+    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0" or the compact "v1";
+    with `dict_observation=True`, PettingZoo's {"observation": that vector, "action_mask": int8[NUM_ACTIONS]}
+    (what TorchRL's ActionMask transform reads). Action: the flat action id (Discrete(NUM_ACTIONS)); the
+    legal ones are `info["action_mask"]` and `action_masks()` (what MaskablePPO asks for).
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
     opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
     illegal: "raise" (an illegal action raises IllegalActionError) or "lose" (it ends
     the episode with reward -1, like PettingZoo's TerminateIllegalWrapper; what env
-    checkers and unmasked agents need). Other keywords are game options for
-    NefertitiGame. `reset(options={"game": g, "seat": s})` starts from a given
+    checkers and unmasked agents need). render_mode: None, "ansi", "human" or
+    "rgb_array", as in the PettingZoo env. Other keywords are game options for
+    NefertitiGame (memphis, characters, max_decisions); any other keyword is a TypeError naming the known
+    ones, raised here and not at reset(). `reset(options={"game": g, "seat": s})` starts from a given
     position instead of a new game.
 
     `info` has the same keys and types at reset and at every step (vector envs
     stack them): seat (int), opponents (str: their kind, or "mixed"), win (bool),
-    score (int: the final score; 0 until the end), illegal (bool).
+    score (int: the final score; 0 until the end), illegal (bool), action_mask (int8[NUM_ACTIONS]: the
+    learner's legal actions; all zeros once the episode has ended).
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
                  opponents: OpponentPool | dict[str, float] | None = None, illegal: str = "raise",
-                 observation: str = "v0", **options):
+                 observation: str = "v0", dict_observation: bool = False, render_mode: str | None = None, **options):
+        check_render_mode(render_mode)
+        check_options(type(self), options)
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal must be 'raise' or 'lose'; got {illegal!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
         self.reward = reward
         self.encoder = observation_version(observation)
         self.illegal = illegal
+        self.render_mode = render_mode
+        self.dict_observation = dict_observation
         self.opponents = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents or {"random": 1.0})
         self._game_args = dict(num_players=num_players, ruleset=load_ruleset(ruleset), setup=setup, **options)
         self.num_players = num_players
-        high = self.encoder.high(self._game_args["ruleset"])
-        self.observation_space = spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32)
+        rules = NefertitiGame(seed=0, **self._game_args).rules       # checks the game options now
+        high = self.encoder.high(rules)
+        vector = spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32)
+        mask = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
+        self.observation_space = spaces.Dict({"observation": vector, "action_mask": mask}) if dict_observation else vector
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: NefertitiGame | None = None
         self.seat = -1
@@ -78,7 +94,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._opponent_kind = names.pop() if len(names) == 1 else "mixed"
         self.done = False
         self._play_opponents()
-        return self.encoder.observe(self.game, self.seat), self._info()
+        return self._render_and_observe(), self._info()
 
     def step(self, action):
         game = self.game
@@ -90,21 +106,36 @@ class SingleAgentEnv(gymnasium.Env):
             if self.illegal == "raise":
                 raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None
             self.done = True
-            return self.encoder.observe(game, self.seat), -1.0, True, False, self._info(illegal=True)
+            return self._render_and_observe(), -1.0, True, False, self._info(illegal=True)
         self._play_opponents()
         if not game.is_over():
-            return self.encoder.observe(game, self.seat), 0.0, False, False, self._info()
+            return self._render_and_observe(), 0.0, False, False, self._info()
         self.done = True
         truncated = game.is_truncated()            # the decision limit: nobody won, reward 0
         reward = 0.0 if truncated else float(final_rewards(game, self.reward)[self.seat])
-        return self.encoder.observe(game, self.seat), reward, not truncated, truncated, self._info()
+        return self._render_and_observe(), reward, not truncated, truncated, self._info()
+
+    def render(self):
+        return render_game(self.game, self.render_mode)
+
+    def _render_and_observe(self):
+        """The learner's observation now; in "human" mode the board is printed first (Gymnasium's convention)."""
+        if self.render_mode == "human":
+            self.render()
+        vector = self.encoder.observe(self.game, self.seat)
+        return {"observation": vector, "action_mask": self._mask()} if self.dict_observation else vector
+
+    def _mask(self) -> np.ndarray:
+        """The learner's legal actions as int8 (a new array each call: vector envs keep them); none once done."""
+        return np.zeros(NUM_ACTIONS, np.int8) if self.done else self.game.legal_action_mask(writable=True)
 
     def _info(self, illegal: bool = False) -> dict:
         """The same keys and types at every reset and step; win and score are the final ones."""
         over = self.game.is_over()
         return {"seat": self.seat, "opponents": self._opponent_kind,
                 "win": self.game.is_terminated() and self.seat in self.game.winners(),
-                "score": int(self.game.scores()[self.seat]) if over else 0, "illegal": illegal}
+                "score": int(self.game.scores()[self.seat]) if over else 0, "illegal": illegal,
+                "action_mask": self._mask()}
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as booleans (sb3-contrib's MaskablePPO asks for this)."""

@@ -25,7 +25,6 @@ environments' `env()`); import this module as `from nefertiti_env.env import aec
 """
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -35,7 +34,8 @@ from pettingzoo.utils import wrappers
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
 from ..encoding import global_state, observation_version, state_high
 from ..encoding.observation import encode
-from .render import board_text
+from .options import RENDER_MODES, check_options, check_render_mode
+from .render import render_game
 
 REWARDS = ("win_loss", "rank", "score_diff")
 
@@ -74,7 +74,7 @@ class raw_env(AECEnv, EzPickle):
     as a core option.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "nefertiti_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "nefertiti_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
@@ -84,8 +84,8 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}; got {render_mode!r}")
+        check_render_mode(render_mode)
+        check_options(type(self), options)
         self.reward = reward
         self.encoder = observation_version(observation)
         self._plans_of, self._plans = None, []      # the encoder's tables per seat, for one rules array
@@ -164,18 +164,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
-                                  "or 'rgb_array'")
-            return None
-        if self.render_mode == "rgb_array":
-            from ..render import board_svg, svg_to_rgb
-            return svg_to_rgb(board_svg(self.game))
-        text = board_text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self.game, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release: the renderers hold no resources."""

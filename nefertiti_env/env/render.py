@@ -1,4 +1,4 @@
-"""A text board of a NefertitiGame for the env's "ansi" and "human" render modes.
+"""What the envs' `render()` gives: a text board for "ansi" and "human", a picture for "rgb_array".
 
 Everything shown is public: markets with their visible stall squares and
 occupants, the cards above each market (`*` marks the seal on the upper card),
@@ -6,6 +6,7 @@ Reserves, each seat's money, seals, servants and gifts, the phase and who decide
 """
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 
 from ..core.limits import MEMPHIS, NUM_MARKETS, SIDES, SYMBOL_LETTERS
@@ -70,3 +71,20 @@ def board_text(game) -> str:
     lines.append(f"characters: {chars or '-'}")
     lines.append("(> turn, * deciding; squares value+symbol c coin s single x extra : P servant / T tutor)")
     return "\n".join(lines)
+
+
+def render_game(game, render_mode: str | None):
+    """`env.render()` of every env: "ansi" returns the text board, "human" prints it, "rgb_array"
+    returns the board picture as an HxWx3 uint8 array (the `viz` extra); None warns and returns None."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                              "or 'rgb_array'")
+        return None
+    if render_mode == "rgb_array":
+        from ..render import board_svg, svg_to_rgb
+        return svg_to_rgb(board_svg(game))
+    text = board_text(game)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
