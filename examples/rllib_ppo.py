@@ -3,7 +3,9 @@
     python examples/rllib_ppo.py --players 3 --iterations 5 --env-runners 2
 
 Uses RLlib's `ActionMaskingTorchRLModule` (illegal actions get -inf logits) on
-`NefertitiMultiAgentEnv` (docs/adapters.md, Ray RLlib). Needs `pip install -e ".[rllib]"`.
+`NefertitiMultiAgentEnv` (docs/adapters.md, Ray RLlib). Needs Ray RLlib and torch (the `rllib` extra
+leaves torch to you, so it can be the one you already have):
+`pip install -c constraints.txt -e ".[rllib]" torch`.
 """
 import argparse
 

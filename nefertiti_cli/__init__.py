@@ -1,9 +1,10 @@
 """The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, ladder, train, balance, configs).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
-Each subcommand is a module here with `add_parser(subparsers)` that sets `func`. Only the
-env's dependencies are always installed; a subcommand that needs an extra imports it when
-it runs, and a missing one is reported in one line naming the extra to install.
+Each subcommand is a module here with `add_parser(subparsers)` that sets `func` and, if it needs
+one, the pip `extra`. Only the env's dependencies are always installed: a command whose extra is
+not importable stops before it starts (no half-run lost to a late import) with one line naming
+the extra to install (`extras`); a module missing later (a bot that needs torch) is named the same way.
 """
 from __future__ import annotations
 
@@ -13,12 +14,9 @@ import shlex
 import sys
 from importlib.metadata import version
 
+from .extras import PACKAGE, MissingExtra, extra_installing, require
+
 SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "ladder", "train", "balance", "configs"]
-# top-level import name -> the pip extra (pyproject.toml) that installs it
-EXTRA_OF_MODULE = {
-    "yaml": "lab", "pydantic": "lab", "openskill": "lab", "matplotlib": "lab", "tqdm": "lab",
-    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train", "rich": "train",
-}
 
 
 def fail(command: str, message: str) -> int:
@@ -67,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Nefertiti reinforcement-learning environment: play games, benchmark, "
                     "run bot tournaments, train agents by self-play, study the game's balance.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('nefertiti-env')}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version(PACKAGE)}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
@@ -88,15 +86,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        if getattr(args, "extra", None):
+            require(args.extra)
         return int(args.func(args) or 0)
+    except MissingExtra as err:
+        return fail(args.command, str(err))
     except ModuleNotFoundError as err:
-        extra = EXTRA_OF_MODULE.get((err.name or "").partition(".")[0])
+        extra = extra_installing(err.name or "")
         if extra is None:
             raise
-        if args.command == "train":          # the train extra includes the lab's modules
-            extra = "train"
         return fail(args.command, f"needs the {extra!r} extra (module {err.name!r} is not installed): "
-                                  f"pip install \"nefertiti-env[{extra}]\"")
+                                  f"pip install \"{PACKAGE}[{extra}]\"")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -41,7 +41,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", help="override the output folder")
     add_run_folder_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, extra="lab")
 
 
 def run(args) -> int:

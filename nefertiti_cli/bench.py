@@ -516,4 +516,4 @@ def add_parser(subparsers) -> None:
                         help="skip the start-up times (the first-run one compiles everything: minutes on a "
                              "busy machine)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, extra="lab")

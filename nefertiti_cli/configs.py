@@ -10,6 +10,8 @@ import json
 from importlib.resources import files
 from pathlib import Path
 
+from .extras import require
+
 SCHEMAS = ("train", "balance")
 EXAMPLE = """examples:
   nefertiti configs                       # name and purpose of each packaged config
@@ -66,6 +68,7 @@ def run(args) -> int:
 
 def _model(kind: str):
     """The pydantic model of a config format, imported only when asked (it needs the lab extra)."""
+    require("lab")
     if kind == "train":
         from nefertiti_env.training.config import Config
         return Config

@@ -37,7 +37,7 @@ def add_parser(subparsers) -> None:
     add_run_folder_options(p)
     add_game_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, extra="lab")
 
 
 def split(text: str | None) -> list[str]:

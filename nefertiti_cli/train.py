@@ -46,7 +46,7 @@ def add_parser(subparsers) -> None:
                         help="train to N environment steps in all (overrides the config; with --resume, extends "
                              "or shortens the run)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or table on the terminal")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, extra="train")
 
 
 def run(args) -> int:

@@ -7,7 +7,7 @@ import pytest
 
 # Ray pins an older gymnasium than the rest is tested with, so `.ci/run` runs this file in a venv
 # of its own (the `rllib` extra), after checking that ray.rllib imports there.
-pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed: pip install -c constraints.txt -e '.[rllib]'")
+pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed: pip install -c constraints.txt -e '.[rllib]' torch")
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 from nefertiti_env.adapters.rllib import NefertitiMultiAgentEnv  # noqa: E402

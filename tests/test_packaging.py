@@ -1,5 +1,5 @@
-"""The lean install: importing the env pulls in no training or lab dependency, and a command whose
-extra is missing says in one line which extra to install."""
+"""The lean install: importing the env pulls in no training or lab dependency, and every command
+either runs or says in one line which extra to install."""
 from __future__ import annotations
 
 import json
@@ -8,11 +8,65 @@ import subprocess
 import sys
 from importlib.metadata import metadata, packages_distributions, version
 
-from nefertiti_cli import EXTRA_OF_MODULE, main
+import pytest
+
+from nefertiti_env import NefertitiGame
+from nefertiti_cli import main
+from nefertiti_cli.extras import extra_installing, extras, missing
 
 
 def run_python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+def _extra_modules() -> set[str]:
+    """Top-level modules of every package a user's extra installs (those installed here; not the dev tools)."""
+    dists = {d for extra, names in extras().items() if extra != "dev" for d in names}
+    return {m for m, owners in packages_distributions().items()
+            if any(_normal(o) in dists for o in owners) and not m.startswith("_")}
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# Runs `nefertiti` as in the lean install: an import finder placed first refuses every extra's modules
+# (their metadata stays, but the CLI checks what can be imported).
+LEAN = """import sys
+BLOCKED = set({blocked!r})
+
+class Lean:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+
+sys.meta_path.insert(0, Lean())
+"""
+
+
+def run_lean(argv: list[str], cwd, **popen) -> subprocess.CompletedProcess | subprocess.Popen:
+    """`nefertiti ARGV` in the lean install."""
+    code = LEAN.format(blocked=sorted(_extra_modules())) + f"from nefertiti_cli import main\nsys.exit(main({argv!r}))\n"
+    if popen:
+        return subprocess.Popen([sys.executable, "-c", code], cwd=cwd, text=True, **popen)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def errors(result) -> list[str]:
+    """stderr's lines but the compile notice (printed once on a fresh install)."""
+    return [line for line in result.stderr.splitlines() if not line.startswith("nefertiti: compiling")]
+
+
+def test_in_the_lean_install_the_gymnasium_env_is_made_by_id_and_steps():
+    code = LEAN.format(blocked=sorted(_extra_modules())) + (
+        "import gymnasium, numpy, nefertiti_env\n"
+        "env = gymnasium.make('nefertiti/NefertitiSingleAgent-v0', num_players=3, opponents={'greedy': 1.0})\n"
+        "obs, info = env.reset(seed=0)\n"
+        "obs, reward, terminated, truncated, info = env.step(int(numpy.flatnonzero(info['action_mask'])[0]))\n"
+        "print(info['illegal'], sorted(m for m in {m.partition('.')[0] for m in sys.modules} if m in BLOCKED))\n")
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "[]"]
 
 
 def test_importing_the_env_loads_no_extra():
@@ -23,30 +77,54 @@ def test_importing_the_env_loads_no_extra():
     assert result.returncode == 0, result.stderr
     loaded = set(json.loads(result.stdout))
     assert "pettingzoo" in loaded and "numba" in loaded
-    extras = set(EXTRA_OF_MODULE) - {"yaml"}        # numba reads its optional config file with yaml if present
-    assert {"torch", "sb3_contrib", "matplotlib"} <= extras
-    assert loaded.isdisjoint(extras), sorted(loaded & extras)
+    blocked = _extra_modules() - {"yaml", "scipy"}   # numba imports these two if present (config file, LAPACK)
+    assert {"torch", "sb3_contrib", "matplotlib", "pydantic", "pyspiel"} <= blocked
+    assert loaded.isdisjoint(blocked), sorted(loaded & blocked)
 
 
-def test_a_missing_extra_is_named_in_one_line():
-    blocked = [m for m, extra in EXTRA_OF_MODULE.items() if extra == "train"]
-    code = (f"import sys\nfor m in {blocked!r}: sys.modules[m] = None   # as if not installed\n"
-            "from nefertiti_cli import main\n"
-            "sys.exit(main(['train', '--config', 'configs/quickstart.yaml', '--out', 'never']))")
-    result = run_python(code)
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
-        "nefertiti train: error: needs the 'train' extra (module 'torch' is not installed): "
-        "pip install \"nefertiti-env[train]\""]
+def test_extras_are_read_from_the_package_metadata():
+    assert extras()["lab"][:2] == ("pyyaml", "pydantic") and "scipy" in extras()["lab"]
+    assert set(extras()["lab"]) < set(extras()["train"])          # train includes nefertiti-env[lab]
+    assert missing("train") == [] and extra_installing("torch") == "train" and extra_installing("scipy") == "lab"
+    assert extra_installing("numpy") is None
 
 
-def test_each_module_comes_with_the_extra_the_cli_names():
-    requires = metadata("nefertiti-env").get_all("Requires-Dist")
-    dists = packages_distributions()
-    for module, extra in EXTRA_OF_MODULE.items():
-        names = {re.split(r"[<>=!~; \[]", r)[0].lower().replace("_", "-") for r in requires
-                 if f'extra == "{extra}"' in r}
-        assert dists[module][0].lower().replace("_", "-") in names, (module, extra)
+@pytest.mark.parametrize(("argv", "extra"), [
+    (["train", "--config", "tiny", "--out", "never"], "train"),
+    (["tournament", "--bots", "random,random", "--games", "2", "--workers", "1", "--out", "never"], "lab"),
+    (["ladder", "--bots", "random,greedy", "--players", "2", "--out", "never"], "lab"),
+    (["balance", "--config", "balance_random", "--games", "2", "--out", "never"], "lab"),
+    (["bench", "--seconds", "0.1", "--repeats", "1", "--no-startup"], "lab"),
+    (["configs", "--schema", "train"], "lab"),
+    (["play", "--bots", "champion,random", "--seed", "1"], "train"),      # the champion needs torch
+], ids=lambda v: v[0] if isinstance(v, list) else v)
+def test_in_the_lean_install_a_command_names_its_extra_in_one_line(tmp_path, argv, extra):
+    result = run_lean(argv, tmp_path)
+    assert result.returncode == 2, result.stderr
+    [line] = errors(result)
+    assert line.startswith(f"nefertiti {argv[0]}: error: needs the {extra!r} extra (")
+    assert line.endswith(f'not installed): pip install "nefertiti-env[{extra}]"')
+    assert not (tmp_path / "never").exists()               # stopped before it started
+
+
+def test_in_the_lean_install_the_other_commands_run(tmp_path):
+    played = run_lean(["play", "--bots", "random,random", "--seed", "1"], tmp_path)
+    assert played.returncode == 0 and "winner: P" in played.stdout, played.stderr
+    listed = run_lean(["configs"], tmp_path)
+    assert listed.returncode == 0 and "quickstart" in listed.stdout, listed.stderr
+    game = NefertitiGame(num_players=2, seed=1)
+    while not game.is_over():
+        game.apply(game.legal_actions()[0])
+    (tmp_path / "game.json").write_text(json.dumps(game.record()))
+    replayed = run_lean(["replay", "game.json", "--out", "game.html"], tmp_path)
+    assert replayed.returncode == 0 and (tmp_path / "game.html").stat().st_size > 0, replayed.stderr
+    server = run_lean(["serve", "--port", "0", "--bots", "random"], tmp_path, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE)
+    try:
+        assert server.stdout.readline().startswith("playing at http://127.0.0.1:")
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
 
 
 def test_version_comes_from_the_package_metadata(capsys):
