@@ -8,6 +8,7 @@ seats inside the environment (docs/adapters.md, Gymnasium).
 import argparse
 
 import gymnasium
+import torch
 from sb3_contrib import MaskablePPO
 
 import nefertiti_env  # noqa: F401  (registers nefertiti/NefertitiSingleAgent-v0)
@@ -19,6 +20,9 @@ def main(argv=None) -> float:
     parser.add_argument("--players", type=int, default=3, choices=(2, 3, 4, 5), help="table size (default 3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    # a small policy updates fastest on one thread; torch's default (every core) spins idle threads,
+    # several times slower on a shared machine (docs/training.md, Keeping your own scripts fast)
+    torch.set_num_threads(1)
     env = gymnasium.make("nefertiti/NefertitiSingleAgent-v0", num_players=args.players, opponents={"random": 1.0})
     model = MaskablePPO("MlpPolicy", env, n_steps=min(args.steps, 512), batch_size=64, seed=args.seed, verbose=0)
     model.learn(total_timesteps=args.steps)

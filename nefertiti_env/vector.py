@@ -235,7 +235,20 @@ MIN_ROWS_PER_THREAD = 256
 def threads(n: int) -> int:
     """Runs of rows for a batch of n games: one per numba thread (NUMBA_NUM_THREADS, or
     numba.set_num_threads), each of at least MIN_ROWS_PER_THREAD rows."""
-    return max(1, min(n // MIN_ROWS_PER_THREAD, numba.get_num_threads()))
+    return max(1, min(n // MIN_ROWS_PER_THREAD, numba_threads()))
+
+
+def numba_threads() -> int:
+    """numba.get_num_threads(), without starting numba's threading layer only to read it.
+
+    The kernels run in `in_threads`' own pool, never in numba's; but numba.get_num_threads() starts
+    numba's OpenMP layer, and that start sets the process's OpenMP team size, which is torch's
+    thread count, to NUMBA_NUM_THREADS: a trainer's torch.set_num_threads(1) was undone by the
+    batched env's first reset. numba.set_num_threads starts the layer itself, so a count set
+    there is still read."""
+    from numba.np.ufunc import parallel
+    started = getattr(parallel, "_is_initialized", True)      # an unknown numba: read it the usual way
+    return numba.get_num_threads() if started else numba.config.NUMBA_NUM_THREADS
 
 
 class NefertitiVectorEnv:

@@ -1,4 +1,7 @@
 """The SB3 VecEnv over the batched engine: the learner's seat only, opponents inside (docs/training.md)."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -191,3 +194,28 @@ def test_a_vector_training_run(tmp_path):
     assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
     with pytest.raises(ConfigError, match="heuristic bot opponents"):
         config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "mcts": 1.0}}})
+
+
+def test_torch_keeps_its_thread_count_after_the_first_reset_and_an_evaluation():
+    """numba's threading layer, started to read its thread count, set torch's back to the core count
+    once torch's OpenMP had started (a parallel op or get_num_threads; in the trainer, the model's).
+    A fresh process: in this one numba's layer may already be running."""
+    code = """
+import torch
+torch.set_num_threads(1)
+assert torch.get_num_threads() == 1
+from nefertiti_env.training.batched_vec_env import BatchedVecEnv
+from nefertiti_env.training.evaluation import evaluate
+env = BatchedVecEnv(4, num_players=3, opponents={"random": 1.0, "greedy": 1.0}, seed=0)
+env.reset()
+env.step_async(np.array([np.flatnonzero(m)[0] for m in env.env_method("action_masks")]))
+env.step_wait()
+after_reset = torch.get_num_threads()
+evaluate(None, ["random"], 2, {"num_players": 2}, seed=0, workers=1, progress=False, bot="greedy")
+evaluate(None, ["random"], 2, {"num_players": 2}, seed=0, workers=2, progress=False, bot="greedy")
+print(after_reset, torch.get_num_threads())
+"""
+    result = subprocess.run([sys.executable, "-c", "import numpy as np" + code], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "1"]

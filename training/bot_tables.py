@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -21,7 +20,7 @@ from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
 from nefertiti_env.agents.heuristic import best_action
 from nefertiti_env.agents.kernel_cache import drop_stale_cache
-from nefertiti_env.vector import in_threads
+from nefertiti_env.vector import in_threads, numba_threads
 
 drop_stale_cache(folder=Path(__file__).parent, kernels=("bot_tables.py",))   # its kernels compile the bots' in
 
@@ -69,5 +68,5 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
 def play_bots(R, rows, active, learner, G, W, samples, depth) -> None:
     """`play_bot_rows` over all rows, on every thread as soon as two games wait (a bot's move costs far
     more than waking a thread; `vector.in_threads`)."""
-    chunks = max(1, min(numba.get_num_threads(), int(active.sum())))
+    chunks = max(1, min(numba_threads(), int(active.sum())))
     in_threads(play_bot_rows, len(rows), chunks, R, rows, active, learner, G, W, samples, depth, what="the bot tables")
