@@ -536,3 +536,15 @@ def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_p
     moments = model.policy.optimizer.state_dict()["state"]
     assert moments and all(torch.equal(moments[i]["exp_avg"], saved["optimizer"]["state"][i]["exp_avg"])
                            for i in moments)
+
+
+def test_the_result_table_does_not_wrap_when_piped(capsys):
+    """In a log (not a terminal) each result is one line, however long the baseline's spec."""
+    from nefertiti_env.training.evaluation import MatchResult
+    from nefertiti_env.training.report import print_table
+
+    print_table([MatchResult("random", 60, 60, 8418.0, 4), MatchResult("greedy:samples=1", 60, 12, 4098.0, 4)],
+                "quickstart: learner vs 3 copies of each baseline (81,920 steps, 4 players)")
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if "100.0%" in line or "20.0%" in line]
+    assert len(rows) == 2 and "94.0% - 100.0%" in rows[0] and "not separated" in rows[1] and "greedy:samples=1" in rows[1]

@@ -42,7 +42,10 @@ def print_table(results: list[MatchResult], title: str) -> None:
         table.add_column(column, justify="left" if column in ("baseline", "verdict") else "right")
     for row in table_rows(results):
         table.add_row(*row)
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:     # a log or a pipe: no width to fit; rich's default 80 columns wrapped the rows
+        console = Console(width=1_000)
+    console.print(table)
 
 
 def save_results(results: list[MatchResult], timesteps: int, csv_path: Path, md_path: Path, title: str) -> None:
