@@ -178,3 +178,17 @@ def test_every_package_folder_goes_into_the_wheel():
              if not {"tests", "benchmarks", "notebooks", "build"} & set(p.relative_to(root).parts)
              and not p.relative_to(root).parts[0].startswith(".")}
     assert found == listed
+
+
+def test_readme_tournament_commands_parse_and_write_to_folders_of_their_own():
+    """Two commands with the same (default) --out: the second would refuse the first's folder."""
+    import shlex
+    from pathlib import Path
+
+    from nefertiti_cli import build_parser
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    commands = [shlex.split(c) for c in re.findall(r"`(nefertiti tournament [^`]*)`", readme)]
+    assert len(commands) >= 2
+    outs = [build_parser().parse_args(words[1:]).out for words in commands]
+    assert all("--out" in words for words in commands) and len(set(outs)) == len(outs), outs
