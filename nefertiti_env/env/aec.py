@@ -70,8 +70,9 @@ class raw_env(AECEnv, EzPickle):
     ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0" or
     the compact "v1"), render_mode (None,
     "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
-    uint8 array, needing the `viz` extra); any other keyword goes to NefertitiGame
-    as a core option.
+    uint8 array, needing the `viz` extra) and NefertitiGame's options (memphis,
+    characters, max_decisions). Everything is checked here, not at reset(): any other
+    keyword is a TypeError naming the known ones.
     """
 
     metadata = {"render_modes": RENDER_MODES, "name": "nefertiti_v0", "is_parallelizable": False,
