@@ -12,11 +12,16 @@ import multiprocessing
 import signal
 
 
+STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _quiet_worker() -> None:
     """Ctrl-C reaches the whole process group: only the main process handles it. SIGTERM
-    (what `terminate` sends) ends a worker at once, whatever handler the main process set."""
+    (what `terminate` sends) ends a worker at once, whatever handler the main process set.
+    Both arrive blocked (`ordered_map`) and are let in only once these are set."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
 
 @contextlib.contextmanager
@@ -26,7 +31,16 @@ def ordered_map(workers: int, chunksize: int = 1):
     if workers <= 1:
         yield map
         return
-    pool = multiprocessing.Pool(workers, initializer=_quiet_worker)
+    # A fork copies the main process's handlers: a SIGTERM that reached a worker before `_quiet_worker`
+    # ran (a run that ends as it starts) met `stop_on_sigterm`'s and raised KeyboardInterrupt there, a
+    # stray traceback, once a worker hung on a lock. Workers are forked with both signals blocked (the
+    # pool's own threads, started here, keep them blocked, so the workers they fork later too); the
+    # main process lets in what arrived meanwhile once the pool stands.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        pool = multiprocessing.Pool(workers, initializer=_quiet_worker)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     try:
         yield lambda func, items: pool.imap(func, items, chunksize)
     finally:

@@ -1,5 +1,7 @@
 """Run folders: a user's files are never touched, problems show at start (issue #19)."""
 import os
+import subprocess
+import sys
 import signal
 
 import pytest
@@ -81,3 +83,21 @@ def test_complete_lines_cuts_a_half_written_last_line(tmp_path):
     assert complete_lines(path, keep=2) == 2 and path.read_bytes() == b"head\r\n1,a\r\n"
     assert complete_lines(path, keep=5) == 2
     assert complete_lines(tmp_path / "missing") == 0
+
+
+def test_workers_stopped_as_they_start_leave_no_traceback():
+    """A pool ended as soon as it starts (a finished run resumed), under the SIGTERM handler: a worker
+    forked with the main process's handler raised KeyboardInterrupt if SIGTERM came before its
+    initializer, and once a worker hung (without the fix, one run of this test in three failed)."""
+    code = ("from nefertiti_env.agents.run_folder import stop_on_sigterm\n"
+            "from nefertiti_env.agents.workers import ordered_map\n"
+            "for _ in range(100):\n"
+            "    with stop_on_sigterm(), ordered_map(2) as run:\n"
+            "        list(run(abs, []))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:               # hung: end it and its workers
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0 and err == "", err

@@ -189,6 +189,8 @@ class Trainer:
                                  observation=cfg.env.observation, **game_args(cfg))
         else:
             subprocess = cfg.env.workers > 1
+            if subprocess:      # numba compiles (or loads) the engine and encoder here, once, before the workers
+                SingleAgentEnv(observation=cfg.env.observation, **game_args(cfg)).reset(seed=session_seed)
             factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
             venv = WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories)
         self.venv = VecMonitor(venv)
