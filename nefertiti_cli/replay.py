@@ -17,13 +17,20 @@ def add_parser(subparsers) -> None:
                     "HTML page (no network): the board at each decision, who decided what, the scores. "
                     "Step with the buttons or the arrow keys, Home, End, Space.",
         epilog="examples:\n  nefertiti replay runs/tournament/records.jsonl --game 3 --open\n"
-               "  nefertiti replay games/game-20261124-150102.json --out game.html",
+               "  nefertiti replay games/game-20261124-150102.json --out game.html\n"
+               "  nefertiti replay their_records.jsonl --ruleset their_rules.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="a game record (.json) or a file of records, one per line (.jsonl)")
     p.add_argument("--game", type=int, default=0,
                    help="which game of a records.jsonl (its 'game' number, else its line, from 0; default 0)")
     p.add_argument("--out", default=None, help="the page to write (default: FILE's name + -game<N>.html beside it)")
     p.add_argument("--open", action="store_true", help="open the page in the default web browser")
+    p.add_argument("--ruleset", default=None,
+                   help="the ruleset (packaged name or .toml file) to replay with, in place of the recorded one: "
+                        "a record names a user's ruleset file by the path it had where it was made")
+    p.add_argument("--allow-changed-ruleset", action="store_true",
+                   help="replay even when the ruleset's content is not the recorded one (its sha256 differs): "
+                        "a warning instead of an error; the game may then fail to replay")
     p.set_defaults(func=run)
 
 
@@ -59,7 +66,8 @@ def run(args) -> int:
         return fail("replay", f"no such file: {path}")
     try:
         record, bots = load_record(path, args.game)
-        page = replay_html(record, title=f"Nefertiti: {path.name}, game {args.game}", players=bots)
+        page = replay_html(record, title=f"Nefertiti: {path.name}, game {args.game}", players=bots,
+                           ruleset=args.ruleset, allow_changed_ruleset=args.allow_changed_ruleset)
     except (ValueError, KeyError) as err:
         return fail("replay", str(err))
     out = Path(args.out) if args.out else path.with_name(f"{path.stem}-game{args.game}.html")

@@ -290,7 +290,7 @@ def test_user_ruleset_file_changes_gift_values_and_scores(tmp_path):
         scores.append(g.scores().tolist())
     assert scores == [[20, 10, 0, 0], [24, 12, 0, 0]]
     g = NefertitiGame(num_players=4, seed=1, ruleset=str(path))
-    assert g.record()["ruleset"] == str(path)
+    assert g.record()["ruleset"] == {"path": str(path), "sha256": load_ruleset(path).sha256}
     g.apply(g.legal_actions()[0])
     assert NefertitiGame.replay(g.record()).to_json() == g.to_json()
 

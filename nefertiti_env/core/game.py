@@ -11,8 +11,8 @@ bit for bit, and `clone()` is a copy of the array.
 """
 from __future__ import annotations
 
+import functools
 import json
-from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +27,8 @@ from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
 from .limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
 from .phases import PH_OVER, PHASE_NAMES
-from .ruleset import PACKAGED_RULESETS, Ruleset, load_ruleset
+from .ruleset import Ruleset, load_ruleset
+from .ruleset_ref import ruleset_from_ref, ruleset_ref
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 # Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
@@ -375,13 +376,16 @@ class NefertitiGame:
         return self.names.from_string(text)
 
     def record(self) -> dict:
-        """Seed, options, ruleset source and actions: replays to an identical state."""
-        return {"seed": self.seed, "options": self.options, "ruleset": self._ruleset_ref(),
+        """Seed, options, ruleset reference (`core.ruleset_ref`) and actions: replays to an identical state."""
+        return {"seed": self.seed, "options": self.options, "ruleset": ruleset_ref(self.rules),
                 "actions": list(self.history)}
 
     @classmethod
-    def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
-        rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
+    def replay(cls, record: dict, ruleset: str | Ruleset | None = None,
+               allow_changed_ruleset: bool = False) -> "NefertitiGame":
+        """The game `record` saved. `ruleset` stands in for the recorded one (a file not on this machine);
+        a ruleset whose content is not the recorded one (sha256) is a RulesetError unless allowed."""
+        rules = ruleset_from_ref(record["ruleset"], ruleset, allow_changed_ruleset)
         game = cls(ruleset=rules, seed=record["seed"], **record["options"])
         for index, action in enumerate(record["actions"]):
             try:
@@ -406,18 +410,18 @@ class NefertitiGame:
 
     def to_json(self) -> str:
         """The complete state (including the generator) as JSON."""
-        return json.dumps({"format": state_io.FORMAT, "ruleset": self._ruleset_ref(), "state": self.saved_state()})
-
-    def _ruleset_ref(self) -> str | dict:
-        """How a record names its ruleset: the file path, or the data itself for a dict ruleset."""
-        return self.rules.data if self.rules.source == "<dict>" else self.rules.source
+        return json.dumps({"format": state_io.FORMAT, "ruleset": ruleset_ref(self.rules),
+                           "state": self.saved_state()})
 
     @classmethod
-    def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
+    def from_json(cls, text: str, ruleset: str | Ruleset | None = None,
+                  allow_changed_ruleset: bool = False) -> "NefertitiGame":
         """The game saved by `to_json`. Raises StateError (a ValueError) listing every problem:
         JSON shape, unknown or missing keys, types, array shapes, ranges, conservation of cards,
-        seals, Deben and pieces, a phase whose context does not fit (see `state_io`)."""
-        return state_io.load(cls, text, ruleset, _ruleset_arg)
+        seals, Deben and pieces, a phase whose context does not fit (see `state_io`); the ruleset
+        as `replay` finds and checks it."""
+        return state_io.load(cls, text, ruleset,
+                             functools.partial(ruleset_from_ref, allow_changed=allow_changed_ruleset))
 
     def __repr__(self):
         return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "
@@ -442,10 +446,3 @@ def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:
     if key not in cache:
         cache[key] = rules_array(rs, **options)
     return cache[key]
-
-
-def _ruleset_arg(source: str | dict):
-    """A record's ruleset reference back to a loadable argument."""
-    if isinstance(source, str) and Path(source).parent == PACKAGED_RULESETS:
-        return Path(source).stem
-    return source

@@ -7,6 +7,8 @@ user correcting a value sees all mistakes at once.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +145,13 @@ class Ruleset:
 
     def kind_index(self, name: str) -> int:
         return self.kind_names.index(name)
+
+    @functools.cached_property
+    def sha256(self) -> str:
+        """Hash of the data as canonical JSON (sorted keys): what a record checks its ruleset by, blind
+        to a file's comments, layout and place on disk."""
+        text = json.dumps(self.data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def character_index(self, key: str) -> int:
         return [c.key for c in self.characters].index(key)

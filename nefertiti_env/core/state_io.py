@@ -58,7 +58,7 @@ def load(cls, text: str, ruleset, ruleset_arg):
     if problems:
         raise StateError(problems)
     try:
-        template = cls(ruleset=ruleset if ruleset is not None else ruleset_arg(data.get("ruleset")),
+        template = cls(ruleset=ruleset_arg(data.get("ruleset"), ruleset),
                        seed=state["seed"], **state["options"])
     except (TypeError, ValueError) as err:      # RulesetError is a ValueError
         raise StateError([f"state.options or ruleset: {err}"]) from None

@@ -14,9 +14,11 @@ from ..core import NefertitiGame
 from .board import board_svg
 
 
-def replay_frames(record: dict, players: list[str] | None = None) -> list[dict]:
-    """One frame per decision plus the final board: {svg, seat, player, action, scores}."""
-    game = NefertitiGame.replay({**record, "actions": []})
+def replay_frames(record: dict, players: list[str] | None = None, ruleset=None,
+                  allow_changed_ruleset: bool = False) -> list[dict]:
+    """One frame per decision plus the final board: {svg, seat, player, action, scores}. `ruleset` and
+    `allow_changed_ruleset` as in `NefertitiGame.replay`."""
+    game = NefertitiGame.replay({**record, "actions": []}, ruleset, allow_changed_ruleset)
     names = players or [f"P{p}" for p in range(game.num_players)]
     frames = []
     for step, action in enumerate(record["actions"]):
@@ -32,9 +34,10 @@ def replay_frames(record: dict, players: list[str] | None = None) -> list[dict]:
     return frames
 
 
-def replay_html(record: dict, title: str = "Nefertiti replay", players: list[str] | None = None) -> str:
+def replay_html(record: dict, title: str = "Nefertiti replay", players: list[str] | None = None, ruleset=None,
+                allow_changed_ruleset: bool = False) -> str:
     """The page: the frames as embedded JSON plus the viewer's HTML, CSS and script."""
-    frames = replay_frames(record, players)
+    frames = replay_frames(record, players, ruleset, allow_changed_ruleset)
     data = json.dumps({"title": title, "players": players, "frames": frames}, separators=(",", ":"))
     template = files(__package__).joinpath("replay.html").read_text(encoding="utf-8")
     return template.replace("{{TITLE}}", escape(title)).replace("{{DATA}}", data.replace("</", "<\\/"))
