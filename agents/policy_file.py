@@ -12,7 +12,8 @@ nefertiti model file (`.pt`) is instead a dict of tensors and plain values only,
     optimizer           the Adam state dict (checkpoints and final models; snapshots have none)
 
 The network is rebuilt from `meta`, then the weights are loaded into it. SB3 files are refused
-with an error naming the file as an unsafe legacy format; nothing in them is read.
+with an error naming the file as an unsafe legacy format; nothing in them is read here
+(`agents.sb3_import` converts a MaskablePPO zip by reading only its tensors and JSON).
 """
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def read(path: str | Path) -> tuple[dict, dict]:
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path}")
     legacy = (f"{path} holds pickled objects (an SB3 model or another unsafe legacy format), which could run "
-              "code when loaded: not loaded; train the model again with this version")
+              "code when loaded: not loaded; train the model again with this version, or convert an SB3 "
+              "MaskablePPO zip with `nefertiti import-sb3 ZIP OUT`")
     if _is_sb3_zip(path):
         raise ModelFileError(legacy)
     try:

@@ -1,4 +1,4 @@
-"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, ladder, train, balance, configs).
+"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, ladder, train, balance, configs, import-sb3).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
 Each subcommand is a module here with `add_parser(subparsers)` that sets `func`. Only the
@@ -13,7 +13,7 @@ import shlex
 import sys
 from importlib.metadata import version
 
-SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "ladder", "train", "balance", "configs"]
+SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "ladder", "train", "balance", "configs", "import_sb3"]
 # top-level import name -> the pip extra (pyproject.toml) that installs it
 EXTRA_OF_MODULE = {
     "yaml": "lab", "pydantic": "lab", "openskill": "lab", "matplotlib": "lab", "tqdm": "lab",
