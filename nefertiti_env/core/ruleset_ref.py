@@ -38,6 +38,8 @@ def ruleset_from_ref(ref, ruleset: str | Path | dict | Ruleset | None = None,
 
     Raises RulesetError naming the file when the ruleset cannot be found here or its hash differs
     (with `allow_changed`, a differing hash is a warning)."""
+    if ref is None and ruleset is not None:      # a state written without one, the ruleset given
+        return load_ruleset(ruleset)
     way, value, recorded = _parse(ref)
     if ruleset is not None:
         rs = load_ruleset(ruleset)
