@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
                     "Tanh, flat features) or does not fit Nefertiti (observation size v0 3,225 or v1 657 floats, "
                     "147 actions). Train it with training.single_agent.SingleAgentEnv (or "
                     "nefertiti/NefertitiSingleAgent-v0).",
-        epilog="example:\n  nefertiti import-sb3 my_model.zip models/mine.pt\n"
+        epilog="examples:\n  nefertiti import-sb3 my_model.zip models/mine.pt\n"
                "  nefertiti tournament --bots ppo:path=models/mine.pt,banker,banker,banker --games 100",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("zip", help="the SB3 model zip (MaskablePPO.save)")

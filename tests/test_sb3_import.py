@@ -47,11 +47,11 @@ def test_the_imported_model_plays_as_the_trained_policy(trained, tmp_path):
     bot, game = PPOAgent(out), NefertitiGame(3, seed=5)
     while not game.is_over():
         seat = game.current_player
-        if seat == 0:
-            obs = OBSERVATIONS["v1"].observe(game, seat)
-            want, _ = model.predict(obs, action_masks=game.legal_action_mask().astype(bool), deterministic=True)
-            assert bot.act(game, seat) == int(want)
-        game.apply(bot.act(game, seat))
+        obs = OBSERVATIONS["v1"].observe(game, seat)
+        want, _ = model.predict(obs, action_masks=game.legal_action_mask().astype(bool), deterministic=True)
+        action = bot.act(game, seat)
+        assert action == int(want), f"decision {len(game.history)}"
+        game.apply(action)
     assert game.is_terminated()
 
 
