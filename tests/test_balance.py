@@ -12,7 +12,7 @@ import pytest
 
 from nefertiti_env.agents import make_bot
 from nefertiti_env.balance import analysis, config, record, report, runner, stats, tables
-from nefertiti_env.balance.restrict import Restriction, RestrictedBot
+from nefertiti_env.balance.restrict import Restriction
 from nefertiti_cli import main
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A
@@ -170,55 +170,7 @@ def test_gift_rows_add_up_to_the_seats():
 
 
 # ------------------------------------------------------------- restricted play
-@pytest.mark.parametrize("restriction", [Restriction("character", "Thief"), Restriction("market", "Louqsor"),
-                                         Restriction("character", "Scribe +2")])
-def test_restricted_bot_never_uses_the_forbidden_option_when_it_has_a_choice(restriction):
-    for seed in range(6):
-        game = NefertitiGame(4, seed=seed)
-        forbidden = restriction.actions(game.rules)
-        bots = [make_bot("random", seed=seed * 10 + s) for s in range(4)]
-        bots[1] = RestrictedBot(make_bot("random", seed=seed), restriction)
-        while not game.is_over():
-            seat = game.current_player
-            legal = game.legal_actions()
-            action = bots[seat].act(game, seat)
-            if seat == 1 and any(a not in forbidden for a in legal):
-                assert action not in forbidden
-            game.apply(action)
-    assert forbidden
-
-
-class _TurnChecker:
-    """A random bot that fails if a turn decision offers nothing but characters (a real game never does:
-    a character is always followed by a placement)."""
-
-    def __init__(self, seed):
-        self.bot = make_bot("random", seed=seed)
-
-    def reset(self, seed=None):
-        self.bot.reset(seed)
-
-    def act(self, game, seat):
-        legal = game.legal_actions()
-        if game.phase == PH_TURN:
-            assert not all(A.CHARACTER <= a < A.MARKET for a in legal), "only characters offered"
-        return self.bot.act(game, seat)
-
-
-def test_market_restriction_is_dropped_when_only_characters_would_be_left():
-    """Near the end the forbidden market may hold the only empty squares (seeds 4, 8, 16 reach that
-    with random play): then the restricted bot chooses among all actions and counts a forced decision."""
-    forced = 0
-    for seed in (4, 8, 16):
-        game = NefertitiGame(4, seed=seed)
-        bots = [RestrictedBot(_TurnChecker(seed * 10 + s), Restriction("market", "Louqsor")) for s in range(4)]
-        while not game.is_over():
-            seat = game.current_player
-            game.apply(bots[seat].act(game, seat))
-        forced += sum(b.forced for b in bots)
-    assert forced > 0
-
-
+# the engine keeps restrictions: tests/test_restricted_play.py
 def test_restriction_names_are_checked_against_the_ruleset():
     rules = NefertitiGame(4, seed=0).rules
     assert Restriction("market", "Gizeh").problem(rules) is None
