@@ -65,7 +65,7 @@ def _fair_studies(rates, studies=400, games=500, seed=7):
 def test_seat_edge_interval_covers_the_true_edge_in_simulated_studies(rates):
     """docs/balance.md, "How things are measured": the largest seat edge's interval holds the true
     max |rate - 1/n| in at least 95% of 400 simulated studies of 500 games, fair seats included
-    (where a percentile bootstrap of the old balance score covered the truth in none)."""
+    (where a percentile bootstrap of one minus the largest gap between seats covered the truth in none)."""
     truth = max(abs(r - 1 / len(rates)) for r in rates)
     covered = [low <= truth + 1e-12 and truth <= high
                for low, high in (stats.seat_edge(w, 500)[1:] for w in _fair_studies(rates))]
