@@ -75,8 +75,8 @@ def write(folder: str | Path) -> Path:
     w(f"**Multiplicity**: {SUMMARY}. Each test's q-value (its Benjamini-Hochberg adjusted p-value) stands "
       "next to its p-value or interval; a discovery's interval is repeated at the false-coverage-rate level "
       "(Benjamini-Yekutieli), so selected findings keep their coverage. Every other interval is reported, "
-      "none selected, at 95%. A difference whose interval holds 0 is \"not measured\" unless it is smaller "
-      "than the minimum detectable effect given with it.\n")
+      "none selected, at 95%. An interval holding 0 finds no effect, which is not evidence of none "
+      "(restricted play gives the minimum detectable effect of its games, at 80% power).\n")
     w(table(["players", "games per ruleset", "line-up (seats rotate over games)"],
             [[n, study["games"], ", ".join(study["lineups"][n])] for n in counts]))
 
