@@ -10,7 +10,8 @@ Arms: "main" plays each ruleset's line-ups; the line-up turns one seat per game
 (game i: seat s gets line-up entry (s + i) mod n), and the first player is drawn
 by the game. Restricted play runs on the baseline ruleset with one bot in every
 seat: "control" unrestricted, then one arm per restriction, where the seat
-i mod n of game i is the restricted one.
+i mod n of game i is the restricted one (the game's `forbidden` option: the engine
+keeps the restriction, so it holds for every bot).
 
 Each finished game is appended to `rows.jsonl` (its rows of every table, one line, in
 schedule order), so a killed or stopped study keeps its games and `--resume` plays the
@@ -30,12 +31,12 @@ from nefertiti_env.agents import make_bot
 from nefertiti_env.agents.run_folder import RunFolderError, complete_lines, prepare, write_text
 from nefertiti_env.agents.tournament import derive_seed
 from nefertiti_env.agents.workers import ordered_map
-from nefertiti_env import NefertitiGame
+from nefertiti_env import NefertitiGame, load_ruleset
 
 from . import tables
 from .config import StudyConfig
 from .record import play_recorded
-from .restrict import Restriction, RestrictedBot
+from .restrict import Restriction
 
 CONTROL = "control"
 KIND = "balance"
@@ -84,24 +85,24 @@ def schedule(cfg: StudyConfig) -> list[Job]:
 _BOTS: dict[tuple, object] = {}     # per worker process: built once (a model file loads once)
 
 
-def _bot(spec: str, seat: int, restriction: Restriction | None):
-    key = (spec, seat, restriction)
-    if key not in _BOTS:
-        bot = make_bot(spec, seed=0)
-        _BOTS[key] = RestrictedBot(bot, restriction) if restriction else bot
-    return _BOTS[key]
+def _bot(spec: str, seat: int):
+    if (spec, seat) not in _BOTS:
+        _BOTS[spec, seat] = make_bot(spec, seed=0)
+    return _BOTS[spec, seat]
 
 
 def play_job(job: Job) -> dict[str, list[tuple]]:
-    """Play one scheduled game and return its table rows."""
-    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup)
+    """Play one scheduled game and return its table rows; the restricted seat's restriction is the
+    game's `forbidden` option, so the engine keeps it whatever the bot."""
+    r = job.restriction
+    forbidden = r.forbidden(load_ruleset(job.ruleset_file), job.restricted_seat, job.players) if r else None
+    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup, forbidden=forbidden)
     bots, labels = [], []
     for seat, (spec, seed) in enumerate(zip(job.bots, job.bot_seeds)):
-        restriction = job.restriction if seat == job.restricted_seat else None
-        bot = _bot(spec, seat, restriction)
+        bot = _bot(spec, seat)
         bot.reset(seed)
         bots.append(bot)
-        labels.append(f"{spec} ({restriction.label})" if restriction else spec)
+        labels.append(f"{spec} ({r.label})" if seat == job.restricted_seat else spec)
     return play_recorded(game, bots, labels, (job.arm, job.ruleset, job.players, job.index))
 
 

@@ -21,10 +21,11 @@ COLUMNS: dict[str, list[str]] = {
     "games": KEY + ["seed", "first_player", "turns", "decisions", "winners", "margin", "lead_changes",
                     "last_lead_change"]
              + [f"{what}_{s}" for what in ("bot", "score", "rank") for s in range(MAX_PLAYERS)],
-    # one row per seat of a game; position 0 is the first player; win is 1/k for k shared winners
+    # one row per seat of a game; position 0 is the first player; win is 1/k for k shared winners;
+    # forced: restricted play's decisions in which the engine lifted the seat's restriction
     "seats": KEY + ["seat", "position", "bot", "score", "rank", "win", "money", "seals", "gift_points",
                     "deben_points", "seal_points", "character_points", "other_points", "characters_played",
-                    "cards_bought", "deben_paid"],
+                    "cards_bought", "deben_paid", "forced"],
     # gift holdings at the end, one row per seat and gift type held or bought
     "gifts": KEY + ["seat", "type", "items", "points", "owners", "cards_bought", "deben_paid"],
     # one row per market closing

@@ -249,7 +249,8 @@ class NefertitiVectorEnv:
     An ended game is replaced at once by the next game of its env (so obs, masks and seats are
     the new game's); info["final_scores"] int64 [N, num_players] holds the ended games' scores
     (0 elsewhere) and info["games"] the games each env has started since `reset`.
-    Game options (ruleset, setup, memphis, characters, max_decisions) are NefertitiGame's.
+    Game options (ruleset, setup, memphis, characters, max_decisions, forbidden) are NefertitiGame's:
+    restricted play (`forbidden`) holds in every game, kept by the engine through the shared rules array.
 
     learner=True: seat `learner_seat(i, k)` = (i + k) % num_players of game k of env i is the
     only one played from Python; the other seats play uniformly random legal moves inside the
@@ -262,7 +263,7 @@ class NefertitiVectorEnv:
     def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
                  max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False,
-                 random_share: float = 1.0):
+                 random_share: float = 1.0, forbidden: list[list[int]] | None = None):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.seed = _check_seed(seed)
@@ -271,7 +272,7 @@ class NefertitiVectorEnv:
         self.random_share = float(random_share)
         # a game of these options: checks them, and gives R and the observation tables
         self.template = NefertitiGame(num_players, ruleset=ruleset, seed=0, setup=setup, memphis=memphis,
-                                      characters=characters, max_decisions=max_decisions)
+                                      characters=characters, max_decisions=max_decisions, forbidden=forbidden)
         self.num_envs, self.num_players, self.learner = num_envs, num_players, bool(learner)
         self.encoder = observation_version(observation)
         self.plan = self.encoder.batch_plan(self.template)

@@ -87,7 +87,7 @@ class NefertitiGame:
 
     def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
                  setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base",
-                 max_decisions: int = DEFAULT_MAX_DECISIONS):
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, forbidden: list[list[int]] | None = None):
         """A new game, set up and ready for its first decision.
 
         memphis: use the Port of Memphis and foreign gifts (None: only where mandatory, 5 players).
@@ -96,6 +96,10 @@ class NefertitiGame:
         character keys (the whole roster, one entry per card).
         max_decisions: after this many decisions the game is truncated (`is_truncated()`): no
         legal action is left and no seat wins.
+        forbidden: restricted play, one list of action ids per seat that the seat may not take
+        (`balance.restrict` builds them from a character or market name). The engine leaves them out
+        of the seat's legal actions, for every bot and inside search, except in a forced decision
+        (`is_forced`). Saved with the options (`record`, `to_json`); a game without it is unchanged.
         """
         self.rules = rs = load_ruleset(ruleset)
         if num_players not in rs.players:
@@ -121,6 +125,9 @@ class NefertitiGame:
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
                             max_decisions=max_decisions)
+        forbidden = _check_forbidden(forbidden, num_players)
+        if forbidden:
+            self.options["forbidden"] = forbidden
         self.R = _rules_for(rs, self.options)
         self._views(np.zeros(W_SIZE, dtype=np.int64))
         self.history: list[int] = []       # every action: the referee's log (`record`)
@@ -267,6 +274,15 @@ class NefertitiGame:
             mask.flags.writeable = False
             self._mask = mask
         return self._mask
+
+    def is_forced(self) -> bool:
+        """Restricted play: the deciding seat may take its forbidden actions in this decision, since
+        without them it would have none left but (optional) characters (`engine/step.restrict`)."""
+        seat = self.current_player
+        if seat < 0 or not self.R[L.RESTRICTED + seat]:
+            return False
+        row = L.FORBIDDEN + seat * _NUM_ACTIONS
+        return bool(self.R[row:row + _NUM_ACTIONS][self._io[:self._count()]].any())
 
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
@@ -437,11 +453,30 @@ def _decide(R, W, action, known) -> int:
     return _decide(R, W, action, known)
 
 
+def _check_forbidden(forbidden, num_players: int) -> list[list[int]] | None:
+    """The `forbidden` option as sorted lists of action ids, one per seat (None when no seat has any);
+    raises ValueError naming the problem."""
+    if forbidden is None:
+        return None
+    if not isinstance(forbidden, (list, tuple)) or len(forbidden) != num_players or \
+            not all(isinstance(x, (list, tuple)) for x in forbidden):
+        raise ValueError(f"forbidden must be one list of action ids per seat ({num_players}), got {forbidden!r}")
+    out = []
+    for seat, actions in enumerate(forbidden):
+        bad = [a for a in actions if isinstance(a, bool) or not isinstance(a, (int, np.integer))
+               or not 0 <= a < _NUM_ACTIONS]
+        if bad:
+            raise ValueError(f"forbidden[{seat}]: action ids must be integers 0..{_NUM_ACTIONS - 1}, got {bad}")
+        out.append(sorted({int(a) for a in actions}))
+    return out if any(out) else None
+
+
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:
     """The rules array of this ruleset and option set, built once per ruleset object (found by the
     options' values: a key built item by item over the dict took a third of a new game's set-up)."""
-    key = tuple(options.values()) if isinstance(options["characters"], str) else \
-        tuple(tuple(v) if isinstance(v, list) else v for v in options.values())
+    key = tuple(options.values()) if isinstance(options["characters"], str) and "forbidden" not in options else \
+        tuple(tuple(map(tuple, v)) if k == "forbidden" else tuple(v) if isinstance(v, list) else v
+              for k, v in options.items())
     cache = rs.__dict__.setdefault("_rules_arrays", {})
     if key not in cache:
         cache[key] = rules_array(rs, **options)
