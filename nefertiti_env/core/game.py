@@ -227,6 +227,7 @@ class NefertitiGame:
 
         Every other undrawn card is hidden from every seat; observations never show them.
         """
+        self._check_seat(seat)
         deck = self.deck
         return {pos: int(deck[pos]) for pos in range(hidden.unseen_end(self.S, seat), len(deck))}
 
@@ -236,10 +237,16 @@ class NefertitiGame:
         `akhenaton_among_last` places, and gifts an Oracle player swapped into the bottom
         places (and not seen drawn since) stay among those places. Use on a clone.
         The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
+        self._check_seat(seat)
         G = hidden.generator_array(rng)
         hidden.resample_hidden(self.R, self.S, seat, G)
         rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
+
+    def _check_seat(self, seat) -> None:
+        """`seat` names a player of this game: -1 (no Oracle seat) would be read as the Oracle player's."""
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer 0..{self.num_players - 1}, got {seat!r}")
 
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them, after S in `_w`;
