@@ -33,7 +33,9 @@ OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 # Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
 # pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
 DEFAULT_MAX_DECISIONS = 2000
-MAX_DECISIONS_LIMIT = 10**7
+# The largest max_decisions accepted: 250 times the longest natural game, far above any use, and low
+# enough that a record or a replay of a truncated game stays a file of a few megabytes.
+MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
 _ACTOR = L.ACTOR
@@ -388,8 +390,18 @@ class NefertitiGame:
 
     @classmethod
     def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
+        """The game of `record` (`record()`), replayed; ValueError naming what does not fit (TypeError
+        for an action that is no integer, IllegalActionError for one that is not legal)."""
+        if not (isinstance(record, dict) and type(record.get("seed")) is int and isinstance(record.get("options"), dict)
+                and isinstance(record.get("actions"), list)
+                and (ruleset is not None or isinstance(record.get("ruleset"), (str, dict)))):
+            raise ValueError("a game record is a JSON object with seed (an integer), options (an object), actions "
+                             "(a list) and ruleset")
         rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
-        game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        try:
+            game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        except TypeError as err:
+            raise ValueError(f"the record's options do not make a game: {err}") from None
         for index, action in enumerate(record["actions"]):
             try:
                 game.apply(action)
