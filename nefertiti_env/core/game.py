@@ -287,11 +287,7 @@ class NefertitiGame:
         Raises TypeError for anything else (a float, a string, a bool: never silently rounded
         or read) and IllegalActionError if the action is not legal."""
         if type(action) is not int:
-            if isinstance(action, np.integer):
-                action = int(action)
-            elif not isinstance(action, int) or isinstance(action, bool):
-                raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
-                                f"{action!r}; use string_to_action() for text")
+            action = A.action_id(action)
         if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
         n = _decide(self.R, self._w, action, self._n)
