@@ -563,3 +563,35 @@ def test_a_yaml_alias_bomb_is_refused_in_one_line(tmp_path, capsys):
 def test_extreme_config_sizes_are_refused_before_any_work(tmp_path, edit, words):
     with pytest.raises(ConfigError, match=re.escape(words)):
         load_config(write(tmp_path, edit))
+
+
+def test_damaged_run_files_are_one_line_and_never_hide_a_checkpoint(tmp_path, trained_run, capsys):
+    """A broken `latest` pointer or a damaged newest checkpoint falls back to the newest whole checkpoint
+    (never advising --force while one exists); a damaged config.yaml or checkpoint model is one line, exit 2."""
+    from nefertiti_cli import main
+    from nefertiti_env.training.trainer import RunPaths, resume_hint
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    paths = RunPaths(run)
+    whole = paths.latest_checkpoint()
+    assert whole is not None
+    for damage in ("step_9999999999", "../../etc", "\x00\x00", ""):
+        paths.latest.write_text(damage)
+        assert paths.latest_checkpoint() == whole and "--resume" in resume_hint(run)
+    newer = paths.checkpoint(10**9)
+    newer.mkdir()
+    (newer / "state.json").write_text('{"num_timesteps": ')
+    (newer / "model.pt").write_bytes(b"")
+    paths.latest.write_text(newer.name)
+    assert paths.latest_checkpoint() == whole
+    (whole / "model.pt").write_bytes(b"truncated")
+    assert main(["train", "--resume", "--out", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{whole / 'model.pt'} is not a readable model file" in err
+    (whole / "state.json").write_text("[]")
+    assert "--force" in resume_hint(run)              # no whole checkpoint left: only then
+    paths.config.write_text("a: [\n")
+    assert main(["train", "--resume", "--out", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{paths.config}: damaged" in err
