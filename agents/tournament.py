@@ -44,6 +44,7 @@ from .stats import mean_ci, plackett_luce, ranks_of, wilson
 from .workers import ordered_map
 
 KIND = "tournament"          # the folder marker; the parameters go to KIND.json
+MAX_GAMES, MAX_WORKERS = 1_000_000, 256  # beyond, a typo: its schedule alone would fill the memory
 SPEED = "speed.jsonl"         # per game: bots, decisions and CPU seconds (speed.csv sums it)
 
 

@@ -37,14 +37,14 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
-    from nefertiti_env.agents.tournament import (check_lineup, finished_games, folder_speed, format_table,
-                                                  run_in_folder, speed_rows)
+    from nefertiti_env.agents.tournament import (MAX_GAMES, MAX_WORKERS, check_lineup, finished_games,
+                                                  folder_speed, format_table, run_in_folder, speed_rows)
 
     lineup = [b.strip() for b in args.bots.split(",") if b.strip()]
-    if args.games < 1:
-        return fail("tournament", f"--games must be at least 1, got {args.games}")
-    if args.workers < 1:
-        return fail("tournament", f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.games <= MAX_GAMES:
+        return fail("tournament", f"--games must be 1..{MAX_GAMES:,}, got {args.games}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return fail("tournament", f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
     if args.resume and args.force:
         return fail("tournament", "--resume continues the run in --out and --force starts it over: give one")
     options = game_options(args)
