@@ -204,12 +204,15 @@ def make_handler(session: PlaySession):
         def _json(self, data: dict, status: int = HTTPStatus.OK) -> None:
             self._send(status, json.dumps(data).encode(), "application/json")
 
-        def _foreign(self) -> str | None:
-            """Why this request is not from this server's own page (None: it may be)."""
+        def _foreign(self, page: bool = False) -> str | None:
+            """Why this request is not from this server's own page (None: it may be). The page itself
+            (`page`) may be opened from a link anywhere, but only under a loopback name."""
             port = self.server.server_address[1]
             host = self.headers.get("Host", "")
             if host not in {f"{name}:{port}" for name in LOOPBACK} | set(LOOPBACK):
                 return f"Host {host!r} is not this server (use http://127.0.0.1:{port}/)"
+            if page:
+                return None
             origin = self.headers.get("Origin")
             if origin is not None and origin not in {f"http://{name}:{port}" for name in LOOPBACK}:
                 return f"requests from {origin!r} are not served"
@@ -218,10 +221,10 @@ def make_handler(session: PlaySession):
             return None
 
         def do_GET(self):
-            refused = self._foreign()
+            path = self.path.split("?")[0]
+            refused = self._foreign(page=path in ("/", "/favicon.ico"))
             if refused:
                 return self._json({"error": refused}, HTTPStatus.FORBIDDEN)
-            path = self.path.split("?")[0]
             if path == "/":
                 self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
             elif path == "/api/state":

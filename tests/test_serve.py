@@ -194,3 +194,11 @@ def test_a_record_that_cannot_be_saved_is_given_in_the_answer(tmp_path):
     state = session.state()
     assert state["saved"] is None and "cannot save the record" in state["save_error"]
     assert json.loads(state["save_error"].split("the record: ", 1)[1]) == session.game.record()
+
+
+def test_the_page_opens_from_a_link_on_another_site_but_its_api_does_not_answer(served):
+    session, port = served
+    cross = {"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}
+    assert request(port, "GET", "/", headers={"Sec-Fetch-Site": "cross-site"})[0] == 200
+    assert request(port, "GET", "/", headers={"Host": "evil.example"})[0] == 403
+    assert request(port, "GET", "/api/state", headers=cross)[0] == 403
