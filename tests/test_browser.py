@@ -148,7 +148,10 @@ FOREIGN_PAGE = """<!doctype html><html><body>
 <script>
 const results = [];
 async function attempt(name, options) {{
-  try {{ const r = await fetch("{target}" + options.path, options); results.push(name + ":" + r.type + ":" + r.status); }}
+  try {{
+    const r = await fetch("{target}" + options.path, options);
+    results.push(name + ":" + r.type + ":" + r.status);
+  }}
   catch (err) {{ results.push(name + ":refused"); }}
 }}
 (async () => {{

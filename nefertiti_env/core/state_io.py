@@ -274,7 +274,7 @@ def _resolution_problems(g, in_res: bool) -> list[str]:
 
 # A character's steps and the choices it has made so far at each step (engine/powers.py): the
 # meaning of each entry of char_sel, per power. Powers not listed take one choice, at step 0.
-_MARKET, _KIND, _OWNER, _PLACE, _COUNT, _EXCLUDE = range(6)
+_MARKET, _KIND, _OWNER, _COUNT, _EXCLUDE = range(5)
 _CHOICES = {
     "merchant": ((), (_KIND,), (_KIND, _OWNER)),
     "thief": ((), (_MARKET,)),
@@ -297,8 +297,8 @@ def _character_problems(g) -> list[str]:
         steps = _CHOICES.get(power, ((),))
     if not 0 <= step < len(steps) or len(sel) != len(steps[step]):
         return [f"char_step {step}, char_sel {sel}: not a step of the {power} power"]
-    top = {_MARKET: MEMPHIS, _KIND: g.rules.num_kinds, _OWNER: NUM_OWNERS, _PLACE: MAX_SLOTS,
-           _COUNT: character.params.get("exchanges", 0), _EXCLUDE: NUM_MARKETS}
+    top = {_MARKET: MEMPHIS, _KIND: g.rules.num_kinds, _OWNER: NUM_OWNERS, _COUNT: character.params.get("exchanges", 0),
+           _EXCLUDE: NUM_MARKETS}
     low = {_EXCLUDE: -1}
     if not all(low.get(what, 0) <= v < top[what] for what, v in zip(steps[step], sel)) or \
             (power == "merchant" and step == 2 and not (sel[1] != g.actor and (sel[1] < n or sel[1] == NEUTRAL))):
