@@ -31,7 +31,10 @@ def read_yaml(text: str):
     or is over MAX_CONFIG_BYTES)."""
     if len(text) > MAX_CONFIG_BYTES:
         raise yaml.YAMLError(f"{len(text)} characters, more than a config may hold ({MAX_CONFIG_BYTES})")
-    return yaml.load(text, Loader=_NoAliases)  # noqa: S506 (a SafeLoader)
+    try:
+        return yaml.load(text, Loader=_NoAliases)  # noqa: S506 (a SafeLoader)
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
 
 
 def yaml_problem(err: yaml.YAMLError) -> str:

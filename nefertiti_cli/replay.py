@@ -70,7 +70,7 @@ def run(args) -> int:
     try:
         record, bots = load_record(path, args.game)
         page = replay_html(record, title=f"Nefertiti: {path.name}, game {args.game}", players=bots)
-    except (ValueError, TypeError, KeyError, OSError) as err:
+    except (ValueError, TypeError, KeyError, OSError, RecursionError) as err:
         return fail("replay", " ".join(f"{path}: game {args.game}: {err}".split()) if str(path) not in str(err)
                     else " ".join(str(err).split()))
     try:

@@ -552,6 +552,9 @@ def test_a_yaml_alias_bomb_is_refused_in_one_line(tmp_path, capsys):
     assert main(["train", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert "anchors and aliases" in err and len(err.strip().splitlines()) == 1
+    path.write_text("a: " + "[" * 100_000)
+    with pytest.raises(ConfigError, match="not valid YAML: nested too deeply"):
+        load_config(path)
 
 
 @pytest.mark.parametrize("edit, words", [

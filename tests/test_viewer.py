@@ -134,6 +134,13 @@ def test_a_malformed_record_is_one_line(tmp_path, capsys, entry, words):
     assert not (tmp_path / "page.html").exists()
 
 
+def test_a_deeply_nested_record_is_one_line(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    path.write_text("[" * 100_000)
+    assert main(["replay", str(path)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
 def test_replay_never_writes_over_its_records(tmp_path, capsys):
     records = tmp_path / "r.jsonl"
     records.write_text(json.dumps({"game": 0, "record": finished(2).record()}) + "\n")
