@@ -67,6 +67,7 @@ def test_replay_names_the_failing_action_index():
     ("not json", "not JSON text"),
     ('{"format": "something else"}', "nefertiti-state-2"),
     ('{"format": "nefertiti-state-2", "ruleset": "default", "state": 3}', "'state' must be a JSON object"),
+    ("[" * 100_000, "not JSON text"),
 ])
 def test_from_json_rejects_text_that_is_not_a_saved_state(text, words):
     assert any(words in p for p in problems(text))

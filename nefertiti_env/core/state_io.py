@@ -48,7 +48,7 @@ def load(cls, text: str, ruleset, ruleset_arg):
     """The game saved in `text` (see the module docstring); raises StateError listing every problem."""
     try:
         data = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as err:
+    except (TypeError, json.JSONDecodeError, RecursionError) as err:
         raise StateError([f"not JSON text: {err}"]) from None
     if not isinstance(data, dict):
         raise StateError([f"a saved state is a JSON object with 'format', 'ruleset' and 'state', "
