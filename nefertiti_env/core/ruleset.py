@@ -421,10 +421,9 @@ def _build(data: dict, source: str) -> Ruleset:
         left = _parse_stall(ck, m.get("left") if isinstance(m, dict) else None, f"{path}.left")
         right = _parse_stall(ck, m.get("right") if isinstance(m, dict) else None, f"{path}.right")
         start_closed = ck.get(m, "start_closed", path, bool, False, required=False)
-        for side, stall in zip(SIDES, (left, right)):
-            if stall and not setup["close_when_full"] and not can_close(stall):
-                ck.fail(f"{path}.{side}.closing", "can never hold on this stall's squares and setup.close_when_full "
-                        "is false: the market would never close, so no game could end")
+        if left and right and not setup["close_when_full"] and not (can_close(left) or can_close(right)):
+            ck.fail(f"{path}.closing", "neither stall's condition can hold on its squares and "
+                    "setup.close_when_full is false: the market would never close, so no game could end")
         if left and right:
             markets.append(Market(mname, (left, right), SIDES.index(beginner), start_closed))
     if len(markets_t) == NUM_MARKETS - 1 and sum(m.get("start_closed", False) is True for m in markets_t
