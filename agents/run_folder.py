@@ -99,6 +99,18 @@ def lock(folder: Path) -> None:
     _HELD[key] = fd
 
 
+def _forget_locks_in_child() -> None:
+    """A forked worker closes its copies of the lock files (the parent's locks stay): otherwise workers
+    left running a moment after their run was killed would keep its folder locked."""
+    for fd in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
 def run_kind(folder: str | Path) -> str | None:
     """The kind of run a folder holds (its marker), or None."""
     try:

@@ -111,3 +111,21 @@ def test_one_run_per_folder_and_a_killed_run_leaves_no_lock(tmp_path):
         holder.wait()
     assert prepare(out, "tournament", force=True) == out
     assert (out / "games.csv").read_text() == "x"
+
+
+def test_a_forked_worker_does_not_keep_the_folder_locked(tmp_path):
+    """Workers forked by a run (tournament and balance pools) drop their copy of its lock: when the run
+    is killed, a worker still finishing its game does not hold the folder."""
+    out = tmp_path / "run"
+    code = ("import os, time; from nefertiti_env.agents.run_folder import prepare\n"
+            f"prepare({str(out)!r}, 'tournament')\n"
+            "if os.fork() == 0:\n    print(os.getpid(), flush=True); time.sleep(60); os._exit(0)\n"
+            "time.sleep(60)")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = int(process.stdout.readline())
+    process.kill()
+    process.wait()
+    try:
+        assert prepare(out, "tournament", force=True) == out
+    finally:
+        os.kill(child, signal.SIGKILL)
