@@ -33,7 +33,9 @@ REQUEST_SECONDS = 10             # to read a request (a stalled client frees its
 BACKLOG = 128                    # connections waiting to be accepted: a browser opens several at once
 # Bots a page may ask for, with caps on what one decision may cost; any spec given on the command line
 # (a `ppo:path=...` too) stays allowed as given. `ppo:path=` over HTTP would tell a page whether a file exists.
-HTTP_BOTS = {"random": {}, "greedy": {}, "collector": {}, "banker": {}, "champion": {},
+_HEURISTIC = {"samples": 64, "power_depth": 8}
+HTTP_BOTS = {"random": {}, "greedy": _HEURISTIC, "collector": _HEURISTIC, "banker": _HEURISTIC,
+             "champion": {"search": 20_000, "width": 64},
              "mcts": {"iterations": 20_000, "seconds": 5.0, "width": 64, "rollout_turns": 50}}
 
 

@@ -121,7 +121,8 @@ def test_a_body_too_large_or_without_length_is_refused(served):
 @pytest.mark.parametrize("spec, words", [
     ("ppo:path=/etc/passwd", "cannot be chosen from the page"),
     ("mcts:seconds=15", "seconds may be at most 5.0"), ("mcts:iterations=10000000", "iterations may be at most"),
-    ("mcts:seconds=inf", "seconds may be at most"),
+    ("mcts:seconds=inf", "seconds may be at most"), ("greedy:samples=100000", "samples may be at most 64"),
+    ("champion:search=10000000", "search may be at most 20000"),
 ])
 def test_the_page_may_ask_only_for_bots_of_bounded_cost(served, spec, words):
     """`ppo:path=` told a page whether a file exists; `mcts:seconds=` had no upper bound."""
