@@ -46,7 +46,10 @@ def add_parser(subparsers) -> None:
                     "against bots: click a highlighted square, card, market or character on the board, or a "
                     "move in the list (only legal moves are offered). The bots' moves appear one by one. "
                     "Each finished game is saved in --records as JSON (replay it with `nefertiti replay`). "
-                    "The page can start new games with other bots. Ctrl-C stops the server.",
+                    "The page can start new games with other bots: those of --bots, or random, greedy, collector, "
+                    "banker, champion and mcts within capped budgets (mcts at most 5 s or 20,000 iterations a "
+                    "decision). Only the server's own page is answered (a loopback Host, its Origin, JSON "
+                    "bodies), so other web pages cannot drive it. Ctrl-C stops the server.",
         epilog="examples:\n  nefertiti serve --bots greedy,greedy,greedy --open\n"
                "  nefertiti serve --seat 1 --bots mcts,banker --port 8080 --memphis",
         formatter_class=argparse.RawDescriptionHelpFormatter)
