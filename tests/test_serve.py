@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-import time
 
 import pytest
 
