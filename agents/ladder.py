@@ -26,8 +26,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 from . import make_bot
-from .tournament import (Result, check_lineup, play_in_folder, read_games, rotations, speed_rows, summarize,
-                         write_csv)
+from .tournament import (Result, check_lineup, folder_speed, play_in_folder, read_games, rotations, speed_rows,
+                         summarize, write_csv)
 from .run_folder import write_text
 
 KIND = "ladder"
@@ -104,13 +104,14 @@ def head_to_head(games) -> dict[tuple[str, str], tuple[float, int]]:
 
 
 def write_ladder(folder: Path, params: dict, played: list[Result], command: str | None, date: str) -> list[dict]:
-    """ladder.csv, ladder.png and ladder.md from the folder's games.csv; speed.csv from `played`
-    (kept as it was when a resumed run had nothing left to play). Returns the ladder rows."""
+    """ladder.csv, ladder.png and ladder.md from the folder's games.csv, speed.csv from its speed.jsonl
+    (every session). Returns the ladder rows."""
     games = read_games(folder / "games.csv")
     rows = ladder_rows(games)
     write_csv(folder / "ladder.csv", rows)
-    if played:
-        write_csv(folder / "speed.csv", speed_rows(played))
+    speed = speed_rows(folder_speed(folder))
+    if speed:
+        write_csv(folder / "speed.csv", speed)
     plot_ladder(folder / "ladder.png", rows, params["players"], len(games))
     write_text(folder / "ladder.md", markdown(rows, head_to_head(games), params, len(games), command, date))
     return rows

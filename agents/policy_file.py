@@ -68,13 +68,74 @@ def read(path: str | Path) -> tuple[dict, dict]:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
         raise ModelFileError(legacy) from None
-    except (RuntimeError, OSError, EOFError, ValueError) as err:
-        raise ModelFileError(f"{path} is not a readable model file: {str(err).splitlines()[0]}") from None
+    except (RuntimeError, OSError, EOFError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        first = (str(err).splitlines() or [type(err).__name__])[0]
+        raise ModelFileError(f"{path} is not a readable model file: {first}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a nefertiti model file (no {FORMAT!r} format tag)")
     if data.get("version") != VERSION:
         raise ModelFileError(f"{path} has model format version {data.get('version')}, this version reads {VERSION}")
-    return json.loads(data["meta"]), data
+    try:
+        meta = json.loads(data["meta"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ModelFileError(f"{path}: meta is not the model's JSON description ({err!r})") from None
+    problem = meta_problem(meta) or _weights_problem(meta, data)
+    if problem:
+        raise ModelFileError(f"{path}: {problem}")
+    return meta, data
+
+
+# The largest network a model file may describe: its meta is checked, and the shapes of its weights
+# against it, before any network is built (a 1 KB file claiming [8000, 8000] once built 1.7 GB for minutes).
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+
+
+def meta_problem(meta) -> str | None:
+    """Why `meta` cannot describe a model of this version (None: it can)."""
+    from nefertiti_env.core.actions import NUM_ACTIONS
+
+    if not isinstance(meta, dict):
+        return "meta must be a JSON object"
+    arch, size = meta.get("net_arch"), meta.get("obs_size")
+    if not (isinstance(arch, list) and 1 <= len(arch) <= MAX_LAYERS
+            and all(type(w) is int and 1 <= w <= MAX_WIDTH for w in arch)):
+        return f"meta.net_arch must list 1..{MAX_LAYERS} layer sizes of 1..{MAX_WIDTH}, got {arch!r}"
+    if type(size) is not int or size < 1:
+        return f"meta.obs_size must be a positive integer, got {size!r}"
+    if meta.get("num_actions") != NUM_ACTIONS:
+        return f"meta.num_actions must be {NUM_ACTIONS}, got {meta.get('num_actions')!r}"
+    return None
+
+
+def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+    """The policy's state dict shapes for `meta` (MaskableActorCriticPolicy: separate policy and value
+    MLPs of net_arch, then the action and value heads)."""
+    shapes = {}
+    for net in ("policy_net", "value_net"):
+        before = meta["obs_size"]
+        for i, width in enumerate(meta["net_arch"]):
+            shapes[f"mlp_extractor.{net}.{2 * i}.weight"], shapes[f"mlp_extractor.{net}.{2 * i}.bias"] = \
+                (width, before), (width,)
+            before = width
+    last = meta["net_arch"][-1]
+    shapes.update({"action_net.weight": (meta["num_actions"], last), "action_net.bias": (meta["num_actions"],),
+                   "value_net.weight": (1, last), "value_net.bias": (1,)})
+    return shapes
+
+
+def _weights_problem(meta: dict, data: dict) -> str | None:
+    import torch
+
+    weights = data.get("policy")
+    if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor) for v in weights.values()):
+        return "policy must be the network's state dict (names to tensors)"
+    found = {k: tuple(v.shape) for k, v in weights.items()}
+    want = weight_shapes(meta)
+    if found != want:
+        wrong = sorted(k for k in found.keys() | want.keys() if found.get(k) != want.get(k))
+        return (f"the weights do not fit meta.net_arch {meta['net_arch']} (obs_size {meta['obs_size']}): "
+                f"{wrong[0]} is {found.get(wrong[0], 'missing')}, expected {want.get(wrong[0], 'no such tensor')}")
+    return None
 
 
 def _is_sb3_zip(path: Path) -> bool:

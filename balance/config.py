@@ -31,12 +31,14 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from nefertiti_env.agents.config import Int, Section, problems
+from nefertiti_env.agents.config import Int, Section, problems, read_yaml, yaml_problem
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
 
 from .restrict import Restriction
 
-Count = Annotated[Int, Field(ge=1)]
+MAX_GAMES = 1_000_000       # per arm and per cell: beyond, a typo (not a study) that would only fail later
+Games = Annotated[Int, Field(ge=1, le=MAX_GAMES)]
+Workers = Annotated[Int, Field(ge=1, le=256)]
 
 
 class ConfigError(ValueError):
@@ -105,7 +107,7 @@ BotSpec = Annotated[str, AfterValidator(_bot),
 class RestrictedStudy(Section):
     """Restricted play: one seat forbidden one option, every seat played by `bot`."""
 
-    games: Count = Field(description="games per arm (the unrestricted control is one more arm)")
+    games: Games = Field(description="games per arm (the unrestricted control is one more arm)")
     player_counts: Annotated[list[Int], Field(min_length=1)]
     bot: BotSpec
     forbid: Annotated[list[Annotated[Restriction, BeforeValidator(
@@ -123,8 +125,8 @@ class StudyConfig(Section):
 
     seed: Annotated[Int, Field(ge=0, description="the whole study follows from it")]
     setup: Literal["beginner", "advanced"] = "beginner"
-    games: Count = Field(description="games per ruleset and player count")
-    workers: Count = Field(1, description="processes playing games (the command line's --workers wins)")
+    games: Games = Field(description="games per ruleset and player count")
+    workers: Workers = Field(1, description="processes playing games (the command line's --workers wins)")
     out: Annotated[str, Field(min_length=1)] = "results/balance"
     rulesets: Annotated[dict[str, Annotated[str, AfterValidator(_ruleset)]], Field(min_length=1, description="name: packaged ruleset name or file; "
                                                                        "the first is the baseline")]
@@ -170,9 +172,11 @@ def read(path: str | Path) -> dict:
     """The raw YAML of a study file (FileNotFoundError if absent, ConfigError if not YAML)."""
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return read_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as err:
-        raise ConfigError(str(path), [("<file>", f"not valid YAML: {err}")]) from None
+        raise ConfigError(str(path), [("<file>", f"not valid YAML: {yaml_problem(err)}")]) from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(str(path), [("<file>", f"not text: {err}")]) from None
 
 
 def load(path: str | Path) -> StudyConfig:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import yaml
-
 from nefertiti_env import load_ruleset
 
 from . import analysis as A
+from . import config
 from . import plots, tables
 from .restrict import Restriction
 from .runner import CONTROL
@@ -50,7 +49,8 @@ def table(header: list[str], rows: list[list]) -> str:
 def write(folder: str | Path) -> Path:
     """Analyse the study in `folder` and write report.md and the PNG figures there."""
     folder = Path(folder)
-    study = yaml.safe_load((folder / "study.yaml").read_text(encoding="utf-8"))
+    study = config.read(folder / "study.yaml")
+    config.parse(study, str(folder / "study.yaml"))       # the file a finished study wrote, unchanged
     tabs = tables.read_all(folder)
     names = list(study["rulesets"])
     base = names[0]

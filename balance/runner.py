@@ -20,6 +20,7 @@ uninterrupted run's. `study.yaml` is written at the start: a resume must match i
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -142,12 +143,13 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
                 decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
                 bar.update()
         seconds = time.perf_counter() - start
-        write_tables(folder)
+        all_decisions = write_tables(folder)
         played = len(jobs) - done
         figures = {"games": played, "decisions": decisions, "workers": workers, "seconds": round(seconds, 2),
                    "games_per_second": round(played / seconds, 1),
                    "decisions_per_second": round(decisions / seconds)}
-        write_text(folder / "run.json", json.dumps(figures, indent=2) + "\n")
+        write_text(folder / "run.json", json.dumps(run_figures(folder, figures, len(jobs), all_decisions, resume),
+                                                   indent=2) + "\n")
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; {finished_games(folder)} "
                              "finished games are saved there: fix the folder (space, permissions) and rerun "
@@ -155,8 +157,8 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     return figures
 
 
-def write_tables(folder: Path) -> None:
-    """The CSV tables from the journal of finished games, in schedule order."""
+def write_tables(folder: Path) -> int:
+    """The CSV tables from the journal of finished games, in schedule order; returns their decisions."""
     out = {name: [] for name in tables.COLUMNS}
     with open(folder / JOURNAL, encoding="utf-8") as journal:
         for line in journal:
@@ -164,6 +166,21 @@ def write_tables(folder: Path) -> None:
                 out[name] += rows
     for name, rows in out.items():
         tables.write(folder, name, rows)
+    return sum(row[tables.COLUMNS["games"].index("decisions")] for row in out["games"])
+
+
+def run_figures(folder: Path, session: dict, games: int, decisions: int, resume: bool) -> dict:
+    """run.json: the whole study's games and decisions (from its tables, every session), the seconds summed
+    over the sessions that got to their end (a killed session's are lost with it), and each of those
+    sessions' figures (its games, decisions, seconds and rates)."""
+    before = {}
+    if resume:
+        with contextlib.suppress(OSError, ValueError):
+            before = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    sessions = (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
+                else []) + [session]
+    seconds = round(sum(s.get("seconds", 0) for s in sessions if isinstance(s, dict)), 2)
+    return {"games": games, "decisions": decisions, "seconds": seconds, "sessions": sessions}
 
 
 def finished_games(folder: str | Path) -> int:

@@ -47,12 +47,18 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.balance import config, report, runner
+    from nefertiti_env.balance.tables import TableError
 
     if args.report_only:
         try:
             path = report.write(args.report_only)
         except FileNotFoundError as err:
             return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
+        except (config.ConfigError, TableError) as err:
+            return fail("balance", " ".join(str(err).split()))
+        except (ValueError, KeyError, IndexError, ZeroDivisionError) as err:
+            return fail("balance", f"{args.report_only}: its tables do not make a report ({type(err).__name__}: "
+                                   f"{err}); run the study again")
         print(f"report: {path}")
         return 0
     if args.resume and args.force:

@@ -47,12 +47,14 @@ def split(text: str | None) -> list[str]:
 def run(args) -> int:
     from nefertiti_env.agents.ladder import check, lineups, run_in_folder
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
-    from nefertiti_env.agents.tournament import finished_games, format_table
+    from nefertiti_env.agents.tournament import MAX_GAMES, MAX_WORKERS, finished_games, format_table
 
     bots = (split(args.bots) if args.bots is not None else list(LADDER_BOTS)) + split(args.add)
     per_lineup = args.games_per_lineup if args.games_per_lineup is not None else 2 * args.players
-    if args.workers < 1:
-        return fail("ladder", f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return fail("ladder", f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
+    if not 1 <= per_lineup <= MAX_GAMES // 1000:
+        return fail("ladder", f"--games-per-lineup must be 1..{MAX_GAMES // 1000:,}, got {per_lineup}")
     if args.resume and args.force:
         return fail("ladder", "--resume continues the run in --out and --force starts it over: give one")
     options = game_options(args)

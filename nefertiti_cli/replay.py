@@ -36,7 +36,10 @@ def add_parser(subparsers) -> None:
 
 def load_record(path: Path, game: int) -> tuple[dict, list[str] | None]:
     """(record, bot name per seat or None) of game `game` in a record or records file."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not a text file ({err})") from None
     try:
         entries = [json.loads(text)]
     except json.JSONDecodeError:
@@ -47,13 +50,17 @@ def load_record(path: Path, game: int) -> tuple[dict, list[str] | None]:
                     entries.append(json.loads(line))
                 except json.JSONDecodeError as err:
                     raise ValueError(f"{path}: line {number} is not JSON: {err}") from None
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            raise ValueError(f"{path}: entry {number} is a JSON {type(entry).__name__}, not a game record")
     numbered = {e.get("game", i): e for i, e in enumerate(entries)}
     if game not in numbered:
         raise ValueError(f"{path}: no game {game}; it holds {len(entries)} game(s): "
                          f"{', '.join(map(str, list(numbered)[:20]))}{' ...' if len(numbered) > 20 else ''}")
     entry = numbered[game]
     record = entry.get("record", entry)
-    if not isinstance(record, dict) or not {"seed", "options", "actions"} <= record.keys():
+    if not isinstance(record, dict) or not {"seed", "options", "actions"} <= record.keys() \
+            or not isinstance(record["actions"], list):
         raise ValueError(f"{path}: game {game} is not a game record (needs seed, options, actions)")
     return record, entry.get("bots")
 
@@ -64,14 +71,20 @@ def run(args) -> int:
     path = Path(args.file)
     if not path.is_file():
         return fail("replay", f"no such file: {path}")
+    out = Path(args.out) if args.out else path.with_name(f"{path.stem}-game{args.game}.html")
+    if out.exists() and out.samefile(path):
+        return fail("replay", f"--out {out} is the records file itself: choose another page name")
     try:
         record, bots = load_record(path, args.game)
         page = replay_html(record, title=f"Nefertiti: {path.name}, game {args.game}", players=bots,
                            ruleset=args.ruleset, allow_changed_ruleset=args.allow_changed_ruleset)
-    except (ValueError, KeyError) as err:
-        return fail("replay", str(err))
-    out = Path(args.out) if args.out else path.with_name(f"{path.stem}-game{args.game}.html")
-    out.write_text(page, encoding="utf-8")
+    except (ValueError, TypeError, KeyError, OSError, RecursionError) as err:
+        return fail("replay", " ".join(f"{path}: game {args.game}: {err}".split()) if str(path) not in str(err)
+                    else " ".join(str(err).split()))
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as err:
+        return fail("replay", f"cannot write {out}: {err.strerror or err}")
     print(f"wrote {out} ({len(record['actions'])} decisions, {out.stat().st_size / 1e6:.1f} MB)")
     if args.open:
         webbrowser.open(out.resolve().as_uri())

@@ -324,9 +324,9 @@ class NefertitiVectorEnv:
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions.dtype} "
                              f"array of shape {actions.shape}")
-        active = self._all if active is None else np.asarray(active, dtype=np.bool_)
-        actions = actions.astype(np.int64, copy=False)
+        active = self._all if active is None else self._check_active(active)
         inside = (actions >= 0) & (actions < A.NUM_ACTIONS)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
         legal = ~active | inside & (self.masks[np.arange(self.num_envs), np.where(inside, actions, 0)] != 0)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
@@ -342,7 +342,16 @@ class NefertitiVectorEnv:
         opponents, and fill seats, masks and observations as `step` does."""
         if not self._ready:
             raise RuntimeError("call reset() before resume()")
-        return self._run(np.zeros(self.num_envs, dtype=np.int64), np.asarray(active, dtype=np.bool_), CONTINUE)
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._check_active(active), CONTINUE)
+
+    def _check_active(self, active) -> np.ndarray:
+        """`active` as the kernel reads it, one bool per game: it indexes every row by it, unchecked (a
+        short mask would be read past its end)."""
+        active = np.asarray(active)
+        if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} "
+                             f"array of shape {active.shape}")
+        return np.ascontiguousarray(active)
 
 
 def _check_seed(seed) -> int:

@@ -73,3 +73,13 @@ def test_example_trains_and_plays_an_episode():
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     assert example.main(["--steps", "64", "--players", "2"]) in (-1.0, 1.0)
+
+
+@pytest.mark.parametrize("action", [3.9, "3", True, np.float32(3.0)])
+def test_the_gymnasium_env_takes_integer_actions_only(action):
+    env = gymnasium.make(ENV_ID, num_players=3)
+    env.reset(seed=1)
+    before = list(env.unwrapped.game.history)
+    with pytest.raises(TypeError, match="an action is an integer id"):
+        env.step(action)
+    assert env.unwrapped.game.history == before

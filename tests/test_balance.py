@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -376,3 +377,35 @@ def test_notebook_runs_on_a_study(study):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert sum("image/png" in o.get("data", {}) for o in outputs) >= 4
+
+
+def test_a_yaml_alias_or_an_extreme_size_is_refused(tmp_path, capsys):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("seed: 1\ngames: &g 2\nplayer_counts: [4]\nlineups: {4: [random, random, random, random]}\n"
+                    "rulesets: {default: default}\nrestricted: {games: *g}\n")
+    assert main(["balance", "--config", str(bomb)]) == 2
+    assert "anchors and aliases (&name, *name) are not allowed in a config (line 2" in capsys.readouterr().err
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("seed: 1\ngames: 1000000000000\nplayer_counts: [4]\nlineups: {4: [random, random, random, "
+                    "random]}\nrulesets: {default: default}\n")
+    assert main(["balance", "--config", str(huge)]) == 2
+    assert "games: Input should be less than or equal to 1000000" in capsys.readouterr().err
+
+
+def test_report_only_on_damaged_files_is_one_line(study, tmp_path, capsys):
+    """A finished study's files damaged one at a time: each is named, exit 2, no traceback."""
+    damages = {
+        "study.yaml": lambda text: text.replace("seed:", "seed: [", 1),
+        "games.csv": lambda text: text.replace("\n", "\nbroken,row\n", 2),
+        "seats.csv": lambda text: "not,the,header\n" + text,
+        "closings.csv": lambda text: text[:len(text) // 2] + "\x00\x00,\n",
+        "characters.csv": lambda text: text.split("\n", 1)[0] + "\n" + "x," * 16 + "x\n",
+    }
+    for name, damage in damages.items():
+        folder = tmp_path / name
+        shutil.copytree(study[0], folder)
+        (folder / name).write_text(damage((folder / name).read_text()))
+        assert main(["balance", "--report-only", str(folder)]) == 2, name
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert name in err or str(folder) in err, err

@@ -15,7 +15,8 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from nefertiti_env.agents import parse_spec
-from nefertiti_env.agents.config import Float, Int, Section, problems
+from nefertiti_env.agents.config import Float, Int, Section, problems, read_yaml, yaml_problem
+from nefertiti_env.agents.policy_file import MAX_LAYERS, MAX_WIDTH
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
@@ -26,6 +27,13 @@ from .bot_tables import seats_at_bot_tables
 SNAPSHOT = "snapshot"      # opponent kind: a frozen copy of the learner
 RANDOM = "random"          # opponent kind: uniformly random legal moves
 Count = Annotated[Int, Field(ge=1)]
+# Caps on what a config may ask for, so that a typo (an extra zero or ten) fails here in one line
+# instead of as a MemoryError or an hour-long stall (docs/reliability.md)
+Workers = Annotated[Int, Field(ge=1, le=256)]
+Envs = Annotated[Int, Field(ge=1, le=4096)]
+Layers = Annotated[list[Annotated[Int, Field(ge=1, le=MAX_WIDTH)]], Field(min_length=1, max_length=MAX_LAYERS)]
+Games = Annotated[Int, Field(ge=1, le=1_000_000)]
+MAX_ROLLOUT = 2**22          # n_steps x n_envs observations held in memory at once
 
 
 class ConfigError(ValueError):
@@ -49,8 +57,8 @@ class EnvConfig(Section):
     reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
         "v0", description="observation version: v0 (3,225 floats) or the compact v1 (657)")
-    n_envs: Count = Field(16, description="environments stepped together (the policy runs on all at once)")
-    workers: Count = Field(2, description="processes that step them (1: in the training process)")
+    n_envs: Envs = Field(16, description="environments stepped together (the policy runs on all at once)")
+    workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
                                             "random, snapshot and heuristic bot opponents (one kind per table) "
@@ -75,7 +83,7 @@ class OpponentsConfig(Section):
 
     weights: dict[str, Annotated[Float, Field(ge=0)]] = Field(default_factory=lambda: {"random": 1.0})
     snapshot_every: Count = 50_000
-    max_snapshots: Count = 20
+    max_snapshots: Annotated[Int, Field(ge=1, le=1000)] = 20
     snapshot_deterministic: bool = False
     per_table: bool = Field(False, description="one draw for all opponent seats of an episode (n-1 copies of one "
                                                "kind)")
@@ -95,9 +103,9 @@ class OpponentsConfig(Section):
 class PPOConfig(Section):
     """MaskablePPO hyperparameters (sb3-contrib names); n_steps is per environment."""
 
-    n_steps: Count = 1024
-    batch_size: Count = 256
-    n_epochs: Count = 10
+    n_steps: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 1024
+    batch_size: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 256
+    n_epochs: Annotated[Int, Field(ge=1, le=1000)] = 10
     learning_rate: Annotated[Float, Field(gt=0)] = 3e-4
     gamma: Annotated[Float, Field(gt=0, le=1)] = 0.99
     gae_lambda: Annotated[Float, Field(gt=0, le=1)] = 0.95
@@ -105,8 +113,7 @@ class PPOConfig(Section):
     ent_coef: Annotated[Float, Field(ge=0)] = 0.01
     vf_coef: Annotated[Float, Field(ge=0)] = 0.5
     max_grad_norm: Annotated[Float, Field(gt=0)] = 0.5
-    net_arch: Annotated[list[Count], Field(min_length=1)] = Field(default_factory=lambda: [256, 256],
-                                                                  description="hidden layer sizes")
+    net_arch: Layers = Field(default_factory=lambda: [256, 256], description="hidden layer sizes")
 
 
 class EvalConfig(Section):
@@ -116,11 +123,11 @@ class EvalConfig(Section):
     """
 
     every_steps: Count = 50_000
-    games: Count = 40
-    final_games: Count = 200
+    games: Games = 40
+    final_games: Games = 200
     baselines: list[str] = Field(default_factory=lambda: ["random", "greedy", "collector", "banker"])
     deterministic: bool = Field(True, description="the learner plays its most likely action")
-    workers: Count = Field(2, description="processes that play evaluation games")
+    workers: Workers = Field(2, description="processes that play evaluation games")
 
     _baselines = field_validator("baselines")(_check_specs)
 
@@ -132,7 +139,7 @@ class Config(Section):
     seed: Int = 0
     out: str = "runs/quickstart"
     checkpoint_every: Count = 50_000
-    torch_threads: Count = Field(1, description="of the training process; more than 1 collapses under CPU "
+    torch_threads: Workers = Field(1, description="of the training process; more than 1 collapses under CPU "
                                                 "contention")
     init_from: str = Field("", description="start from this model's weights: a model .pt or a run folder "
                                            "(fine-tuning)")
@@ -140,6 +147,13 @@ class Config(Section):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
+
+    @model_validator(mode="after")
+    def _rollout_fits(self):
+        if self.ppo.n_steps * self.env.n_envs > MAX_ROLLOUT:
+            raise ValueError(f"ppo.n_steps x env.n_envs: {self.ppo.n_steps * self.env.n_envs} observations per "
+                             f"rollout, at most {MAX_ROLLOUT}")
+        return self
 
     @model_validator(mode="after")
     def _vector_env_can_play_it(self):
@@ -169,9 +183,11 @@ def load_config(path: str | Path) -> Config:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = read_yaml(path.read_text()) or {}
     except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(err)}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read: {err}") from None
     return config_from_dict(data, source=str(path))
 
 

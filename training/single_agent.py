@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
+from nefertiti_env.core.actions import action_id
 from nefertiti_env.encoding import observation_version
 from nefertiti_env.env.aec import final_rewards
 
@@ -85,7 +86,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.done or game.current_player != self.seat:
             raise RuntimeError("step() called after the episode ended (or before reset()): call reset()")
         try:
-            game.apply(int(action))
+            game.apply(action_id(action))
         except IllegalActionError as err:
             if self.illegal == "raise":
                 raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None

@@ -38,6 +38,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
 from nefertiti_env.agents import policy_file
+from nefertiti_env.agents.config import read_yaml
 from nefertiti_env.agents.policy_file import ModelFileError
 from nefertiti_env.agents.ppo import FINAL_MODEL, model_file
 from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
@@ -79,9 +80,16 @@ class RunPaths:
         return self.checkpoints / f"step_{step:010d}"
 
     def latest_checkpoint(self) -> Path | None:
-        if not self.latest.is_file():
-            return None
-        return self.checkpoints / self.latest.read_text().strip()
+        """The checkpoint `latest` names, if whole; else (a damaged pointer or checkpoint) the newest whole
+        one, so that a damaged file never hides a checkpoint that can be resumed; None if there is none."""
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            named = self.checkpoints / self.latest.read_text(encoding="utf-8").strip()
+            if named.parent == self.checkpoints and read_checkpoint_state(named) is not None:
+                return named
+        for folder in sorted(self.checkpoints.glob("step_*"), reverse=True):
+            if read_checkpoint_state(folder) is not None:
+                return folder
+        return None
 
     def own_files(self) -> list[Path]:
         """The files a run writes outside its checkpoint folders (what `--force` replaces, with the
@@ -89,6 +97,21 @@ class RunPaths:
         fixed = [self.config, self.latest, self.progress, self.evaluations, self.eval_policy, self.final_model,
                  self.results_csv, self.results_md, self.curve, self.summary]
         return fixed + sorted(self.snapshots.glob("step_*.pt")) + sorted(self.logs.glob("events.out.tfevents.*"))
+
+
+def read_checkpoint_state(folder: Path) -> dict | None:
+    """The counters of the checkpoint in `folder` (its state.json), or None if it is not whole: a model
+    file beside a state.json with the counters the trainer reads."""
+    try:
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    kinds = {"num_timesteps": int, "train_seconds": (int, float), "eval_seconds": (int, float),
+             "session_seeds": list, "pool": dict}
+    if not (isinstance(state, dict) and all(isinstance(state.get(k), t) for k, t in kinds.items())
+            and (folder / "model.pt").is_file()):
+        return None
+    return state
 
 
 def remove_checkpoint(folder: Path) -> None:
@@ -119,7 +142,14 @@ def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Conf
     paths = RunPaths(out)
     if not paths.config.is_file():
         raise ConfigError(f"{out}: no run to resume here (missing {paths.config})")
-    data = {**yaml.safe_load(paths.config.read_text()), "out": str(out), "init_from": ""}
+    try:
+        saved = read_yaml(paths.config.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{paths.config}: damaged ({' '.join(str(err).split())}); restore it, or start the run "
+                          "over with --force") from None
+    if not isinstance(saved, dict):
+        raise ConfigError(f"{paths.config}: damaged (not a mapping of keys); restore it, or start over with --force")
+    data = {**saved, "out": str(out), "init_from": ""}
     if total_timesteps is not None:
         data["total_timesteps"] = total_timesteps
     return config_from_dict(data, source=str(paths.config))
@@ -153,7 +183,7 @@ class Trainer:
             raise RunFolderError(f"{self.paths.out}: no checkpoint to resume yet (pass --force instead of "
                                  "--resume to start the run over)")
         self.checkpoint_dir = latest
-        self.state = json.loads((latest / "state.json").read_text()) if resume else {
+        self.state = read_checkpoint_state(latest) if resume else {
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
             "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
             "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
@@ -200,7 +230,10 @@ class Trainer:
             ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
             policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
         if self.resume:                         # weights, optimiser and counters from the checkpoint
-            meta = policy_file.load_into(self.model.policy, self.checkpoint_dir / "model.pt")
+            model = self.checkpoint_dir / "model.pt"
+            meta = policy_file.load_into(self.model.policy, model)
+            if not all(type(meta.get(k)) is int for k in ("num_timesteps", "n_updates")):
+                raise ModelFileError(f"{model}: meta lacks the checkpoint's counters (num_timesteps, n_updates)")
             self.model.num_timesteps, self.model._n_updates = meta["num_timesteps"], meta["n_updates"]
             self.model.set_random_seed(session_seed)
         elif cfg.init_from:
@@ -399,9 +432,17 @@ def _truncate_csv(path: Path, column: str, max_value: int) -> None:
     if not rows or column not in rows[0]:
         return
     at = rows[0].index(column)
-    kept = [rows[0]] + [r for r in rows[1:] if r[at] == "" or float(r[at]) <= max_value]
+    kept = [rows[0]] + [r for r in rows[1:] if len(r) == len(rows[0]) and (r[at] == "" or _at_most(r[at], max_value))]
     with open(path, "w", newline="") as f:
         csv.writer(f).writerows(kept)
+
+
+def _at_most(text: str, limit: int) -> bool:
+    """A log row's step is a number up to `limit` (a damaged row, not a number, is dropped too)."""
+    try:
+        return float(text) <= limit
+    except ValueError:
+        return False
 
 
 def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:

@@ -34,7 +34,9 @@ OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 # Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
 # pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
 DEFAULT_MAX_DECISIONS = 2000
-MAX_DECISIONS_LIMIT = 10**7
+# The largest max_decisions accepted: 250 times the longest natural game, far above any use, and low
+# enough that a record or a replay of a truncated game stays a file of a few megabytes.
+MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
 _ACTOR = L.ACTOR
@@ -235,6 +237,7 @@ class NefertitiGame:
 
         Every other undrawn card is hidden from every seat; observations never show them.
         """
+        self._check_seat(seat)
         deck = self.deck
         return {pos: int(deck[pos]) for pos in range(hidden.unseen_end(self.S, seat), len(deck))}
 
@@ -244,10 +247,16 @@ class NefertitiGame:
         `akhenaton_among_last` places, and gifts an Oracle player swapped into the bottom
         places (and not seen drawn since) stay among those places. Use on a clone.
         The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
+        self._check_seat(seat)
         G = hidden.generator_array(rng)
         hidden.resample_hidden(self.R, self.S, seat, G)
         rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
+
+    def _check_seat(self, seat) -> None:
+        """`seat` names a player of this game: -1 (no Oracle seat) would be read as the Oracle player's."""
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer 0..{self.num_players - 1}, got {seat!r}")
 
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them, after S in `_w`;
@@ -295,11 +304,7 @@ class NefertitiGame:
         Raises TypeError for anything else (a float, a string, a bool: never silently rounded
         or read) and IllegalActionError if the action is not legal."""
         if type(action) is not int:
-            if isinstance(action, np.integer):
-                action = int(action)
-            elif not isinstance(action, int) or isinstance(action, bool):
-                raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
-                                f"{action!r}; use string_to_action() for text")
+            action = A.action_id(action)
         if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
         n = _decide(self.R, self._w, action, self._n)
@@ -399,10 +404,20 @@ class NefertitiGame:
     @classmethod
     def replay(cls, record: dict, ruleset: str | Ruleset | None = None,
                allow_changed_ruleset: bool = False) -> "NefertitiGame":
-        """The game `record` saved. `ruleset` stands in for the recorded one (a file not on this machine);
-        a ruleset whose content is not the recorded one (sha256) is a RulesetError unless allowed."""
-        rules = ruleset_from_ref(record["ruleset"], ruleset, allow_changed_ruleset)
-        game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        """The game of `record` (`record()`), replayed. `ruleset` stands in for the recorded one (a file not
+        on this machine); a ruleset whose content is not the recorded one (sha256) is a RulesetError unless
+        allowed. ValueError naming what does not fit (TypeError for an action that is no integer,
+        IllegalActionError for one that is not legal)."""
+        if not (isinstance(record, dict) and type(record.get("seed")) is int and isinstance(record.get("options"), dict)
+                and isinstance(record.get("actions"), list)
+                and (ruleset is not None or isinstance(record.get("ruleset"), (str, dict)))):
+            raise ValueError("a game record is a JSON object with seed (an integer), options (an object), actions "
+                             "(a list) and ruleset")
+        rules = ruleset_from_ref(record.get("ruleset"), ruleset, allow_changed_ruleset)
+        try:
+            game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        except TypeError as err:
+            raise ValueError(f"the record's options do not make a game: {err}") from None
         for index, action in enumerate(record["actions"]):
             try:
                 game.apply(action)

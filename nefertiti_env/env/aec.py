@@ -33,6 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
+from ..core.actions import action_id
 from ..encoding import global_state, observation_version, state_high
 from ..encoding.observation import encode
 from .render import board_text
@@ -45,7 +46,15 @@ def env(**kwargs):
     wrapped = raw_env(**kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(IntegerActions(wrapped))
+
+
+class IntegerActions(wrappers.BaseWrapper):
+    """Refuse an action that is no integer with the core's TypeError before PettingZoo's wrappers read
+    it (they would take True as a mask index, or say only "not in action space" for 3.9 or "3")."""
+
+    def step(self, action) -> None:
+        super().step(None if action is None else action_id(action))
 
 
 def final_rewards(game: NefertitiGame, reward: str) -> np.ndarray:
@@ -149,7 +158,7 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self.game
-        game.apply(int(action))
+        game.apply(action_id(action))
         self._cumulative_rewards[agent] = 0.0
         if not game.is_over():
             self.agent_selection = self.possible_agents[game.current_player]
