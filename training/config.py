@@ -92,8 +92,8 @@ class EnvConfig(TableOptions):
 
     @model_validator(mode="after")
     def _tables_can_be_set_up(self):
-        single = {"num_players", "setup", "memphis", "characters"} & self.model_fields_set
-        if self.tables and single:
+        single = [name for name, field in TableOptions.model_fields.items() if getattr(self, name) != field.default]
+        if self.tables and single:             # (a saved config holds the defaults beside its tables)
             raise ValueError(f"give either tables or the single table's {', '.join(sorted(single))}, not both")
         if len(self.tables) > self.n_envs:
             raise ValueError(f"n_envs ({self.n_envs}) must be at least the number of tables ({len(self.tables)}): "
@@ -108,11 +108,15 @@ class EnvConfig(TableOptions):
 
 
 def split_envs(n_envs: int, weights: list[float]) -> list[int]:
-    """Environments per table: n_envs split in proportion to the weights (largest remainders), at least one each."""
+    """Environments per table: n_envs in proportion to the weights (largest remainders), then at least one each
+    (taken from the largest share); n_envs must be at least the number of tables."""
     weights = np.asarray(weights, dtype=float)
-    share = 1 + (n_envs - len(weights)) * weights / weights.sum()
+    share = n_envs * weights / weights.sum()
     counts = np.floor(share).astype(int)
     counts[np.argsort(counts - share, kind="stable")[:n_envs - counts.sum()]] += 1
+    for empty in np.flatnonzero(counts == 0):
+        counts[np.argmax(counts)] -= 1
+        counts[empty] = 1
     return counts.tolist()
 
 
