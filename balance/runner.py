@@ -54,6 +54,8 @@ class Job:
     bots: tuple[str, ...]         # spec per seat
     bot_seeds: tuple[int, ...]
     setup: str = "beginner"
+    memphis: bool | None = None
+    characters: str | tuple[str, ...] = "base"
     restricted_seat: int = -1
     restriction: Restriction | None = None
 
@@ -61,13 +63,15 @@ class Job:
 def schedule(cfg: StudyConfig) -> list[Job]:
     """Every game of the study, in the order of the output tables."""
     jobs = []
+    characters = cfg.characters if isinstance(cfg.characters, str) else tuple(cfg.characters)   # a Job is hashable
 
     def games(arm, name, n, count, lineup, restriction=None):
         for i in range(count):
             bots = tuple(lineup[(s + i) % n] for s in range(n))
             jobs.append(Job(arm, name, cfg.rulesets[name], n, i, derive_seed(cfg.seed, n, i), bots,
-                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup,
-                            i % n if restriction else -1, restriction))
+                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup, cfg.memphis,
+                            characters, i % n if restriction else -1, restriction))
+
 
     for name in cfg.rulesets:
         for n in cfg.player_counts:
@@ -94,7 +98,9 @@ def _bot(spec: str, seat: int, restriction: Restriction | None):
 
 def play_job(job: Job) -> dict[str, list[tuple]]:
     """Play one scheduled game and return its table rows."""
-    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup)
+    characters = job.characters if isinstance(job.characters, str) else list(job.characters)
+    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup, memphis=job.memphis,
+                         characters=characters)
     bots, labels = [], []
     for seat, (spec, seed) in enumerate(zip(job.bots, job.bot_seeds)):
         restriction = job.restriction if seat == job.restricted_seat else None
