@@ -103,3 +103,18 @@ def test_a_tiny_mixture_run_trains_resumes_and_evaluates_at_both_tables(tmp_path
         while not game.is_over():
             game.apply(bot.act(game, game.current_player))          # an illegal action would raise
         assert game.is_terminated() and game.winners()
+
+
+def test_the_worker_envs_share_the_envs_among_the_tables(tmp_path):
+    """Without the batched engine each table gets its share of single-agent envs (here one each)."""
+    from nefertiti_env.training.trainer import Trainer
+
+    data = tiny_mixture(tmp_path / "run", 64).to_dict()
+    data["env"].update(vector=False, n_envs=2, workers=1)
+    data["opponents"]["weights"] = {"banker": 1.0, "snapshot": 1.0}
+    trainer = Trainer(config_from_dict(data), progress=False)
+    trainer._setup()
+    envs = trainer.venv.venv.envs
+    assert [(env.num_players, env._game_args["characters"], env._game_args["setup"]) for env in envs] == [
+        (2, "base", "beginner"), (5, "expansion", "advanced")]
+    trainer.venv.close()
