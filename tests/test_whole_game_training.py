@@ -3,11 +3,14 @@ one batch per table on the batched engine, evaluation per table, and a tiny mixt
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
+import torch
 
 from nefertiti_env import NefertitiGame
+from nefertiti_env.agents import policy_file
 from nefertiti_env.encoding.table import V2_SIZE, V2_SLICES
 from nefertiti_env.training.config import ConfigError, config_from_dict, load_config, split_envs
 from nefertiti_env.training.table_mix import TableMixVecEnv
@@ -92,8 +95,12 @@ def test_a_tiny_mixture_run_trains_resumes_and_evaluates_at_both_tables(tmp_path
     results = train(tiny_mixture(out, 256), progress=False)
     assert [(r.baseline, r.num_players, r.games) for r in results] == [
         ("2p beginner base random", 2, 2), ("5p advanced expansion Memphis random", 5, 2)]
+    shutil.copytree(out, tmp_path / "copy")
     results = train(load_run_config(out, total_timesteps=384), resume=True, progress=False)
+    train(load_run_config(tmp_path / "copy", total_timesteps=384), resume=True, progress=False)
     paths = RunPaths(out)
+    weights = [policy_file.read(RunPaths(run).final_model)[1]["policy"] for run in (out, tmp_path / "copy")]
+    assert len(weights[0]) > 4 and all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])   # reproducible
     state = json.loads((paths.latest_checkpoint() / "state.json").read_text())
     assert state["num_timesteps"] == 384 and len(state["session_seeds"]) == 2 and len(results) == 2
     assert "rollout/win_rate_at/2p_beginner_base" in paths.progress.read_text()
