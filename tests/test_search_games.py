@@ -40,3 +40,26 @@ def test_distill_fits_the_policy_to_the_search(model):
     policy = policy_file.load_policy(model)
     losses = distill(policy, data, learning_rate=1e-3, epochs=4, batch_size=32)
     assert losses[-1] < losses[0]
+
+
+def test_expert_iteration_rounds_resume_to_the_same_files(model, tmp_path):
+    """A run stopped after round 1 and resumed gives round 2's weights bit for bit as a run that went through;
+    each round's search is guided by the previous round's policy."""
+    import torch
+
+    from nefertiti_env.agents.run_folder import RunFolderError
+    from nefertiti_env.training.expert_iteration import expert_iteration
+
+    args = dict(tables=TABLES[:1], games=1, iterations=4, learning_rate=1e-3, epochs=1, batch_size=64, seed=3,
+                progress=False)
+    through = expert_iteration(model, tmp_path / "through", rounds=2, **args)
+    expert_iteration(model, tmp_path / "legs", rounds=1, **args)
+    legs = expert_iteration(model, tmp_path / "legs", rounds=2, resume=True, **args)
+    assert [r["round"] for r in through] == [r["round"] for r in legs] == [1, 2]
+    assert [r["rows"] for r in through] == [r["rows"] for r in legs] and through[0]["rows"] > 20
+    weights = [policy_file.read(tmp_path / run / "rounds" / "round_002.pt")[1]["policy"] for run in ("through", "legs")]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    first = policy_file.read(tmp_path / "through" / "rounds" / "round_001.pt")[1]["policy"]
+    assert not all(torch.equal(first[k], weights[0][k]) for k in first)          # round 2 trained on
+    with pytest.raises(RunFolderError, match="other settings \\(iterations\\)"):
+        expert_iteration(model, tmp_path / "legs", rounds=3, resume=True, **{**args, "iterations": 8})
