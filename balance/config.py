@@ -169,7 +169,8 @@ class StudyConfig(Section):
             r = self.restricted
             data["restricted"] = {"games": r.games, "player_counts": r.player_counts, "bot": r.bot,
                                   "forbid": [{x.kind: x.name} for x in r.forbid]}
-        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets", "restricted", "workers", "out")
+        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets", "restricted",
+                 "workers", "out")
         return {k: data[k] for k in order if k in data}
 
 

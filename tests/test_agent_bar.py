@@ -28,7 +28,8 @@ def test_a_quick_run_writes_the_markdown_table(tmp_path, capsys):
     status = agent_bar.main(["--games", "2", "--tables", "2p-base", "--search", "4", "--workers", "1",
                              "--out", str(out)])
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 2p-base |")]
-    assert [row.split(" | ")[1:3] for row in rows] == [["policy alone", "banker"], ["policy alone", "mcts:iterations=4"],
+    assert [row.split(" | ")[1:3] for row in rows] == [["policy alone", "banker"],
+                                                      ["policy alone", "mcts:iterations=4"],
                                                       ["with search", "mcts:iterations=4"]]
     assert all("| 2 |" in row for row in rows) and status in (0, 1)
     assert status == int(any("| no |" in row for row in rows))

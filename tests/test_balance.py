@@ -273,7 +273,7 @@ def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
 
 
 def test_a_study_plays_at_the_table_its_options_name(monkeypatch):
-    """Expansion characters and the Port of Memphis (docs/rules.md §8) in a study: checked by the core (Memphis
+    """Expansion characters (docs/rules.md §6) and the Port of Memphis (§7) in a study: checked by the core (Memphis
     cannot be off at 5 players), carried to every game."""
     study = {**GOOD, "memphis": True, "characters": "expansion", "setup": "advanced"}
     cfg = config.parse(study)

@@ -1,5 +1,5 @@
 """Nefertiti-v2 (docs/observation.md): v1 exactly, then the table the observer sits at, right at every table of
-docs/rules.md §1 (setup, beginner and advanced), §7 (two players: tutors), §8 (the Port of Memphis, forced at 5)
+docs/rules.md §1 (setup, beginner and advanced), §7 (the Port of Memphis, forced at 5), §8 (two players: tutors)
 and the expansion characters and scenarios, and the same at every decision of the game."""
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_v2_is_v1_then_the_table_at_every_decision(players, memphis, characters,
 
 
 def test_the_table_block_names_each_table():
-    """Hand-checked tables: 2 players (tutors, docs/rules.md §7), 5 players (Memphis forced, §8), the expansion's
+    """Hand-checked tables: 2 players (tutors, docs/rules.md §8), 5 players (Memphis forced, §7), the expansion's
     Scribes and Merchants plus six drawn, a scenario's fixed roster, the advanced setup."""
     def block(**options):
         g = NefertitiGame(seed=4, **options)
@@ -71,8 +71,9 @@ def test_the_table_block_names_each_table():
 
     two, _ = block(num_players=2)
     assert two["table_players"] == [1, 0, 0, 0] and two["table_setup"] == [1, 0] and two["table_memphis"] == [0]
+    removed = RULES.players[2].remove_characters
     assert [KEYS[c] for c in np.flatnonzero(two["table_roster"])] == [
-        c.key for c in RULES.characters if c.set == "base" and c.count > RULES.players[2].remove_characters.get(c.key, 0)]
+        c.key for c in RULES.characters if c.set == "base" and c.count > removed.get(c.key, 0)]
     five, _ = block(num_players=5, setup="advanced")
     assert five["table_players"] == [0, 0, 0, 1] and five["table_setup"] == [0, 1] and five["table_memphis"] == [1]
     expansion, g = block(num_players=4, memphis=True, characters="expansion")

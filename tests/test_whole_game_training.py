@@ -35,7 +35,8 @@ def test_table_options_are_checked_by_the_game_with_the_table_named():
     assert single.env.table_list()[0].game_options() == {"num_players": 3, "setup": "beginner", "memphis": True,
                                                          "characters": "curse_of_amon"}
     for env, message in [({"tables": [{"num_players": 4}, {"num_players": 5, "memphis": False}]},
-                          r"env: tables\[1\]: cannot set up this table: the Port of Memphis is mandatory with 5 players"),
+                          r"env: tables\[1\]: cannot set up this table: the Port of Memphis is mandatory with 5 "
+                          "players"),
                          ({"characters": "nile"}, "characters must be one of base, expansion, curse_of_amon"),
                          ({"num_players": 3, "tables": [{"num_players": 2}]},
                           "give either tables or the single table's num_players, not both"),

@@ -23,7 +23,8 @@ from .observation import _FIRST, _LOWEST, _WIDTH, SCALARS, SCALARS_AT, Plan, blo
 PLAYER_COUNTS = tuple(range(2, MAX_PLAYERS + 1))
 SETUPS = ("beginner", "advanced")
 TABLE_BLOCKS = (
-    ("table_players", (len(PLAYER_COUNTS),), None, "players at the table, one-hot: " + ", ".join(map(str, PLAYER_COUNTS))),
+    ("table_players", (len(PLAYER_COUNTS),), None,
+     "players at the table, one-hot: " + ", ".join(map(str, PLAYER_COUNTS))),
     ("table_setup", (len(SETUPS),), None, "setup, one-hot: " + ", ".join(SETUPS)),
     ("table_memphis", (1,), None, "the Port of Memphis and its foreign gifts are in play"),
     ("table_roster", (MAX_CHARACTERS,), None, "character in this game's roster (dealt at set-up), per character "

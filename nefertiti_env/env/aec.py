@@ -14,7 +14,8 @@ chosen with `reward=`:
 
 Observations are {"observation": float32[size], "action_mask": int8[NUM_ACTIONS]}, the vector being
 the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0"), the compact "v1" (657,
-"nefertiti/Nefertiti-v1") or "v2" (v1 and the table: 680; docs/observation.md); the mask is all zeros for agents that are not deciding.
+"nefertiti/Nefertiti-v1") or "v2" (v1 and the table: 680; docs/observation.md); the mask is all zeros
+for agents that are not deciding.
 A game cut short by the decision limit (core option `max_decisions`, `game.is_truncated()`) sets
 `truncations` true for every agent, with reward 0 for all (nobody won), per the PettingZoo convention.
 The observation vector is
