@@ -10,10 +10,10 @@ import pytest
 
 from conftest import play_random
 from nefertiti_env import NefertitiGame, load_ruleset
-from nefertiti_env.encoding import OBSERVATIONS, observe_v1
+from nefertiti_env.encoding import OBSERVATIONS, observe_v1, observe_v2
 from nefertiti_env.encoding.compact import V1_SIZE
 from nefertiti_env.encoding.observation import layout_markdown, observe_rows
-from nefertiti_env.encoding.table import V2_BLOCKS, V2_SIZE, V2_SLICES, observation_v2_high, observe_v2
+from nefertiti_env.encoding.table import V2_BLOCKS, V2_SIZE, V2_SLICES, observation_v2_high
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 RULES = load_ruleset("default")
