@@ -99,5 +99,6 @@ def _submodel(model, part):
 
 def _parent_fields(model, loc) -> list[str]:
     for part in loc[:-1]:
-        model = _submodel(model, part)
+        if not isinstance(part, int):            # a list position keeps the list's item model
+            model = _submodel(model, part)
     return sorted(getattr(model, "model_fields", {}))

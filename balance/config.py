@@ -2,6 +2,8 @@
 
     seed: 2024                      # the whole study follows from it
     setup: beginner                 # or advanced (random visible stalls)
+    memphis: false                  # optional: the Port of Memphis (default: only where mandatory, 5 players)
+    characters: base                # optional: expansion, a scenario name, or a list of character keys
     games: 2000                     # games per ruleset and player count
     player_counts: [3, 4]
     lineups:                        # bot specs per seat (agents.make_bot); seats rotate over games
@@ -63,8 +65,8 @@ def _restriction(item, info: ValidationInfo) -> Restriction:
     return restriction
 
 
-def _player_counts(counts: list[int], rulesets: dict[str, str]) -> list[int]:
-    """Distinct counts from 2 to 5 that the rules core can set up with every ruleset."""
+def _player_counts(counts: list[int], rulesets: dict[str, str], **options) -> list[int]:
+    """Distinct counts from 2 to 5 that the rules core can set up with every ruleset (and the table options)."""
     if len(set(counts)) != len(counts):
         raise ValueError(f"lists a player count twice: {counts!r}")
     bad = [n for n in counts if not 2 <= n <= 5]
@@ -73,7 +75,7 @@ def _player_counts(counts: list[int], rulesets: dict[str, str]) -> list[int]:
     for n in counts:
         for name, ruleset in rulesets.items():
             try:
-                NefertitiGame(num_players=n, ruleset=ruleset, seed=0)
+                NefertitiGame(num_players=n, ruleset=ruleset, seed=0, **options)
             except NotImplementedError as err:
                 raise ValueError(f"{n} players are not supported by the rules core yet: {err}") from None
             except ValueError as err:
@@ -117,7 +119,7 @@ class RestrictedStudy(Section):
     @classmethod
     def _counts(cls, counts, info: ValidationInfo):
         baseline = (info.context or {}).get("baseline_name")
-        return _player_counts(counts, {baseline: baseline} if baseline else {})
+        return _player_counts(counts, {baseline: baseline} if baseline else {}, **(info.context or {}).get("table", {}))
 
 
 class StudyConfig(Section):
@@ -125,6 +127,10 @@ class StudyConfig(Section):
 
     seed: Annotated[Int, Field(ge=0, description="the whole study follows from it")]
     setup: Literal["beginner", "advanced"] = "beginner"
+    memphis: bool | None = Field(None, description="the Port of Memphis and its foreign gifts (None: only where "
+                                                   "mandatory, 5 players)")
+    characters: str | list[str] = Field("base", description='"base", "expansion", a scenario name of the ruleset, '
+                                                            "or a list of character keys")
     games: Games = Field(description="games per ruleset and player count")
     workers: Workers = Field(1, description="processes playing games (the command line's --workers wins)")
     out: Annotated[str, Field(min_length=1)] = "results/balance"
@@ -137,7 +143,8 @@ class StudyConfig(Section):
     @field_validator("player_counts")
     @classmethod
     def _counts(cls, counts, info: ValidationInfo):
-        return _player_counts(counts, info.data.get("rulesets", {}))
+        table = {key: info.data[key] for key in ("setup", "memphis", "characters") if key in info.data}
+        return _player_counts(counts, info.data.get("rulesets", {}), **table)
 
     @field_validator("lineups")
     @classmethod
@@ -164,7 +171,8 @@ class StudyConfig(Section):
             r = self.restricted
             data["restricted"] = {"games": r.games, "player_counts": r.player_counts, "bot": r.bot,
                                   "forbid": [{x.kind: x.name} for x in r.forbid]}
-        order = ("seed", "setup", "games", "player_counts", "lineups", "rulesets", "restricted", "workers", "out")
+        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets", "restricted",
+                 "workers", "out")
         return {k: data[k] for k in order if k in data}
 
 
@@ -193,7 +201,8 @@ def parse(data, source: str = "<dict>") -> StudyConfig:
     if isinstance(rulesets, dict) and rulesets:         # restricted play is checked against the baseline
         name = next(iter(rulesets.values()))
         try:
-            context = {"baseline": load_ruleset(name), "baseline_name": name}
+            context = {"baseline": load_ruleset(name), "baseline_name": name,
+                       "table": {key: data[key] for key in ("setup", "memphis", "characters") if key in data}}
         except (RulesetError, TypeError):
             pass                                        # reported under rulesets
     try:

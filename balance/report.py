@@ -40,6 +40,10 @@ def num(t, digits: int = 1, sign: bool = False) -> str:
     return f"{f.format(t[0])} [{low}, {high}]"
 
 
+def _memphis(memphis) -> str:
+    return {None: "where mandatory (5 players)", True: "on", False: "off"}[memphis]
+
+
 def table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
@@ -67,7 +71,8 @@ def write(folder: str | Path) -> Path:
 
     total = tables.rows(tabs["games"])
     w("# Nefertiti balance study\n")
-    w(f"{total} games, seed {seed}, {study.get('setup', 'beginner')} setup, rulesets "
+    w(f"{total} games, seed {seed}, {study.get('setup', 'beginner')} setup, "
+      f"{study.get('characters', 'base')} characters, Memphis {_memphis(study.get('memphis'))}, rulesets "
       + ", ".join(f"`{r}` ({study['rulesets'][r]})" for r in names) + f"; baseline `{base}`. "
       "Intervals are 95%. Positions are in turn order (1 = first player). "
       "Reproduce with `nefertiti balance --config study.yaml` (the file next to this report; `--out` "

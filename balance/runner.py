@@ -56,6 +56,8 @@ class Job:
     bots: tuple[str, ...]         # spec per seat
     bot_seeds: tuple[int, ...]
     setup: str = "beginner"
+    memphis: bool | None = None
+    characters: str | tuple[str, ...] = "base"
     restricted_seat: int = -1
     restriction: Restriction | None = None
 
@@ -63,13 +65,15 @@ class Job:
 def schedule(cfg: StudyConfig) -> list[Job]:
     """Every game of the study, in the order of the output tables."""
     jobs = []
+    characters = cfg.characters if isinstance(cfg.characters, str) else tuple(cfg.characters)   # a Job is hashable
 
     def games(arm, name, n, count, lineup, restriction=None):
         for i in range(count):
             bots = tuple(lineup[(s + i) % n] for s in range(n))
             jobs.append(Job(arm, name, cfg.rulesets[name], n, i, derive_seed(cfg.seed, n, i), bots,
-                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup,
-                            i % n if restriction else -1, restriction))
+                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup, cfg.memphis,
+                            characters, i % n if restriction else -1, restriction))
+
 
     for name in cfg.rulesets:
         for n in cfg.player_counts:
@@ -97,7 +101,9 @@ def play_job(job: Job) -> dict[str, list[tuple]]:
     game's `forbidden` option, so the engine keeps it whatever the bot."""
     r = job.restriction
     forbidden = r.forbidden(load_ruleset(job.ruleset_file), job.restricted_seat, job.players) if r else None
-    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup, forbidden=forbidden)
+    characters = job.characters if isinstance(job.characters, str) else list(job.characters)
+    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup, memphis=job.memphis,
+                         characters=characters, forbidden=forbidden)
     bots, labels = [], []
     for seat, (spec, seed) in enumerate(zip(job.bots, job.bot_seeds)):
         bot = _bot(spec, seat)

@@ -253,7 +253,7 @@ def test_config_reports_every_problem_at_once():
         assert key in keys, key
     text = str(err.value)
     assert "bad.yaml" in text and "'nobody'" in text and "Pharaoh" in text and "[9]" in text
-    assert "gmaes: unknown key (known here: games," in text
+    assert "gmaes: unknown key (known here: characters, games," in text
 
 
 def test_config_checks_each_line_up_against_the_player_counts():
@@ -276,6 +276,28 @@ def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
         config.parse({**GOOD, "player_counts": [4, 5], "lineups": {4: ["random"] * 4, 5: ["random"] * 5}})
     assert ("player_counts", "5 players are not supported by the rules core yet: 2 and 5 players come with "
             "the expansion rules") in err.value.problems
+
+
+def test_a_study_plays_at_the_table_its_options_name(monkeypatch):
+    """Expansion characters (docs/rules.md §6) and the Port of Memphis (§7) in a study: checked by the core (Memphis
+    cannot be off at 5 players), carried to every game."""
+    study = {**GOOD, "memphis": True, "characters": "expansion", "setup": "advanced"}
+    cfg = config.parse(study)
+    assert config.parse(cfg.to_dict()) == cfg
+    played = []
+
+    def recorded(*args, **kwargs):
+        played.append(NefertitiGame(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(runner, "NefertitiGame", recorded)
+    assert runner.play_job(runner.schedule(cfg)[0])
+    options = played[0].options
+    assert (options["setup"], options["memphis"], options["characters"]) == ("advanced", True, "expansion")
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "memphis": False, "player_counts": [4, 5], "lineups": {4: ["random"] * 4,
+                                                                                     5: ["random"] * 5}})
+    assert any(key == "player_counts" and "mandatory with 5 players" in reason for key, reason in err.value.problems)
 
 
 def test_config_round_trip():

@@ -321,7 +321,7 @@ def test_a_v1_run_trains_on_the_compact_observation_and_its_bot_reads_v1(tmp_pat
     game = NefertitiGame(num_players=3, seed=2)
     probs = bot.probabilities(game, game.current_player)
     assert probs.sum() == pytest.approx(1) and set(np.flatnonzero(probs)) <= set(game.legal_actions())
-    with pytest.raises(ConfigError, match="env.observation: Input should be 'v0' or 'v1', got 'v9'"):
+    with pytest.raises(ConfigError, match="env.observation: Input should be 'v0', 'v1' or 'v2', got 'v9'"):
         config_from_dict({"env": {"observation": "v9"}})
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
+import numpy as np
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -48,15 +49,44 @@ def _check_specs(specs):
     return specs
 
 
-class EnvConfig(Section):
-    """The table the learner plays at and how it is rewarded."""
+class TableOptions(Section):
+    """A table of the game: the options `NefertitiGame` takes, by the same names."""
 
     num_players: Annotated[Int, Field(ge=2, le=5)] = 4
-    ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
     setup: Literal["beginner", "advanced"] = Field("beginner", description="the visible stalls")
+    memphis: bool | None = Field(None, description="the Port of Memphis and its foreign gifts (None: only where "
+                                                   "mandatory, 5 players)")
+    characters: str | list[str] = Field("base", description='"base", "expansion", a scenario name of the ruleset, or '
+                                                            "a list of character keys (the whole roster)")
+
+    def game_options(self) -> dict:
+        return {"num_players": self.num_players, "setup": self.setup, "memphis": self.memphis,
+                "characters": self.characters}
+
+    def label(self) -> str:
+        """A short name of the table for logs and results: "4p beginner base", "5p advanced expansion Memphis"."""
+        roster = self.characters if isinstance(self.characters, str) else "+".join(self.characters)
+        memphis = self.memphis or (self.memphis is None and self.num_players == 5)
+        return f"{self.num_players}p {self.setup} {roster}" + (" Memphis" if memphis else "")
+
+
+class TableConfig(TableOptions):
+    """One table of a mixture, with its share of the training environments."""
+
+    weight: Annotated[Float, Field(gt=0)] = Field(1.0, description="share of the environments (n_envs split in "
+                                                                   "proportion, at least one each)")
+
+
+class EnvConfig(TableOptions):
+    """The table(s) the learner plays at and how it is rewarded: one table (num_players, setup, memphis,
+    characters) or a mixture (`tables`), under one ruleset."""
+
+    ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
+    tables: list[TableConfig] = Field(default_factory=list, description="a mixture of tables, each with its weight "
+                                                                       "(replaces the single table's options)")
     reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
-        "v0", description="observation version: v0 (3,225 floats) or the compact v1 (657)")
+        "v0", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
     n_envs: Envs = Field(16, description="environments stepped together (the policy runs on all at once)")
     workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
@@ -64,13 +94,38 @@ class EnvConfig(Section):
                                             "random, snapshot and heuristic bot opponents (one kind per table) "
                                             "and the win_loss reward only")
 
+    def table_list(self) -> list[TableConfig]:
+        """The tables trained at: the mixture, or the single table with weight 1."""
+        return list(self.tables) or [TableConfig(**self.game_options())]
+
     @model_validator(mode="after")
-    def _table_can_be_set_up(self):
-        try:                             # the core knows which tables it can play
-            NefertitiGame(num_players=self.num_players, ruleset=self.ruleset, setup=self.setup, seed=0)
-        except (ValueError, NotImplementedError, OSError) as err:
-            raise ValueError(f"num_players/ruleset/setup: cannot set up this table: {err}") from None
+    def _tables_can_be_set_up(self):
+        single = [name for name, field in TableOptions.model_fields.items() if getattr(self, name) != field.default]
+        if self.tables and single:             # (a saved config holds the defaults beside its tables)
+            raise ValueError(f"give either tables or the single table's {', '.join(sorted(single))}, not both")
+        if len(self.tables) > self.n_envs:
+            raise ValueError(f"n_envs ({self.n_envs}) must be at least the number of tables ({len(self.tables)}): "
+                             "every table gets at least one environment")
+        for i, table in enumerate(self.table_list()):
+            where = f"tables[{i}]" if self.tables else "num_players/ruleset/setup/memphis/characters"
+            try:                             # the core knows which tables it can play
+                NefertitiGame(ruleset=self.ruleset, seed=0, **table.game_options())
+            except (ValueError, NotImplementedError, OSError) as err:
+                raise ValueError(f"{where}: cannot set up this table: {err}") from None
         return self
+
+
+def split_envs(n_envs: int, weights: list[float]) -> list[int]:
+    """Environments per table: n_envs in proportion to the weights (largest remainders), then at least one each
+    (taken from the largest share); n_envs must be at least the number of tables."""
+    weights = np.asarray(weights, dtype=float)
+    share = n_envs * weights / weights.sum()
+    counts = np.floor(share).astype(int)
+    counts[np.argsort(counts - share, kind="stable")[:n_envs - counts.sum()]] += 1
+    for empty in np.flatnonzero(counts == 0):
+        counts[np.argmax(counts)] -= 1
+        counts[empty] = 1
+    return counts.tolist()
 
 
 class OpponentsConfig(Section):

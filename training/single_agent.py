@@ -28,8 +28,9 @@ from .opponents import OpponentPool
 class SingleAgentEnv(gymnasium.Env):
     """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
 
-    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0" or the compact "v1". Action: the
-    flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the legal ones.
+    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0", the compact "v1" or
+    "v2" (v1 and the table). Action: the flat action id (Discrete(NUM_ACTIONS)); `action_masks()` gives the
+    legal ones.
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
     opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
     illegal: "raise" (an illegal action raises IllegalActionError) or "lose" (it ends

@@ -45,11 +45,12 @@ from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
 from .batched_vec_env import BatchedVecEnv
-from .config import Config, ConfigError, config_from_dict
+from .config import Config, ConfigError, TableConfig, config_from_dict, split_envs
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
 from .single_agent import SingleAgentEnv
+from .table_mix import TableMixVecEnv
 from .vec_env import WorkerVecEnv
 
 RUN_KIND = "training"
@@ -155,17 +156,17 @@ def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Conf
     return config_from_dict(data, source=str(paths.config))
 
 
-def game_args(config: Config) -> dict:
-    env = config.env
-    return {"num_players": env.num_players, "ruleset": env.ruleset, "setup": env.setup}
+def game_args(config: Config, table: TableConfig) -> dict:
+    """The NefertitiGame options of one of the run's tables."""
+    return {"ruleset": config.env.ruleset, **table.game_options()}
 
 
-def _env_factory(config: Config, pool_state: dict, subprocess: bool):
+def _env_factory(config: Config, pool_state: dict, subprocess: bool, table: TableConfig):
     def make():
         if subprocess:
             torch.set_num_threads(1)            # one core per worker: no oversubscription
         return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state),
-                              observation=config.env.observation, **game_args(config))
+                              observation=config.env.observation, **game_args(config, table))
     return make
 
 
@@ -212,14 +213,20 @@ class Trainer:
 
         torch.set_num_threads(cfg.torch_threads)
         session_seed = cfg.seed + self.state["num_timesteps"]
+        tables = cfg.env.table_list()
+        counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
         if cfg.env.vector:
-            venv = BatchedVecEnv(cfg.env.n_envs, opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
-                                 max_snapshots=cfg.opponents.max_snapshots,
-                                 deterministic=cfg.opponents.snapshot_deterministic, seed=session_seed,
-                                 observation=cfg.env.observation, **game_args(cfg))
+            common = dict(opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
+                          max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
+                          seed=session_seed, observation=cfg.env.observation)
+            if len(tables) == 1:
+                venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
+            else:                               # one batch per table (training/table_mix.py says why)
+                venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
         else:
             subprocess = cfg.env.workers > 1
-            factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
+            factories = [_env_factory(cfg, self.pool.state(), subprocess, t) for t, n in zip(tables, counts)
+                         for _ in range(n)]
             venv = WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories)
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
@@ -247,7 +254,7 @@ class Trainer:
             policy_file.load_into(self.model.policy, model)
         except ModelFileError as err:
             raise ConfigError(f"init_from: {err} (this run's ppo.net_arch is {self.config.ppo.net_arch}, "
-                              f"{self.config.env.num_players} players)") from None
+                              f"observation {self.config.env.observation})") from None
 
     # ------------------------------------------------------------ schedule actions
     def snapshot(self, step: int) -> None:
@@ -262,12 +269,20 @@ class Trainer:
         self.state["last_snapshot"] = step
 
     def evaluate(self, step: int, games: int) -> list[MatchResult]:
+        """`games` games against each baseline at each table; at a mixture each result's baseline is
+        named "<table> <baseline>" ("3p beginner expansion Memphis banker")."""
         cfg = self.config.evaluation
         start = time.perf_counter()
         policy_file.save(self.paths.eval_policy, self.model.policy)
-        results = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config),
-                           seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
-                           workers=cfg.workers, progress=self.progress)
+        tables = self.config.env.table_list()
+        results = []
+        for table in tables:
+            found = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config, table),
+                             seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
+                             workers=cfg.workers, progress=self.progress)
+            for result in found if len(tables) > 1 else ():
+                result.baseline = f"{table.label()} {result.baseline}"
+            results += found
         self.state["eval_seconds"] += time.perf_counter() - start
         return results
 
@@ -351,8 +366,11 @@ class Trainer:
 
     def report(self, results: list[MatchResult], step: int) -> None:
         cfg, paths = self.config, self.paths
-        title = (f"{Path(cfg.out).name}: learner vs {cfg.env.num_players - 1} copies of each baseline "
-                 f"({step:,} steps, {cfg.env.num_players} players)")
+        tables = cfg.env.table_list()
+        n = tables[0].num_players
+        title = (f"{Path(cfg.out).name}: learner vs {n - 1} copies of each baseline ({step:,} steps, {n} players)"
+                 if len(tables) == 1 else
+                 f"{Path(cfg.out).name}: learner vs n-1 copies of each baseline ({step:,} steps, {len(tables)} tables)")
         save_results(results, step, paths.results_csv, paths.results_md, title)
         games = [{"baseline": r.baseline, **e} for r in results for e in sorted(r.records, key=lambda e: e["index"])]
         paths.eval_games.write_text("".join(json.dumps({"game": g, **e}) + "\n" for g, e in enumerate(games)))
@@ -383,6 +401,7 @@ class TrainingCallback(BaseCallback):
         self.trainer = trainer
         self.wins = deque(maxlen=200)
         self.wins_against = defaultdict(lambda: deque(maxlen=200))     # by opponent kind
+        self.wins_at = defaultdict(lambda: deque(maxlen=200))          # by table, at a mixture
 
     def _on_training_start(self):
         self.bar = progress_bar(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
@@ -394,6 +413,8 @@ class TrainingCallback(BaseCallback):
             if done:
                 self.wins.append(info["win"])
                 self.wins_against[info["opponents"]].append(info["win"])
+                if "table" in info:
+                    self.wins_at[info["table"]].append(info["win"])
         return True
 
     def _on_rollout_start(self):
@@ -402,6 +423,8 @@ class TrainingCallback(BaseCallback):
     def _on_rollout_end(self):
         for kind, wins in self.wins_against.items():
             self.logger.record(f"rollout/win_rate_vs/{kind}", float(np.mean(wins)))
+        for table, wins in self.wins_at.items():
+            self.logger.record(f"rollout/win_rate_at/{table.replace(' ', '_')}", float(np.mean(wins)))
         if self.wins:
             self.logger.record("rollout/win_rate", float(np.mean(self.wins)))
             self.bar.set_postfix(train_win=f"{np.mean(self.wins):.0%}")

@@ -13,8 +13,9 @@ chosen with `reward=`:
 - "score_diff": (own score - mean score of the others) / 100.
 
 Observations are {"observation": float32[size], "action_mask": int8[NUM_ACTIONS]}, the vector being
-the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0") or the compact "v1" (657,
-"nefertiti/Nefertiti-v1"; docs/observation.md); the mask is all zeros for agents that are not deciding.
+the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0"), the compact "v1" (657,
+"nefertiti/Nefertiti-v1") or "v2" (v1 and the table: 680; docs/observation.md); the mask is all zeros
+for agents that are not deciding.
 A game cut short by the decision limit (core option `max_decisions`, `game.is_truncated()`) sets
 `truncations` true for every agent, with reward 0 for all (nobody won), per the PettingZoo convention.
 The observation vector is
@@ -76,8 +77,8 @@ class raw_env(AECEnv, EzPickle):
     """Nefertiti for 2 to 5 players.
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
-    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0" or
-    the compact "v1"), render_mode (None,
+    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0", the
+    compact "v1" or "v2": v1 and the table), render_mode (None,
     "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
     uint8 array, needing the `viz` extra); any other keyword goes to NefertitiGame
     as a core option.
