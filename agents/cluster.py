@@ -178,7 +178,9 @@ def ray_map(address: str, bots=(), chunk: int | None = None):
     try:
         models = ship_models(ray, bots)
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(run_chunk)
+        # SPREAD: by default a node's leased workers take the next tasks too, and one CPU does most games
+        task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False,
+                          scheduling_strategy="SPREAD")(run_chunk)
         head = ray.get_runtime_context().gcs_address
 
         def map_(func, items):

@@ -181,11 +181,7 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
             if not done:
                 writer.writeheader()
             for result in results:
-                records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
-                                          "record": result.record}) + "\n")
-                records.flush()
-                writer.writerows(game_rows([result]))       # last: a row in games.csv is a whole game
-                table.flush()
+                save_game(result, records, table, writer)
                 played.append(result)
         finished = finish(folder, played)
     except OSError as err:
@@ -193,6 +189,15 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
                              f"{finished_games(folder)} finished games are saved there: "
                              "fix the folder (space, permissions) and rerun with --resume") from None
     return finished, played
+
+
+def save_game(result: Result, records, table, writer: csv.DictWriter) -> None:
+    """Append a finished game to records.jsonl, then games.csv (a row there is a whole game), flushed."""
+    records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots), "record": result.record})
+                  + "\n")
+    records.flush()
+    writer.writerows(game_rows([result]))
+    table.flush()
 
 
 def finished_games(folder: str | os.PathLike) -> int:

@@ -30,6 +30,7 @@ from nefertiti_env.agents.champion import CHAMPION_FILE  # noqa: E402
 from nefertiti_env.agents.tournament import finished_games, play_job, schedule  # noqa: E402
 from nefertiti_env.agents.workers import ordered_map  # noqa: E402
 from nefertiti_env.balance import config, runner, tables  # noqa: E402
+from nefertiti_env.training.evaluation import evaluate  # noqa: E402
 from nefertiti_cli import main  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")
@@ -204,6 +205,17 @@ def test_a_model_reaches_the_workers_by_value(cluster, tmp_path):
         shutil.rmtree(model.parent)                       # shipped: no worker reads the head's path
         remote = list(map_(play_job, jobs))
     assert [r.record for r in remote] == [r.record for r in local]
+
+
+def test_training_evaluation_on_the_cluster_plays_the_local_games(cluster, tmp_path):
+    model = tmp_path / "eval_policy.pt"
+    shutil.copy(CHAMPION_FILE, model)
+    table = dict(num_players=4, setup="beginner", memphis=False, characters="base")
+    local = evaluate(str(model), ["random", "banker"], 6, table, seed=9, progress=False)
+    remote = evaluate(str(model), ["random", "banker"], 6, table, seed=9, progress=False, ray=cluster.address)
+    for a, b in zip(local, remote):
+        assert (a.baseline, a.games, a.wins, a.score_sum) == (b.baseline, b.games, b.wins, b.score_sum)
+        assert sorted(a.records, key=lambda r: r["index"]) == sorted(b.records, key=lambda r: r["index"])
 
 
 def test_a_node_with_other_code_is_refused_before_the_first_game(cluster, monkeypatch):

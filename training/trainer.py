@@ -234,7 +234,7 @@ class Trainer:
         policy_file.save(self.paths.eval_policy, self.model.policy)
         results = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config),
                            seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
-                           workers=cfg.workers, progress=self.progress)
+                           workers=cfg.workers, progress=self.progress, ray=cfg.ray)
         self.state["eval_seconds"] += time.perf_counter() - start
         return results
 
