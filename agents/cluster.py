@@ -93,7 +93,8 @@ def _bootstrap(ray, address: str) -> str | None:
 
 
 def connect(address: str):
-    """Connect this process to the cluster at `address` and check every node's code; returns ray."""
+    """Connect this process to the cluster at `address` and check every node's code; returns (ray,
+    the host:port that answers for the head)."""
     ray = import_ray()
     target = _bootstrap(ray, address)
     if target is None:
@@ -112,7 +113,7 @@ def connect(address: str):
     except BaseException:
         ray.shutdown()
         raise
-    return ray
+    return ray, target
 
 
 def check_nodes(ray) -> None:
@@ -174,14 +175,13 @@ def ray_map(address: str, bots=(), chunk: int | None = None):
     """Yield a `map(func, items)` whose calls run as Ray tasks on the cluster at `address`, results in
     order; `bots` are the specs the games use (their models are shipped by value). Pending tasks are
     cancelled and the connection closed when the block is left."""
-    ray = connect(address)
+    ray, head = connect(address)
     try:
         models = ship_models(ray, bots)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         # SPREAD: by default a node's leased workers take the next tasks too, and one CPU does most games
         task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False,
                           scheduling_strategy="SPREAD")(run_chunk)
-        head = ray.get_runtime_context().gcs_address
 
         def map_(func, items):
             items = list(items)

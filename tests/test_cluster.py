@@ -240,6 +240,32 @@ def test_an_unreachable_cluster_and_a_missing_extra_are_one_line(tmp_path, capsy
     assert err.count("\n") == 1 and 'pip install "nefertiti-env[cluster]"' in err
 
 
+def test_a_lost_head_stops_the_run_with_the_command_that_resumes_it(tmp_path):
+    alone = LocalCluster()                               # a cluster of its own: its head is killed
+    try:
+        alone.start(head=True)
+        out = tmp_path / "t"
+        words = ["tournament", "--bots", LINEUP, "--games", "5000", "--out", str(out), "--quiet"]
+        process = subprocess.Popen([str(NEFERTITI), *words, "--ray", alone.address], env=ENV,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while process.poll() is None and _rows(out / "games.csv") < 20:
+                time.sleep(0.05)
+            for pid in alone.processes():
+                os.kill(pid, signal.SIGKILL)
+            _, err = process.communicate(timeout=120)
+        finally:
+            process.kill()
+    finally:
+        alone.stop()
+    saved = finished_games(out)
+    assert process.returncode == 2 and 20 <= saved < 5000
+    line = err.strip().splitlines()[-1]
+    assert f"lost the Ray cluster's head at {alone.address}; {saved} of 5000 games are saved" in line
+    resume = line.partition("continue with: ")[2].split()
+    assert resume[-1] == "--resume" and resume[1:-1] == [*words, "--ray", alone.address]
+
+
 def test_balance_on_the_cluster_writes_the_local_tables_though_the_second_node_dies(cluster, tmp_path):
     """Last in this file: the second node stays dead (the cluster is the module's)."""
     local = tmp_path / "local"
