@@ -37,6 +37,7 @@ RETRIES = 5               # runs of a task whose worker or node died, before the
 CHUNKS_PER_CPU = 4        # chunks per cluster CPU at least, so that the last ones balance the load
 MAX_CHUNK = 16            # games per task at most (a lost task replays at most this many)
 WINDOW_PER_CPU = 3        # chunks in flight per cluster CPU: each CPU has the next chunk waiting
+BUFFERED_WINDOWS = 4      # finished and running chunks at most, in windows: bounds the head's memory
 HEAD_GRACE = 10.0         # seconds without the head's GCS before the run stops
 PACKAGE_FILES = (".py", ".toml", ".yaml", ".pt", ".html", ".json")
 
@@ -195,35 +196,54 @@ def ray_map(address: str, bots=(), chunk: int | None = None):
 
 
 def _ordered(ray, task, head, func, items, models, chunk, window):
+    """Results of `func` on `items` in order. A chunk is sent whenever one in flight ends, not only the
+    oldest (a CPU whose chunks end early would otherwise wait for a slower one's); finished chunks
+    wait for the earlier ones, at most BUFFERED_WINDOWS windows of them."""
     chunks = (items[start:start + chunk] for start in range(0, len(items), chunk))
-    pending = deque(task.remote(func, c, models) for c in islice(chunks, window))
+    order, running = deque(), set()
+
+    def send():
+        while len(running) < window and len(order) < BUFFERED_WINDOWS * window:
+            c = next(chunks, None)
+            if c is None:
+                return
+            ref = task.remote(func, c, models)
+            order.append(ref)
+            running.add(ref)
+
     try:
-        while pending:
-            results = _get(ray, pending[0], head)
-            pending.popleft()
-            for c in islice(chunks, 1):
-                pending.append(task.remote(func, c, models))
+        send()
+        while order:
+            if order[0] in running:
+                running.difference_update(_wait(ray, list(running), head))
+                send()
+                continue
+            results = _results(ray, order.popleft())
+            send()
             yield from results
     finally:
-        for ref in pending:
+        for ref in running:
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
 
 
-def _get(ray, ref, head: str):
-    """The result of `ref`; ClusterError once the head's GCS has not answered for HEAD_GRACE seconds
-    (Ray's own wait for it ends the process), or when the task cannot run again."""
+def _wait(ray, refs: list, head: str) -> list:
+    """The refs that finished, at least one; ClusterError once the head has not answered for
+    HEAD_GRACE seconds (Ray's own wait for it ends the process)."""
     lost_since = None
     while True:
-        ready, _ = ray.wait([ref], timeout=1.0)
+        ready, _ = ray.wait(refs, num_returns=1, timeout=1.0)
         if ready:
-            break
+            return ready
         if _reachable(head):
             lost_since = None
         elif lost_since is None:
             lost_since = time.monotonic()
         elif time.monotonic() - lost_since > HEAD_GRACE:
             raise ClusterError(f"lost the Ray cluster's head at {head}")
+
+
+def _results(ray, ref):
     try:
         return ray.get(ref)
     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,

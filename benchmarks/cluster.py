@@ -28,11 +28,11 @@ from nefertiti_env.agents.tournament import _game_fields, play_job, save_game, s
 from nefertiti_env.agents.workers import ordered_map
 
 
-def rate(map_, jobs) -> float:
+def rate(map_, jobs) -> tuple[float, list]:
+    """(games/s, the results) of `jobs` played through `map_`."""
     start = time.perf_counter()
-    for _ in map_(play_job, jobs):
-        pass
-    return len(jobs) / (time.perf_counter() - start)
+    results = list(map_(play_job, jobs))
+    return len(jobs) / (time.perf_counter() - start), results
 
 
 def nothing(item):
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
             print("|---:|---:|---:|---:|")
             ratios = []
             for turn in range(1, args.turns + 1):
-                a, b = rate(local, jobs), rate(remote, jobs)
+                (a, results), (b, _) = rate(local, jobs), rate(remote, jobs)
                 ratios.append(b / a)
                 print(f"| {turn} | {a:.1f} | {b:.1f} | {b / a:.2f} |", flush=True)
     print(f"Ray / local over {args.turns} turns of {args.games} games ({args.bots}): "
@@ -99,8 +99,7 @@ def main(argv=None) -> int:
     one, many = overhead(args.ray, args.overhead_items, 1), overhead(args.ray, args.overhead_items, chunk)
     print(f"scheduling overhead: {one * 1e3:.2f} ms per task of 1 item, {many * 1e3:.3f} ms per item in tasks "
           f"of {chunk}")
-    results = [play_job(job) for job in jobs[:100]]
-    per_second, size = writer_rate(results, 20)
+    per_second, size = writer_rate(results, max(1, 2000 // len(results)))
     print(f"head's writer: {per_second:,.0f} results/s ({size / 1e3:.1f} kB of records.jsonl per game)")
     return 0
 

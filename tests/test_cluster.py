@@ -160,19 +160,19 @@ def _run_and_kill(words: list[str], progress: Path, after: int, kill) -> subproc
 
 
 def test_tournament_on_the_cluster_writes_the_local_files_though_a_worker_is_killed(cluster, tmp_path):
-    games = 160
+    games = 480
     words = ["tournament", "--bots", LINEUP, "--games", str(games), "--seed", "3", "--quiet"]
     assert main([*words, "--out", str(tmp_path / "local")]) == 0
     killed = []
 
     def kill_a_worker():
-        for _ in range(100):
+        for _ in range(1000):
             busy = cluster.find("ray::run_chunk")
             if busy:
                 os.kill(busy[0], signal.SIGKILL)
                 killed.append(busy[0])
                 return
-            time.sleep(0.05)
+            time.sleep(0.01)
 
     out = tmp_path / "ray"
     _run_and_kill([*words, "--out", str(out), "--ray", cluster.address], out / "games.csv", 20, kill_a_worker)
