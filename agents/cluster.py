@@ -9,9 +9,9 @@ Faults. A task whose worker process or node dies runs again (`max_retries`; a lo
 rebuilt the same way), and results are keyed by their place in the order, so no game is lost or
 written twice. A lost head (the cluster's GCS) stops the run with `ClusterError` after
 `HEAD_GRACE` seconds; what was written stays and `--resume` continues it. Before the first game
-every node is asked for this package's version and a hash of its files (`fingerprint`): a node
-with other code would play other games, so it is one clear error, as are an unreachable cluster
-and a missing extra.
+every node is asked for this package's version and a hash of its files (`fingerprint`), and every
+task checks it again (a node may join later): a node with other code would play other games, so
+it is one clear error, as are an unreachable cluster and a missing extra.
 
 Models reach the workers by value: every model file a bot spec names (`ppo:path=...`, the
 champion) is read on the head, put in Ray's object store once, and written by each worker to a
@@ -83,7 +83,7 @@ def _reachable(address: str) -> bool:
         return False
 
 
-def _bootstrap(ray, address: str) -> str | None:
+def _bootstrap(address: str) -> str | None:
     """The host:port that `address` names (auto: the cluster this machine knows of), or None."""
     if address != "auto":
         return address.removeprefix("ray://")
@@ -97,7 +97,7 @@ def connect(address: str):
     """Connect this process to the cluster at `address` and check every node's code; returns (ray,
     the host:port that answers for the head)."""
     ray = import_ray()
-    target = _bootstrap(ray, address)
+    target = _bootstrap(address)
     if target is None:
         raise ClusterError("--ray auto found no running Ray cluster on this machine (RAY_ADDRESS unset, no "
                            "`ray start` here): start one, or give its address, e.g. --ray head:6379")
@@ -207,7 +207,7 @@ def _ordered(ray, task, head, func, items, models, chunk, window):
             c = next(chunks, None)
             if c is None:
                 return
-            ref = task.remote(func, c, models)
+            ref = task.remote(func, c, models, fingerprint())
             order.append(ref)
             running.add(ref)
 
@@ -246,6 +246,10 @@ def _wait(ray, refs: list, head: str) -> list:
 def _results(ray, ref):
     try:
         return ray.get(ref)
+    except ray.exceptions.RayTaskError as err:
+        if isinstance(err.cause, ClusterError):      # a node that joined after the check, with other code
+            raise ClusterError(str(err.cause)) from None
+        raise
     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,
             ray.exceptions.RaySystemError) as err:
         raise ClusterError(f"a task failed {RETRIES + 1} times on the Ray cluster: {_first_line(err)}") from None
@@ -262,10 +266,21 @@ def node_fingerprint() -> tuple[str, str]:
     return fingerprint()
 
 
-def run_chunk(func, items, models):
-    """A task: the models written where this worker's bots load them, then `func` on each item."""
+def run_chunk(func, items, models, code: tuple[str, str]):
+    """A task: the head's `fingerprint` checked (a node may join the cluster after `check_nodes`), the
+    models written where this worker's bots load them, then `func` on each item."""
+    if fingerprint() != tuple(code):
+        raise ClusterError(f"node {_node_name()} of the Ray cluster runs other nefertiti-env code (files "
+                           f"{fingerprint()[1][:12]}) than this head ({code[1][:12]}): install the same "
+                           "version on every node")
     _install(models)
     return [func(item) for item in items]
+
+
+def _node_name() -> str:
+    import ray
+
+    return ray.util.get_node_ip_address()
 
 
 def _install(models) -> None:

@@ -223,6 +223,11 @@ def test_a_node_with_other_code_is_refused_before_the_first_game(cluster, monkey
     with pytest.raises(ray_cluster.ClusterError, match=r"runs nefertiti-env .* this head 0\.0\.0.*same version"):
         with ordered_map(1, ray=cluster.address):
             pass
+    monkeypatch.undo()
+    with ordered_map(1, ray=cluster.address) as map_:        # every task checks again: a node may join later
+        monkeypatch.setattr(ray_cluster, "fingerprint", lambda: ("0.0.0", "0" * 64))
+        with pytest.raises(ray_cluster.ClusterError, match=r"runs other nefertiti-env code .* same version"):
+            list(map_(play_job, schedule(["random"] * 3, 6, seed=0)))
 
 
 def test_an_unreachable_cluster_and_a_missing_extra_are_one_line(tmp_path, capsys, monkeypatch):
