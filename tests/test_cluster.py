@@ -75,7 +75,7 @@ class LocalCluster:
     def __init__(self):
         self.temp = tempfile.mkdtemp(prefix="nr", dir="/tmp")     # short: Ray's socket paths are limited
         self.sessions: list[int] = []
-        self.port = None
+        self.port = self.client_port = None
 
     def start(self, head: bool) -> int:
         ports = _free_ports(9)
@@ -85,7 +85,7 @@ class LocalCluster:
                  "--dashboard-agent-listen-port", str(ports[3]), "--dashboard-agent-grpc-port", str(ports[4]),
                  "--runtime-env-agent-port", str(ports[5])]
         if head:
-            self.port = ports[6]
+            self.port, self.client_port = ports[6], ports[8]
             words += ["--head", "--port", str(self.port), "--temp-dir", self.temp, "--include-dashboard", "false",
                       "--dashboard-port", str(ports[7]), "--ray-client-server-port", str(ports[8])]
         else:
@@ -192,6 +192,14 @@ def test_a_run_started_locally_finishes_on_the_cluster_with_resume(cluster, tmp_
     assert main([*words, "--out", str(part), "--resume", "--ray", cluster.address]) == 0
     for name in TOURNAMENT_FILES:
         assert (part / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+
+
+def test_ray_client_addresses_work_too(cluster, tmp_path):
+    words = ["tournament", "--bots", LINEUP, "--games", "16", "--seed", "6", "--quiet"]
+    assert main([*words, "--out", str(tmp_path / "local")]) == 0
+    assert main([*words, "--out", str(tmp_path / "client"), "--ray", f"ray://127.0.0.1:{cluster.client_port}"]) == 0
+    for name in TOURNAMENT_FILES:
+        assert (tmp_path / "client" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
 
 
 def test_a_model_reaches_the_workers_by_value(cluster, tmp_path):
