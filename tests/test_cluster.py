@@ -296,3 +296,27 @@ def test_balance_on_the_cluster_writes_the_local_tables_though_the_second_node_d
                   out / runner.JOURNAL, 12, kill_the_node)
     for name in [runner.JOURNAL, *(f"{t}.csv" for t in tables.COLUMNS)]:
         assert (out / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def test_a_wheel_install_has_the_source_trees_fingerprint_and_an_edit_changes_it(tmp_path):
+    """A head run from a clone and nodes with the wheel installed agree; one changed byte does not."""
+    root = Path(__file__).resolve().parent.parent
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                            str(tmp_path / "dist"), str(root)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel, = (tmp_path / "dist").glob("*.whl")
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                              str(tmp_path / "site"), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-2000:]
+    code = "from nefertiti_env.agents.cluster import fingerprint; print(*fingerprint())"
+
+    def fingerprint_there():
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return tuple(done.stdout.split())
+
+    assert fingerprint_there() == ray_cluster.fingerprint()
+    with open(tmp_path / "site" / "nefertiti_env" / "agents" / "random_bot.py", "a") as f:
+        f.write("\n")
+    assert fingerprint_there()[1] != ray_cluster.fingerprint()[1]
