@@ -38,6 +38,7 @@ CHUNKS_PER_CPU = 4        # chunks per cluster CPU at least, so that the last on
 MAX_CHUNK = 16            # games per task at most (a lost task replays at most this many)
 WINDOW_PER_CPU = 3        # chunks in flight per cluster CPU: each CPU has the next chunk waiting
 BUFFERED_WINDOWS = 4      # finished and running chunks at most, in windows: bounds the head's memory
+RESIZE_SECONDS = 5.0      # how often the window follows the cluster's CPUs (an autoscaler adds nodes)
 HEAD_GRACE = 10.0         # seconds without the head's GCS before the run stops
 PACKAGE_FILES = (".py", ".toml", ".yaml", ".pt", ".html", ".json")
 
@@ -179,15 +180,14 @@ def ray_map(address: str, bots=(), chunk: int | None = None):
     ray, head = connect(address)
     try:
         models = ship_models(ray, bots)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        cpus = _cpus(ray)
         # SPREAD: by default a node's leased workers take the next tasks too, and one CPU does most games
         task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False,
                           scheduling_strategy="SPREAD")(run_chunk)
 
         def map_(func, items):
             items = list(items)
-            return _ordered(ray, task, head, func, items, models, chunk or chunk_size(len(items), cpus),
-                            WINDOW_PER_CPU * cpus)
+            return _ordered(ray, task, head, func, items, models, chunk or chunk_size(len(items), cpus))
 
         yield map_
     finally:
@@ -195,14 +195,23 @@ def ray_map(address: str, bots=(), chunk: int | None = None):
             ray.shutdown()
 
 
-def _ordered(ray, task, head, func, items, models, chunk, window):
+def _cpus(ray) -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _ordered(ray, task, head, func, items, models, chunk):
     """Results of `func` on `items` in order. A chunk is sent whenever one in flight ends, not only the
     oldest (a CPU whose chunks end early would otherwise wait for a slower one's); finished chunks
-    wait for the earlier ones, at most BUFFERED_WINDOWS windows of them."""
+    wait for the earlier ones, at most BUFFERED_WINDOWS windows of them. The window (WINDOW_PER_CPU
+    chunks per cluster CPU) follows the cluster's size."""
     chunks = (items[start:start + chunk] for start in range(0, len(items), chunk))
     order, running = deque(), set()
+    window, resized = WINDOW_PER_CPU * _cpus(ray), time.monotonic()
 
     def send():
+        nonlocal window, resized
+        if time.monotonic() - resized > RESIZE_SECONDS:
+            window, resized = WINDOW_PER_CPU * _cpus(ray), time.monotonic()
         while len(running) < window and len(order) < BUFFERED_WINDOWS * window:
             c = next(chunks, None)
             if c is None:
