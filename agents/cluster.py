@@ -7,7 +7,7 @@ the same command run locally and `--resume` continues across the two.
 
 Faults. A task whose worker process or node dies runs again (`max_retries`; a lost result is
 rebuilt the same way), and results are keyed by their place in the order, so no game is lost or
-written twice. A lost head (the cluster's GCS) stops the run with `ClusterError` after
+written twice. A lost head (nothing answers at its address) stops the run with `ClusterError` after
 `HEAD_GRACE` seconds; what was written stays and `--resume` continues it. Before the first game
 every node is asked for this package's version and a hash of its files (`fingerprint`), and every
 task checks it again (a node may join later): a node with other code would play other games, so
@@ -39,7 +39,7 @@ MAX_CHUNK = 16            # games per task at most (a lost task replays at most 
 WINDOW_PER_CPU = 3        # chunks in flight per cluster CPU: each CPU has the next chunk waiting
 BUFFERED_WINDOWS = 4      # finished and running chunks at most, in windows: bounds the head's memory
 RESIZE_SECONDS = 5.0      # how often the window follows the cluster's CPUs (an autoscaler adds nodes)
-HEAD_GRACE = 10.0         # seconds without the head's GCS before the run stops
+HEAD_GRACE = 10.0         # seconds without an answer at the head's address before the run stops
 PACKAGE_FILES = (".py", ".toml", ".yaml", ".pt", ".html", ".json")
 
 

@@ -280,7 +280,7 @@ def test_a_lost_head_stops_the_run_with_the_command_that_resumes_it(tmp_path):
 
 
 def test_balance_on_the_cluster_writes_the_local_tables_though_the_second_node_dies(cluster, tmp_path):
-    """Last in this file: the second node stays dead (the cluster is the module's)."""
+    """After every other test of the module's cluster: the second node stays dead."""
     local = tmp_path / "local"
     runner.run(config.parse({**STUDY, "out": str(local)}), progress=False)
     second = cluster.sessions[1]
