@@ -2,7 +2,10 @@
 
     ray start --head --node-ip-address 127.0.0.1 --port 26379 --num-cpus 1 --include-dashboard false
     ray start --address 127.0.0.1:26379 --node-ip-address 127.0.0.1 --num-cpus 1
-    python benchmarks/cluster.py --ray 127.0.0.1:26379 --workers 2 --games 400 --turns 3
+    python benchmarks/cluster.py --ray 127.0.0.1:26379 --workers 2 --games 1200 --turns 6
+
+On a machine shared with other work, run the three in one session (`setsid bash -c '...'`): the
+scheduler shares CPU between sessions, and Ray's workers run at nice 15 (docs/results.md).
 
 - games/s of a tournament's games (`tournament.play_job`, results in game order) in the local pool of
   --workers processes and on the cluster, in turns (local, Ray, local, Ray, ...: a shared machine's
