@@ -69,19 +69,19 @@ def check(bots: list[str], players: int, games_per_lineup: int, **options) -> No
 
 def run_in_folder(out: str | os.PathLike, bots: list[str], players: int = 4, games_per_lineup: int = 8,
                   seed: int = 0, workers: int = 1, progress: bool = True, resume: bool = False,
-                  force: bool = False, command: str | None = None, date: str | None = None,
+                  force: bool = False, command: str | None = None, date: str | None = None, ray: str | None = None,
                   **options) -> tuple[list[dict], list[Result]]:
     """Play the ladder into the folder `out` (each game saved as it ends), then write its table,
     plot and page; returns (ladder rows best first, the results of this session).
 
-    command, date: shown in ladder.md (date: now, UTC, by default). resume, force and errors: as
+    command, date: shown in ladder.md (date: now, UTC, by default). resume, force, ray and errors: as
     `tournament.run_in_folder`."""
     params = {"bots": list(bots), "players": players, "games_per_lineup": games_per_lineup, "seed": seed,
               "options": dict(sorted(options.items()))}
     date = date or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return play_in_folder(out, KIND, params, schedule(bots, players, games_per_lineup, seed, **options),
                           lambda folder, played: write_ladder(folder, params, played, command, date),
-                          workers, progress, resume, force)
+                          workers, progress, resume, force, ray)
 
 
 def ladder_rows(games) -> list[dict]:

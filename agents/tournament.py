@@ -127,13 +127,14 @@ def check_lineup(lineup: list[str], players: int, **options) -> None:
         make_bot(spec, 0)
 
 
-def play(jobs: list[Job], workers: int = 1, progress: bool = True, done: int = 0):
-    """Yield the results of `jobs` in order, played in `workers` processes; `done` games
-    (already played by an earlier session) start the progress bar."""
+def play(jobs: list[Job], workers: int = 1, progress: bool = True, done: int = 0, ray: str | None = None):
+    """Yield the results of `jobs` in order, played in `workers` processes (or on the Ray cluster at
+    `ray`); `done` games (already played by an earlier session) start the progress bar."""
     from .progress import progress_bar
 
     with progress_bar(total=done + len(jobs), initial=done, desc="games", unit="game",
-                      disable=not progress) as bar, ordered_map(workers) as map_:
+                      disable=not progress) as bar, \
+            ordered_map(workers, ray=ray, bots={b for job in jobs for b in job.bots}) as map_:
         for result in map_(play_job, jobs):
             bar.update()
             yield result
@@ -148,27 +149,28 @@ def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, progress
 
 
 def run_in_folder(out: str | os.PathLike, lineup: list[str], games: int, seed: int = 0, workers: int = 1,
-                  progress: bool = True, resume: bool = False, force: bool = False,
+                  progress: bool = True, resume: bool = False, force: bool = False, ray: str | None = None,
                   **options) -> tuple[list[dict], list[Result]]:
     """Play the tournament into the folder `out`, each game saved as it ends, then write the
     summary, speed table and plot; returns (summary rows, the results of this session).
 
     resume: continue the run in `out` (same parameters) from its last finished game.
-    force: start the run in `out` over. Raises RunFolderError for a folder that cannot be used
-    (before any game) or a write that fails (naming what is saved)."""
+    force: start the run in `out` over. ray: play on the Ray cluster at this address (or "auto").
+    Raises RunFolderError for a folder that cannot be used (before any game) or a write that fails
+    (naming what is saved), `cluster.ClusterError` for a cluster that cannot play the games."""
     params = {"bots": list(lineup), "games": games, "seed": seed, "options": dict(sorted(options.items()))}
     return play_in_folder(out, KIND, params, schedule(lineup, games, seed, **options),
                           lambda folder, played: write_summary(folder, len(lineup), played),
-                          workers, progress, resume, force)
+                          workers, progress, resume, force, ray)
 
 
 def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[Job], finish, workers: int = 1,
-                   progress: bool = True, resume: bool = False, force: bool = False):
+                   progress: bool = True, resume: bool = False, force: bool = False, ray: str | None = None):
     """Play `jobs` into the folder `out` (a run of `kind` with `params`, saved as KIND.json):
     games.csv and records.jsonl grow by each game as it ends, then `finish(folder, played)`
     writes the run's tables from them. Returns (what `finish` returns, the results of this session).
 
-    resume, force and errors: as `run_in_folder`."""
+    resume, force, ray and errors: as `run_in_folder`."""
     folder = prepare(out, kind, resume=resume, force=force)
     done = _continue(folder, kind, params) if resume else 0
     if not resume:
@@ -179,20 +181,13 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
         with open(folder / "records.jsonl", "a" if done else "w", encoding="utf-8") as records, \
                 open(folder / SPEED, "a" if done else "w", encoding="utf-8") as speed, \
                 open(folder / "games.csv", "a" if done else "w", newline="") as table, \
-                contextlib.closing(play(jobs[done:], workers, progress, done)) as results:
+                contextlib.closing(play(jobs[done:], workers, progress, done, ray)) as results:
             # closing: any stop here stops the workers
             writer = csv.DictWriter(table, fieldnames=fields)
             if not done:
                 writer.writeheader()
             for result in results:
-                records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
-                                          "record": result.record}) + "\n")
-                records.flush()
-                speed.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
-                                        "decisions": result.decisions, "seconds": result.seconds}) + "\n")
-                speed.flush()
-                writer.writerows(game_rows([result]))       # last: a row in games.csv is a whole game
-                table.flush()
+                save_game(result, records, speed, table, writer)
                 played.append(result)
         finished = finish(folder, played)
         damaged = damaged_lines(folder / "records.jsonl")
@@ -205,6 +200,19 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
                              f"{finished_games(folder)} finished games are saved there: "
                              "fix the folder (space, permissions) and rerun with --resume") from None
     return finished, played
+
+
+def save_game(result: Result, records, speed, table, writer: csv.DictWriter) -> None:
+    """Append a finished game to records.jsonl and speed.jsonl, then games.csv (a row there is a whole game),
+    flushed."""
+    records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots), "record": result.record})
+                  + "\n")
+    records.flush()
+    speed.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
+                            "decisions": result.decisions, "seconds": result.seconds}) + "\n")
+    speed.flush()
+    writer.writerows(game_rows([result]))
+    table.flush()
 
 
 def finished_games(folder: str | os.PathLike) -> int:

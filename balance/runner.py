@@ -121,14 +121,15 @@ def _play(job: Job) -> dict[str, list[tuple]]:
 
 
 def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, resume: bool = False,
-        force: bool = False) -> dict:
+        force: bool = False, ray: str | None = None) -> dict:
     """Play the study's games into `cfg.out`, each saved as it ends, and write the tables;
     returns figures of this session (games, decisions, seconds) that vary with the machine,
     so they stay out of the report.
 
     resume: continue the study in `cfg.out` (same config) from its last finished game.
-    force: start the study in `cfg.out` over. Raises RunFolderError for a folder that cannot
-    be used (before any game) or a write that fails (naming what is saved)."""
+    force: start the study in `cfg.out` over. ray: play on the Ray cluster at this address (or
+    "auto"). Raises RunFolderError for a folder that cannot be used (before any game) or a write
+    that fails (naming what is saved), `agents.cluster.ClusterError` for a cluster that cannot play."""
     from nefertiti_env.agents.progress import progress_bar
 
     workers = workers or cfg.workers
@@ -142,7 +143,8 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     try:
         with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
                 progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
-                             disable=not progress) as bar, ordered_map(workers, chunksize=16) as map_:
+                             disable=not progress) as bar, \
+                ordered_map(workers, 16, ray, {b for job in jobs for b in job.bots}) as map_:
             for rows in map_(_play, jobs[done:]):
                 journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
                 journal.flush()
@@ -151,7 +153,7 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
         seconds = time.perf_counter() - start
         all_decisions = write_tables(folder)
         played = len(jobs) - done
-        figures = {"games": played, "decisions": decisions, "workers": workers, "seconds": round(seconds, 2),
+        figures = {"games": played, "decisions": decisions, "workers": workers, **({"ray": ray} if ray else {}), "seconds": round(seconds, 2),
                    "games_per_second": round(played / seconds, 1),
                    "decisions_per_second": round(decisions / seconds)}
         write_text(folder / "run.json", json.dumps(run_figures(folder, figures, len(jobs), all_decisions, resume),

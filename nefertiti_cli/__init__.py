@@ -35,6 +35,24 @@ def add_run_folder_options(p: argparse.ArgumentParser) -> None:
                    "files are replaced; a folder that is not a run of this command is never touched)")
 
 
+def add_cluster_option(p: argparse.ArgumentParser) -> None:
+    """--ray of the commands whose games may run on a Ray cluster (agents/cluster.py)."""
+    p.add_argument("--ray", metavar="ADDRESS", help="play the games on a Ray cluster instead of --workers "
+                   "processes: auto (the cluster RAY_ADDRESS or the last `ray start` on this machine names) or "
+                   "its address, e.g. head:6379 or ray://head:10001. The files are the same as a local run's and "
+                   "--resume works across the two; every node needs the same nefertiti-env and the cluster "
+                   "extra (docs/cluster.md)")
+
+
+def cluster_failed(args, err, saved: int, total: int, out) -> int:
+    """A Ray cluster that could not play (unreachable, other code, lost): one line, with the command
+    that continues the run when games are saved."""
+    if not saved:
+        return fail(args.command, str(err))
+    return fail(args.command, f"{err}; {saved} of {total} games are saved in {out}/; continue with: "
+                              f"{resume_command(args)}")
+
+
 def resume_command(args) -> str:
     """The command line that continues an interrupted run: the same one, with --resume."""
     words = [w for w in args.argv if w != "--force"]

@@ -5,7 +5,7 @@ import argparse
 
 from nefertiti_env.agents import BOTS
 
-from . import add_game_options, add_run_folder_options, fail, game_options, stopped
+from . import add_cluster_option, add_game_options, add_run_folder_options, cluster_failed, fail, game_options, stopped
 
 EXAMPLE = "nefertiti tournament --players 4 --bots mcts,collector,greedy,random --games 1000 --workers 2"
 
@@ -27,6 +27,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bots", required=True, help="comma-separated line-up, one bot per seat")
     p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    add_cluster_option(p)
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--out", default="results/tourney", help="output folder (default results/tourney)")
     add_run_folder_options(p)
@@ -36,6 +37,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from nefertiti_env.agents.cluster import ClusterError
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.agents.tournament import (MAX_GAMES, MAX_WORKERS, check_lineup, finished_games,
                                                   folder_speed, format_table, run_in_folder, speed_rows)
@@ -53,11 +55,13 @@ def run(args) -> int:
         with stop_on_sigterm():
             summary, _ = run_in_folder(args.out, lineup, args.games, args.seed, args.workers,
                                             progress=not args.quiet, resume=args.resume, force=args.force,
-                                            **options)
+                                            ray=args.ray, **options)
     except ValueError as err:
         return fail("tournament", str(err))
     except RunFolderError as err:
         return fail("tournament", str(err))
+    except ClusterError as err:
+        return cluster_failed(args, err, finished_games(args.out), args.games, args.out)
     except KeyboardInterrupt:
         return stopped(args, finished_games(args.out), args.games, args.out)
     print(format_table(summary))

@@ -183,6 +183,8 @@ class EvalConfig(Section):
     baselines: list[str] = Field(default_factory=lambda: ["random", "greedy", "collector", "banker"])
     deterministic: bool = Field(True, description="the learner plays its most likely action")
     workers: Workers = Field(2, description="processes that play evaluation games")
+    ray: str | None = Field(None, description="a Ray cluster's address (or auto) to play evaluation games on "
+                                              "instead of `workers` processes (docs/cluster.md)")
 
     _baselines = field_validator("baselines")(_check_specs)
 

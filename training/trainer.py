@@ -279,7 +279,7 @@ class Trainer:
         for table in tables:
             found = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config, table),
                              seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
-                             workers=cfg.workers, progress=self.progress)
+                             workers=cfg.workers, progress=self.progress, ray=cfg.ray)
             for result in found if len(tables) > 1 else ():
                 result.baseline = f"{table.label()} {result.baseline}"
             results += found
