@@ -226,6 +226,24 @@ def test_training_evaluation_on_the_cluster_plays_the_local_games(cluster, tmp_p
         assert sorted(a.records, key=lambda r: r["index"]) == sorted(b.records, key=lambda r: r["index"])
 
 
+def test_search_self_play_on_the_cluster_gives_the_local_rows(cluster, tmp_path):
+    """Expert iteration's search games (training/search_games.py) through the same pool, the model by value."""
+    import numpy as np
+
+    from nefertiti_env import NUM_ACTIONS
+    from nefertiti_env.agents import policy_file
+    from nefertiti_env.encoding.table import V2_SIZE
+    from nefertiti_env.training.search_games import search_games
+
+    model = tmp_path / "model.pt"
+    policy_file.save(model, policy_file.build_policy({"obs_size": V2_SIZE, "num_actions": NUM_ACTIONS,
+                                                      "net_arch": [16]}))
+    tables = [{"num_players": 2}, {"num_players": 3, "memphis": True}]
+    local = search_games(str(model), tables, games=1, seed=4, iterations=4)
+    remote = search_games(str(model), tables, games=1, seed=4, iterations=4, ray=cluster.address)
+    assert len(local.obs) > 20 and all(np.array_equal(a, b) for a, b in zip(local, remote))
+
+
 def test_a_node_with_other_code_is_refused_before_the_first_game(cluster, monkeypatch):
     monkeypatch.setattr(ray_cluster, "fingerprint", lambda: ("0.0.0", "0" * 64))     # the head's view only
     with pytest.raises(ray_cluster.ClusterError, match=r"runs nefertiti-env .* this head 0\.0\.0.*same version"):

@@ -35,9 +35,10 @@ def _load_with_optimizer(path: Path):
 def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: int, games: int,
                      iterations: int = 800, learning_rate: float = 1e-4, epochs: int = 2, batch_size: int = 256,
                      seed: int = 0, workers: int = 1, resume: bool = False, force: bool = False,
-                     progress: bool = True) -> list[dict]:
+                     progress: bool = True, ray: str | None = None) -> list[dict]:
     """Play rounds up to `rounds` (the first from the model `start`, a model file or run folder): each round
     `games` search self-play games per table (game options dicts), then `epochs` passes of `distill`.
+    The search games run on `workers` processes or the Ray cluster at `ray`, with the same rows either way.
     Returns the rows of every round, resumed ones included."""
     out = prepare(out, RUN_KIND, resume=resume, force=force)
     log = out / "rounds.json"
@@ -54,7 +55,7 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
         model = out / "rounds" / f"round_{k - 1:03d}.pt" if k > 1 else model_file(start)
         clock, cpu = time.perf_counter(), time.process_time()
         data = search_games(str(model), tables, games, seed=seed + k * 1_000_003, iterations=iterations,
-                            workers=workers)
+                            workers=workers, ray=ray)
         search_seconds = time.perf_counter() - clock
         policy = _load_with_optimizer(model)
         losses = distill(policy, data, learning_rate, epochs=epochs, batch_size=batch_size, seed=seed + k)

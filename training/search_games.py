@@ -78,11 +78,12 @@ def play_search_game(job: SearchJob) -> SearchData:
 
 
 def search_games(model: str, tables: list[dict], games: int, seed: int, iterations: int = 800, workers: int = 1,
-                 explore: bool = True) -> SearchData:
-    """`games` self-play games per table (game options dicts), game i of table t seeded seed + t * games + i."""
+                 explore: bool = True, ray: str | None = None) -> SearchData:
+    """`games` self-play games per table (game options dicts), game i of table t seeded seed + t * games + i;
+    on `workers` processes, or on the Ray cluster at `ray` (the model sent by value: docs/cluster.md)."""
     jobs = [SearchJob(str(model), tuple(sorted(table.items())), seed + t * games + i, iterations, explore)
             for t, table in enumerate(tables) for i in range(games)]
-    with ordered_map(workers) as map_:
+    with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
         return SearchData.join(list(map_(play_search_game, jobs)))
 
 
