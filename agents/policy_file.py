@@ -97,9 +97,9 @@ def meta_problem(meta) -> str | None:
     if not isinstance(meta, dict):
         return "meta must be a JSON object"
     arch, size = meta.get("net_arch"), meta.get("obs_size")
-    if not (isinstance(arch, list) and 1 <= len(arch) <= MAX_LAYERS
-            and all(type(w) is int and 1 <= w <= MAX_WIDTH for w in arch)):
-        return f"meta.net_arch must list 1..{MAX_LAYERS} layer sizes of 1..{MAX_WIDTH}, got {arch!r}"
+    if not (isinstance(arch, (list, dict)) and all(_layers_fit(layers) for layers in _layers(arch).values())):
+        return (f"meta.net_arch must list 1..{MAX_LAYERS} layer sizes of 1..{MAX_WIDTH} (or give such lists as "
+                f"pi and vf), got {arch!r}")
     if type(size) is not int or size < 1:
         return f"meta.obs_size must be a positive integer, got {size!r}"
     if meta.get("num_actions") != NUM_ACTIONS:
@@ -107,19 +107,29 @@ def meta_problem(meta) -> str | None:
     return None
 
 
+def _layers(arch) -> dict:
+    """{"pi": widths, "vf": widths}: SB3's net_arch, one list for both networks or one each."""
+    return {"pi": arch, "vf": arch} if isinstance(arch, list) else {k: arch.get(k) for k in ("pi", "vf")}
+
+
+def _layers_fit(layers) -> bool:
+    return (isinstance(layers, list) and 1 <= len(layers) <= MAX_LAYERS
+            and all(type(w) is int and 1 <= w <= MAX_WIDTH for w in layers))
+
+
 def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
     """The policy's state dict shapes for `meta` (MaskableActorCriticPolicy: separate policy and value
     MLPs of net_arch, then the action and value heads)."""
-    shapes = {}
-    for net in ("policy_net", "value_net"):
+    shapes, last = {}, {}
+    for net, key in (("policy_net", "pi"), ("value_net", "vf")):
         before = meta["obs_size"]
-        for i, width in enumerate(meta["net_arch"]):
+        for i, width in enumerate(_layers(meta["net_arch"])[key]):
             shapes[f"mlp_extractor.{net}.{2 * i}.weight"], shapes[f"mlp_extractor.{net}.{2 * i}.bias"] = \
                 (width, before), (width,)
             before = width
-    last = meta["net_arch"][-1]
-    shapes.update({"action_net.weight": (meta["num_actions"], last), "action_net.bias": (meta["num_actions"],),
-                   "value_net.weight": (1, last), "value_net.bias": (1,)})
+        last[key] = before
+    shapes.update({"action_net.weight": (meta["num_actions"], last["pi"]), "action_net.bias": (meta["num_actions"],),
+                   "value_net.weight": (1, last["vf"]), "value_net.bias": (1,)})
     return shapes
 
 
