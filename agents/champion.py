@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .ppo import PPOAgent
+from .ppo import CHAMPION, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
 
@@ -28,6 +28,7 @@ class ChampionBot(PPOAgent):
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
                  puct: float = 1.0):
-        if not CHAMPION_FILE.is_file():
-            raise FileNotFoundError(f"the champion's weights are missing from this install ({CHAMPION_FILE})")
-        super().__init__(CHAMPION_FILE, deterministic, seed, search, width, puct)
+        path = SHIPPED.get(CHAMPION, CHAMPION_FILE)      # a cluster's worker: the head's copy
+        if not path.is_file():
+            raise FileNotFoundError(f"the champion's weights are missing from this install ({path})")
+        super().__init__(path, deterministic, seed, search, width, puct)

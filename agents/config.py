@@ -1,11 +1,47 @@
-"""What the training and balance configs share: pydantic's strict field types and its
-validation errors turned into one (dotted key, reason) line per problem, so a file's
-every problem is reported at once, each named where it sits ("ppo.gamma", "forbid[0]")."""
+"""What the training and balance configs share: a YAML reader that refuses what may cost more than
+the file's size, pydantic's strict field types and its validation errors turned into one (dotted
+key, reason) line per problem, so a file's every problem is reported at once, each named where it
+sits ("ppo.gamma", "forbid[0]")."""
 from __future__ import annotations
 
 from typing import Annotated, Any, get_args
 
+import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StrictFloat, StrictInt, ValidationError
+
+
+MAX_CONFIG_BYTES = 1_000_000
+
+
+class _NoAliases(yaml.SafeLoader):
+    """PyYAML's safe loader without anchors and aliases: an alias repeats a whole node, so a few hundred
+    bytes of nested aliases expand to gigabytes (and a key that is one aborts the interpreter). No
+    config needs them."""
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&name, *name) are not allowed in "
+                                              "a config", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def read_yaml(text: str):
+    """The YAML `text` parsed (yaml.YAMLError naming the line if it is not YAML, holds an anchor or alias,
+    or is over MAX_CONFIG_BYTES)."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise yaml.YAMLError(f"{len(text)} characters, more than a config may hold ({MAX_CONFIG_BYTES})")
+    try:
+        return yaml.load(text, Loader=_NoAliases)  # noqa: S506 (a SafeLoader)
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
+
+
+def yaml_problem(err: yaml.YAMLError) -> str:
+    """A YAML error on one line: its problem and where."""
+    mark = getattr(err, "problem_mark", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    return f"{getattr(err, 'problem', None) or err}{where}"
 
 
 class Section(BaseModel):
@@ -63,5 +99,6 @@ def _submodel(model, part):
 
 def _parent_fields(model, loc) -> list[str]:
     for part in loc[:-1]:
-        model = _submodel(model, part)
+        if not isinstance(part, int):            # a list position keeps the list's item model
+            model = _submodel(model, part)
     return sorted(getattr(model, "model_fields", {}))

@@ -26,8 +26,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 from . import make_bot
-from .tournament import (Result, check_lineup, play_in_folder, read_games, rotations, speed_rows, summarize,
-                         write_csv)
+from .tournament import (Result, check_lineup, folder_speed, play_in_folder, read_games, rotations, speed_rows,
+                         summarize, write_csv)
 from .run_folder import write_text
 
 KIND = "ladder"
@@ -69,19 +69,19 @@ def check(bots: list[str], players: int, games_per_lineup: int, **options) -> No
 
 def run_in_folder(out: str | os.PathLike, bots: list[str], players: int = 4, games_per_lineup: int = 8,
                   seed: int = 0, workers: int = 1, progress: bool = True, resume: bool = False,
-                  force: bool = False, command: str | None = None, date: str | None = None,
+                  force: bool = False, command: str | None = None, date: str | None = None, ray: str | None = None,
                   **options) -> tuple[list[dict], list[Result]]:
     """Play the ladder into the folder `out` (each game saved as it ends), then write its table,
     plot and page; returns (ladder rows best first, the results of this session).
 
-    command, date: shown in ladder.md (date: now, UTC, by default). resume, force and errors: as
+    command, date: shown in ladder.md (date: now, UTC, by default). resume, force, ray and errors: as
     `tournament.run_in_folder`."""
     params = {"bots": list(bots), "players": players, "games_per_lineup": games_per_lineup, "seed": seed,
               "options": dict(sorted(options.items()))}
     date = date or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return play_in_folder(out, KIND, params, schedule(bots, players, games_per_lineup, seed, **options),
                           lambda folder, played: write_ladder(folder, params, played, command, date),
-                          workers, progress, resume, force)
+                          workers, progress, resume, force, ray)
 
 
 def ladder_rows(games) -> list[dict]:
@@ -104,13 +104,14 @@ def head_to_head(games) -> dict[tuple[str, str], tuple[float, int]]:
 
 
 def write_ladder(folder: Path, params: dict, played: list[Result], command: str | None, date: str) -> list[dict]:
-    """ladder.csv, ladder.png and ladder.md from the folder's games.csv; speed.csv from `played`
-    (kept as it was when a resumed run had nothing left to play). Returns the ladder rows."""
+    """ladder.csv, ladder.png and ladder.md from the folder's games.csv, speed.csv from its speed.jsonl
+    (every session). Returns the ladder rows."""
     games = read_games(folder / "games.csv")
     rows = ladder_rows(games)
     write_csv(folder / "ladder.csv", rows)
-    if played:
-        write_csv(folder / "speed.csv", speed_rows(played))
+    speed = speed_rows(folder_speed(folder))
+    if speed:
+        write_csv(folder / "speed.csv", speed)
     plot_ladder(folder / "ladder.png", rows, params["players"], len(games))
     write_text(folder / "ladder.md", markdown(rows, head_to_head(games), params, len(games), command, date))
     return rows

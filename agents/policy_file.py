@@ -12,7 +12,8 @@ nefertiti model file (`.pt`) is instead a dict of tensors and plain values only,
     optimizer           the Adam state dict (checkpoints and final models; snapshots have none)
 
 The network is rebuilt from `meta`, then the weights are loaded into it. SB3 files are refused
-with an error naming the file as an unsafe legacy format; nothing in them is read.
+with an error naming the file as an unsafe legacy format; nothing in them is read here
+(`agents.sb3_import` converts a MaskablePPO zip by reading only its tensors and JSON).
 """
 from __future__ import annotations
 
@@ -59,20 +60,92 @@ def read(path: str | Path) -> tuple[dict, dict]:
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path}")
     legacy = (f"{path} holds pickled objects (an SB3 model or another unsafe legacy format), which could run "
-              "code when loaded: not loaded; train the model again with this version")
+              "code when loaded: not loaded; train the model again with this version, or convert an SB3 "
+              "MaskablePPO zip with `nefertiti import-sb3 ZIP OUT`")
     if _is_sb3_zip(path):
         raise ModelFileError(legacy)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
         raise ModelFileError(legacy) from None
-    except (RuntimeError, OSError, EOFError, ValueError) as err:
-        raise ModelFileError(f"{path} is not a readable model file: {str(err).splitlines()[0]}") from None
+    except (RuntimeError, OSError, EOFError, ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
+        first = (str(err).splitlines() or [type(err).__name__])[0]
+        raise ModelFileError(f"{path} is not a readable model file: {first}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a nefertiti model file (no {FORMAT!r} format tag)")
     if data.get("version") != VERSION:
         raise ModelFileError(f"{path} has model format version {data.get('version')}, this version reads {VERSION}")
-    return json.loads(data["meta"]), data
+    try:
+        meta = json.loads(data["meta"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ModelFileError(f"{path}: meta is not the model's JSON description ({err!r})") from None
+    problem = meta_problem(meta) or _weights_problem(meta, data)
+    if problem:
+        raise ModelFileError(f"{path}: {problem}")
+    return meta, data
+
+
+# The largest network a model file may describe: its meta is checked, and the shapes of its weights
+# against it, before any network is built (a 1 KB file claiming [8000, 8000] once built 1.7 GB for minutes).
+MAX_LAYERS, MAX_WIDTH = 8, 4096
+
+
+def meta_problem(meta) -> str | None:
+    """Why `meta` cannot describe a model of this version (None: it can)."""
+    from nefertiti_env.core.actions import NUM_ACTIONS
+
+    if not isinstance(meta, dict):
+        return "meta must be a JSON object"
+    arch, size = meta.get("net_arch"), meta.get("obs_size")
+    if not (isinstance(arch, (list, dict)) and all(_layers_fit(layers) for layers in _layers(arch).values())):
+        return (f"meta.net_arch must list 1..{MAX_LAYERS} layer sizes of 1..{MAX_WIDTH} (or give such lists as "
+                f"pi and vf), got {arch!r}")
+    if type(size) is not int or size < 1:
+        return f"meta.obs_size must be a positive integer, got {size!r}"
+    if meta.get("num_actions") != NUM_ACTIONS:
+        return f"meta.num_actions must be {NUM_ACTIONS}, got {meta.get('num_actions')!r}"
+    return None
+
+
+def _layers(arch) -> dict:
+    """{"pi": widths, "vf": widths}: SB3's net_arch, one list for both networks or one each."""
+    return {"pi": arch, "vf": arch} if isinstance(arch, list) else {k: arch.get(k) for k in ("pi", "vf")}
+
+
+def _layers_fit(layers) -> bool:
+    return (isinstance(layers, list) and 1 <= len(layers) <= MAX_LAYERS
+            and all(type(w) is int and 1 <= w <= MAX_WIDTH for w in layers))
+
+
+def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+    """The policy's state dict shapes for `meta` (MaskableActorCriticPolicy: separate policy and value
+    MLPs of net_arch, then the action and value heads)."""
+    shapes, last = {}, {}
+    for net, key in (("policy_net", "pi"), ("value_net", "vf")):
+        before = meta["obs_size"]
+        for i, width in enumerate(_layers(meta["net_arch"])[key]):
+            shapes[f"mlp_extractor.{net}.{2 * i}.weight"], shapes[f"mlp_extractor.{net}.{2 * i}.bias"] = \
+                (width, before), (width,)
+            before = width
+        last[key] = before
+    shapes.update({"action_net.weight": (meta["num_actions"], last["pi"]), "action_net.bias": (meta["num_actions"],),
+                   "value_net.weight": (1, last["vf"]), "value_net.bias": (1,)})
+    return shapes
+
+
+def _weights_problem(meta: dict, data: dict) -> str | None:
+    import torch
+
+    weights = data.get("policy")
+    if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor) for v in weights.values()):
+        return "policy must be the network's state dict (names to tensors)"
+    found = {k: tuple(v.shape) for k, v in weights.items()}
+    want = weight_shapes(meta)
+    if found != want:
+        wrong = sorted(k for k in found.keys() | want.keys() if found.get(k) != want.get(k))
+        return (f"the weights do not fit meta.net_arch {meta['net_arch']} (obs_size {meta['obs_size']}): "
+                f"{wrong[0]} is {found.get(wrong[0], 'missing')}, expected {want.get(wrong[0], 'no such tensor')}")
+    return None
 
 
 def _is_sb3_zip(path: Path) -> bool:

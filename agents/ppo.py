@@ -26,6 +26,10 @@ from .mcts import MCTSBot
 
 
 FINAL_MODEL, LEGACY_FINAL_MODEL = "final_model.pt", "final_model.zip"
+CHAMPION = "champion"        # the name `SHIPPED` knows the champion's weights by
+# In a worker of a Ray cluster (agents/cluster.py): the model files the head sent by value, by the
+# name a bot spec gives them (its path, or CHAMPION) -> this machine's copy; empty elsewhere.
+SHIPPED: dict[str, Path] = {}
 
 
 def model_file(path: str | Path) -> Path:
@@ -42,7 +46,7 @@ def load_policy(path: str | Path):
     """The MaskableActorCriticPolicy stored at `path` (model file or run folder), on CPU.
 
     Loaded once per process and file version (bots are made per game; the policy is only read)."""
-    path = model_file(path)
+    path = model_file(SHIPPED.get(str(path), path))
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path}")
     return _load(str(path.resolve()), path.stat().st_mtime_ns)

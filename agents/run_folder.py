@@ -8,6 +8,11 @@ only its own files). Before the first game the folder is created and a probe fil
 and removed, so a file in the way, a read-only or a full file system is one clear line at
 start, not a traceback after hours of play.
 
+One run per folder at a time: `prepare` takes an exclusive lock (`flock`) on the folder's
+`.nefertiti-lock` before looking at it, held until the process ends; the kernel releases it when a
+run dies, even by `kill -9`, so a lock is never left stuck, and a second run (`--force` too) is
+refused while the first lives instead of writing into the same files.
+
 A long run appends each finished game to its files and flushes it; `complete_lines` cuts
 what a kill left half-written, so `--resume` continues from the last whole game.
 
@@ -17,12 +22,16 @@ what a kill left half-written, so `--resume` continues from the last whole game.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
 import signal
 from pathlib import Path
 
 MARKER = "nefertiti-run.json"
+LOCK = ".nefertiti-lock"
+_HELD: dict[Path, int] = {}      # folder -> the open lock file of this process (kept until it ends)
 
 
 class RunFolderError(Exception):
@@ -43,8 +52,13 @@ def prepare(folder: str | Path, kind: str, *, resume: bool = False, force: bool 
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise RunFolderError(f"cannot create the output folder {folder}: {err.strerror or err}") from None
-    found = run_kind(folder)
-    others = [p.name for p in folder.iterdir() if p.name != MARKER]
+    for locked in (False, True):         # a user's folder is refused before the lock file is made in it
+        if locked:
+            lock(folder)
+        found = run_kind(folder)
+        others = [p.name for p in folder.iterdir() if p.name not in (MARKER, LOCK)]
+        if found is None and others:
+            break
     if found is None and others:
         raise RunFolderError(f"{folder} is not empty and holds no nefertiti {kind} run "
                              f"({', '.join(sorted(others)[:3])}{', ...' if len(others) > 3 else ''}): "
@@ -60,6 +74,41 @@ def prepare(folder: str | Path, kind: str, *, resume: bool = False, force: bool 
     if found is None:
         write_text(folder / MARKER, json.dumps({"kind": kind}) + "\n")
     return folder
+
+
+def lock(folder: Path) -> None:
+    """Hold `folder`'s run lock for the rest of this process; RunFolderError if another process holds it."""
+    key = folder.resolve()
+    if key in _HELD:
+        return
+    try:
+        fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise RunFolderError(f"{folder} is in use by another nefertiti run (process {holder}): wait for it to "
+                                 "end or stop it, or choose another --out; nothing in it was touched") from None
+        raise RunFolderError(f"cannot lock {folder / LOCK}: {err.strerror or err}") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    _HELD[key] = fd
+
+
+def _forget_locks_in_child() -> None:
+    """A forked worker closes its copies of the lock files (the parent's locks stay): otherwise workers
+    left running a moment after their run was killed would keep its folder locked."""
+    for fd in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
 def run_kind(folder: str | Path) -> str | None:

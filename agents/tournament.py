@@ -12,13 +12,15 @@ Output folder:
     summary.csv     per bot: seat-games, wins, win rate + Wilson 95% CI, mean rank + t 95% CI,
                     openskill Plackett-Luce mu, sigma, ordinal
     speed.csv       per bot: decisions, CPU seconds of thinking, decisions per CPU second (varies by run)
+    speed.jsonl     per game: the bots, their decisions and CPU seconds (what speed.csv sums)
     winrates.png    win rates with their 95% intervals
     tournament.json the run's parameters (line-up, games, seed, game options)
 
 games.csv and records.jsonl grow by one game as each game ends, in game order, so a
 killed run keeps every finished game and `--resume` plays the rest: game i's seeds
 derive from the tournament seed and i alone, so the files come out byte for byte as
-an uninterrupted run's. speed.csv covers the games of the last session.
+an uninterrupted run's. speed.csv covers every session's games (from speed.jsonl, kept beside them).
+A records line found damaged (not a game record) is reported on stderr, never dropped.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import csv
 import io
 import json
 import os
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +44,8 @@ from .stats import mean_ci, plackett_luce, ranks_of, wilson
 from .workers import ordered_map
 
 KIND = "tournament"          # the folder marker; the parameters go to KIND.json
+MAX_GAMES, MAX_WORKERS = 1_000_000, 256  # beyond, a typo: its schedule alone would fill the memory
+SPEED = "speed.jsonl"         # per game: bots, decisions and CPU seconds (speed.csv sums it)
 
 
 @dataclass(frozen=True)
@@ -122,13 +127,14 @@ def check_lineup(lineup: list[str], players: int, **options) -> None:
         make_bot(spec, 0)
 
 
-def play(jobs: list[Job], workers: int = 1, progress: bool = True, done: int = 0):
-    """Yield the results of `jobs` in order, played in `workers` processes; `done` games
-    (already played by an earlier session) start the progress bar."""
+def play(jobs: list[Job], workers: int = 1, progress: bool = True, done: int = 0, ray: str | None = None):
+    """Yield the results of `jobs` in order, played in `workers` processes (or on the Ray cluster at
+    `ray`); `done` games (already played by an earlier session) start the progress bar."""
     from .progress import progress_bar
 
     with progress_bar(total=done + len(jobs), initial=done, desc="games", unit="game",
-                      disable=not progress) as bar, ordered_map(workers) as map_:
+                      disable=not progress) as bar, \
+            ordered_map(workers, ray=ray, bots={b for job in jobs for b in job.bots}) as map_:
         for result in map_(play_job, jobs):
             bar.update()
             yield result
@@ -143,27 +149,28 @@ def run(lineup: list[str], games: int, seed: int = 0, workers: int = 1, progress
 
 
 def run_in_folder(out: str | os.PathLike, lineup: list[str], games: int, seed: int = 0, workers: int = 1,
-                  progress: bool = True, resume: bool = False, force: bool = False,
+                  progress: bool = True, resume: bool = False, force: bool = False, ray: str | None = None,
                   **options) -> tuple[list[dict], list[Result]]:
     """Play the tournament into the folder `out`, each game saved as it ends, then write the
     summary, speed table and plot; returns (summary rows, the results of this session).
 
     resume: continue the run in `out` (same parameters) from its last finished game.
-    force: start the run in `out` over. Raises RunFolderError for a folder that cannot be used
-    (before any game) or a write that fails (naming what is saved)."""
+    force: start the run in `out` over. ray: play on the Ray cluster at this address (or "auto").
+    Raises RunFolderError for a folder that cannot be used (before any game) or a write that fails
+    (naming what is saved), `cluster.ClusterError` for a cluster that cannot play the games."""
     params = {"bots": list(lineup), "games": games, "seed": seed, "options": dict(sorted(options.items()))}
     return play_in_folder(out, KIND, params, schedule(lineup, games, seed, **options),
                           lambda folder, played: write_summary(folder, len(lineup), played),
-                          workers, progress, resume, force)
+                          workers, progress, resume, force, ray)
 
 
 def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[Job], finish, workers: int = 1,
-                   progress: bool = True, resume: bool = False, force: bool = False):
+                   progress: bool = True, resume: bool = False, force: bool = False, ray: str | None = None):
     """Play `jobs` into the folder `out` (a run of `kind` with `params`, saved as KIND.json):
     games.csv and records.jsonl grow by each game as it ends, then `finish(folder, played)`
     writes the run's tables from them. Returns (what `finish` returns, the results of this session).
 
-    resume, force and errors: as `run_in_folder`."""
+    resume, force, ray and errors: as `run_in_folder`."""
     folder = prepare(out, kind, resume=resume, force=force)
     done = _continue(folder, kind, params) if resume else 0
     if not resume:
@@ -172,25 +179,40 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
     played = []
     try:
         with open(folder / "records.jsonl", "a" if done else "w", encoding="utf-8") as records, \
+                open(folder / SPEED, "a" if done else "w", encoding="utf-8") as speed, \
                 open(folder / "games.csv", "a" if done else "w", newline="") as table, \
-                contextlib.closing(play(jobs[done:], workers, progress, done)) as results:
+                contextlib.closing(play(jobs[done:], workers, progress, done, ray)) as results:
             # closing: any stop here stops the workers
             writer = csv.DictWriter(table, fieldnames=fields)
             if not done:
                 writer.writeheader()
             for result in results:
-                records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
-                                          "record": result.record}) + "\n")
-                records.flush()
-                writer.writerows(game_rows([result]))       # last: a row in games.csv is a whole game
-                table.flush()
+                save_game(result, records, speed, table, writer)
                 played.append(result)
         finished = finish(folder, played)
+        damaged = damaged_lines(folder / "records.jsonl")
+        if damaged:
+            print(f"nefertiti: {folder / 'records.jsonl'}: line(s) {', '.join(map(str, damaged[:10]))}"
+                  f"{' ...' if len(damaged) > 10 else ''} are damaged (not a game record), kept as they are: "
+                  "`nefertiti replay` cannot show those games", file=sys.stderr)
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; "
                              f"{finished_games(folder)} finished games are saved there: "
                              "fix the folder (space, permissions) and rerun with --resume") from None
     return finished, played
+
+
+def save_game(result: Result, records, speed, table, writer: csv.DictWriter) -> None:
+    """Append a finished game to records.jsonl and speed.jsonl, then games.csv (a row there is a whole game),
+    flushed."""
+    records.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots), "record": result.record})
+                  + "\n")
+    records.flush()
+    speed.write(json.dumps({"game": result.job.index, "bots": list(result.job.bots),
+                            "decisions": result.decisions, "seconds": result.seconds}) + "\n")
+    speed.flush()
+    writer.writerows(game_rows([result]))
+    table.flush()
 
 
 def finished_games(folder: str | os.PathLike) -> int:
@@ -219,7 +241,36 @@ def _continue(folder: Path, kind: str, params: dict) -> int:
     kept = complete_lines(folder / "records.jsonl", keep=games)
     if kept < games:                                        # records are written first: not after a kill
         complete_lines(folder / "games.csv", keep=kept + 1)
+    complete_lines(folder / SPEED, keep=kept)
     return kept
+
+
+def folder_speed(folder: str | os.PathLike):
+    """(bots, decisions, seconds) of every game in a folder's speed.jsonl (all sessions of a resumed run;
+    a damaged line is skipped), for `speed_rows`."""
+    with contextlib.suppress(FileNotFoundError), open(Path(folder) / SPEED, "rb") as f:
+        for line in f:
+            try:
+                game = json.loads(line)
+                entry = (list(game["bots"]), list(game["decisions"]), list(game["seconds"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+            yield entry
+
+
+def damaged_lines(path: Path) -> list[int]:
+    """Line numbers (from 1) of a records.jsonl whose line is not a game's entry (a disk fault, an edit)."""
+    bad = []
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                entry = json.loads(line)
+                ok = isinstance(entry, dict) and isinstance(entry.get("record"), dict)
+            except ValueError:
+                ok = False
+            if not ok:
+                bad.append(number)
+    return bad
 
 
 # ------------------------------------------------------------------ output
@@ -275,10 +326,11 @@ def summarize(games: list[tuple[list[str], list[int]]]) -> list[dict]:
     return sorted(rows, key=lambda row: -row["ordinal"])
 
 
-def speed_rows(results: list[Result]) -> list[dict]:
+def speed_rows(games) -> list[dict]:
+    """Per bot: decisions and CPU seconds over `games`, (bots, decisions, seconds) per game and seat."""
     decisions, seconds = defaultdict(int), defaultdict(float)
-    for r in results:
-        for bot, d, s in zip(r.job.bots, r.decisions, r.seconds):
+    for bots, game_decisions, game_seconds in games:
+        for bot, d, s in zip(bots, game_decisions, game_seconds):
             decisions[bot] += d
             seconds[bot] += s
     return [{"bot": b, "decisions": decisions[b], "cpu_seconds": round(seconds[b], 3),
@@ -332,12 +384,13 @@ def plot_win_rates(path: Path, summary: list[dict], players: int, games: int) ->
 
 
 def write_summary(folder: Path, players: int, played: list[Result]) -> list[dict]:
-    """summary.csv and winrates.png from the folder's games.csv; speed.csv from `played`
-    (kept as it was when a resumed run had nothing left to play). Returns the summary rows."""
+    """summary.csv and winrates.png from the folder's games.csv, speed.csv from its speed.jsonl (every
+    session). Returns the summary rows."""
     games = read_games(folder / "games.csv")
     summary = summarize(games)
     write_csv(folder / "summary.csv", summary)
-    if played:
-        write_csv(folder / "speed.csv", speed_rows(played))
+    speed = speed_rows(folder_speed(folder))
+    if speed:
+        write_csv(folder / "speed.csv", speed)
     plot_win_rates(folder / "winrates.png", summary, players, len(games))
     return summary

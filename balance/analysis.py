@@ -2,7 +2,9 @@
 
 Each function takes tables already cut to one study cell (one arm, ruleset and
 player count: see `cell`) and returns plain rows (dicts); intervals are
-(estimate, low, high) triples, 95%. The report and the notebook both build on
+(estimate, low, high) triples, 95%. A compared quantity also has its p-value and,
+under `at`, a function giving its interval at another level (the report adjusts
+every test together: `stats.Findings`). The report and the notebook both build on
 these, so a number in the report can be recomputed from the CSV files alone.
 
 Seats are studied by *position* in turn order (0 = the first player, who starts
@@ -16,7 +18,8 @@ from collections import Counter
 
 import numpy as np
 
-from .stats import (balance_score, bootstrap_ci, chi2_equal, diff_means, diff_proportions, mean_ci, proportion)
+from .stats import (chi2_equal, detectable_difference, diff_means, diff_proportions, mean_ci, p_means, p_proportions,
+                    p_rate, proportion, seat_edge)
 from .tables import Table, rows, select, where
 
 SOURCES = ("Deben", "seals", "characters")      # points that are not gifts
@@ -44,24 +47,23 @@ def win_matrix(seats: Table, n: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ seats
-def seat_fairness(c: dict[str, Table], n: int, seed: int = 0) -> dict:
-    """Win rate and mean score by position, balance score, chi-squared, first-player advantage."""
+def seat_fairness(c: dict[str, Table], n: int) -> dict:
+    """Win rate and mean score by position; the chi-squared test of equal win counts; the largest
+    seat edge (max |win rate - 1/n|, `stats.seat_edge`) and the first player's edge over 1/n."""
     seats = c["seats"]
-    wins = win_matrix(seats, n)
-    games = wins.shape[0]
+    games = win_matrix(seats, n).shape[0]
     positions = []
     for pos in range(n):
         s = where(seats, position=pos)
         positions.append({"position": pos, "games": rows(s), "wins": float(s["win"].sum()),
                           "win_rate": proportion(float(s["win"].sum()), rows(s)), "score": interval(s["score"])})
-    rates = [p["win_rate"][0] for p in positions]
-    score = balance_score(rates) if games else math.nan
-    low, high = bootstrap_ci(lambda idx: balance_score(wins[idx].mean(axis=0)), games, seed=seed) \
-        if games else (math.nan, math.nan)
-    first = positions[0]["win_rate"]
-    return {"games": games, "positions": positions, "balance": (score, low, high),
-            "chi2": chi2_equal([p["wins"] for p in positions]),
-            "first_player_edge": tuple(x - 1 / n for x in first)}
+    wins = [p["wins"] for p in positions]
+    first = positions[0]
+    return {"games": games, "positions": positions, "chi2": chi2_equal(wins),
+            "edge": seat_edge(wins, games), "edge_at": lambda level: seat_edge(wins, games, level),
+            "first_player_edge": tuple(x - 1 / n for x in first["win_rate"]),
+            "first_player_p": p_rate(first["wins"], first["games"], 1 / n),
+            "first_player_at": lambda level: tuple(x - 1 / n for x in proportion(first["wins"], first["games"], level))}
 
 
 def bot_results(c: dict[str, Table]) -> list[dict]:
@@ -145,11 +147,23 @@ def character_use(c: dict[str, Table], n: int) -> list[dict]:
             "score_gain": interval(ch["score_gain"]), "margin_gain": interval(ch["margin_gain"]),
             "win_used": proportion(float(yes["win"].sum()), rows(yes)),
             "win_not": proportion(float(no["win"].sum()), rows(no)),
-            "win_diff": diff_proportions(float(yes["win"].sum()), rows(yes), float(no["win"].sum()), rows(no)),
+            **_difference("win", float(yes["win"].sum()), rows(yes), float(no["win"].sum()), rows(no)),
             "score_used": interval(yes["score"]), "score_not": interval(no["score"]),
-            "score_diff": diff_means(yes["score"], no["score"]),
+            **_mean_difference("score", yes["score"], no["score"]),
         })
     return out
+
+
+def _difference(name: str, x1: float, n1: int, x2: float, n2: int) -> dict:
+    """`<name>_diff` of two win rates with its p-value and `<name>_at` (its interval at a level)."""
+    return {f"{name}_diff": diff_proportions(x1, n1, x2, n2), f"{name}_p": p_proportions(x1, n1, x2, n2),
+            f"{name}_at": lambda level: diff_proportions(x1, n1, x2, n2, level)}
+
+
+def _mean_difference(name: str, a, b) -> dict:
+    """`<name>_diff` of two means (Welch) with its p-value and `<name>_at`."""
+    return {f"{name}_diff": diff_means(a, b), f"{name}_p": p_means(a, b),
+            f"{name}_at": lambda level: diff_means(a, b, level)}
 
 
 def _ordered(names: list[str]) -> list[str]:
@@ -160,7 +174,10 @@ def _ordered(names: list[str]) -> list[str]:
 
 def restricted_play(tabs: dict[str, Table], ruleset: str, n: int, arms: list[str], control: str) -> list[dict]:
     """The restricted seat (game i: seat i mod n) against the same seat unrestricted in the
-    control arm (same deals): its win rate and score, and their changes with intervals."""
+    control arm (same deals): its win rate and score, their changes with intervals and p-values,
+    the forced decisions (the engine lifted the restriction) per game, and the minimum detectable
+    change of win rate (80% power, 5% two-sided) at these games: a change smaller than that is not
+    measured, so an interval holding 0 reads "not measured", not "no effect"."""
     def focal(arm):
         s = where(tabs["seats"], arm=arm, ruleset=ruleset, players=n)
         return select(s, s["seat"] == s["game"] % n)
@@ -171,9 +188,14 @@ def restricted_play(tabs: dict[str, Table], ruleset: str, n: int, arms: list[str
     for arm in [control, *arms]:
         s = focal(arm)
         w, k = float(s["win"].sum()), rows(s)
-        out.append({"arm": arm, "games": k, "win_rate": proportion(w, k), "score": interval(s["score"]),
-                    "win_change": diff_proportions(w, k, bw, bn) if arm != control else None,
-                    "score_change": diff_means(s["score"], base["score"]) if arm != control else None})
+        row = {"arm": arm, "games": k, "win_rate": proportion(w, k), "score": interval(s["score"]),
+               "forced": float(s["forced"].sum()) / max(k, 1), "win_change": None, "score_change": None,
+               "detectable": detectable_difference(bw / bn if bn else math.nan, k, bn)}
+        if arm != control:
+            d, m = _difference("win", w, k, bw, bn), _mean_difference("score", s["score"], base["score"])
+            row.update(win_change=d["win_diff"], win_p=d["win_p"], win_at=d["win_at"],
+                       score_change=m["score_diff"], score_p=m["score_p"], score_at=m["score_at"])
+        out.append(row)
     return out
 
 
@@ -222,49 +244,51 @@ def _spread(values) -> dict:
 
 
 # -------------------------------------------------------------- rulesets
-def compare(base: dict[str, Table], other: dict[str, Table], n: int, seed: int = 0) -> list[dict]:
-    """Headline metrics of two rulesets (same player count), with the difference other - base.
-
-    Games are matched by deal (same seeds), so the balance score's interval comes from a
-    paired bootstrap; the other intervals treat the two samples as independent, which
-    is conservative when matched deals make the results alike.
-    """
+def compare(base: dict[str, Table], other: dict[str, Table], n: int) -> list[dict]:
+    """Headline metrics of two rulesets (same player count), with the difference other - base, its
+    p-value and `at` (its interval at a level). Games are matched by deal (same seeds); the intervals
+    and tests treat the two samples as independent, which is conservative when matched deals make the
+    results alike."""
     rows_out = []
 
-    def add(metric, a, b, diff):
-        rows_out.append({"metric": metric, "base": a, "other": b, "diff": diff})
+    def add(metric, a, b, diff=None):
+        row = {"metric": metric, "base": a, "other": b, "diff": (math.nan,) * 3, "p": math.nan, "at": None}
+        if diff is not None:
+            row.update(diff=diff["d"], p=diff["p"], at=diff["at"])
+        rows_out.append(row)
 
-    fa, fb = seat_fairness(base, n, seed), seat_fairness(other, n, seed)
-    wa, wb = win_matrix(base["seats"], n), win_matrix(other["seats"], n)
+    def rates(xb, nb, xa, na):
+        d = _difference("d", xb, nb, xa, na)
+        return {"d": d["d_diff"], "p": d["d_p"], "at": d["d_at"]}
+
+    def means(b, a):
+        d = _mean_difference("d", b, a)
+        return {"d": d["d_diff"], "p": d["d_p"], "at": d["d_at"]}
+
+    fa, fb = seat_fairness(base, n), seat_fairness(other, n)
     for pos in range(n):
         pa, pb = fa["positions"][pos], fb["positions"][pos]
         add(f"win rate, position {pos + 1}", pa["win_rate"], pb["win_rate"],
-            diff_proportions(pb["wins"], pb["games"], pa["wins"], pa["games"]))
-    if wa.shape == wb.shape and wa.size:
-        stat = lambda idx: balance_score(wb[idx].mean(axis=0)) - balance_score(wa[idx].mean(axis=0))  # noqa: E731
-        low, high = bootstrap_ci(stat, wa.shape[0], seed=seed)
-        paired = (fb["balance"][0] - fa["balance"][0], low, high)
-    else:
-        paired = (fb["balance"][0] - fa["balance"][0], math.nan, math.nan)
-    add("balance score", fa["balance"], fb["balance"], paired)
+            rates(pb["wins"], pb["games"], pa["wins"], pa["games"]))
+    add("largest seat edge", fa["edge"], fb["edge"])
     for metric, table, column in (("mean score per seat", "seats", "score"), ("turns per game", "games", "turns"),
                                   ("decisions per game", "games", "decisions"), ("score margin", "games", "margin"),
                                   ("lead changes", "games", "lead_changes")):
         a, b = base[table][column], other[table][column]
-        add(metric, interval(a), interval(b), diff_means(b, a))
+        add(metric, interval(a), interval(b), means(b, a))
     ca, cb = _per_game(base, "characters"), _per_game(other, "characters")
-    add("characters played per game", interval(ca), interval(cb), diff_means(cb, ca))
+    add("characters played per game", interval(ca), interval(cb), means(cb, ca))
     sa, sb = _shares(base), _shares(other)
     for source in sorted(set(sa) | set(sb), key=lambda k: -np.mean(sa.get(k, [0]))):
         a, b = sa.get(source, np.zeros(rows(base["games"]))), sb.get(source, np.zeros(rows(other["games"])))
-        add(f"share of points: {source}", interval(a), interval(b), diff_means(b, a))
+        add(f"share of points: {source}", interval(a), interval(b), means(b, a))
     ma = {r["type"]: r for r in gift_economy(base)}
     mb = {r["type"]: r for r in gift_economy(other)}
     ga, gb = rows(base["games"]), rows(other["games"])
     for t in sorted(set(ma) | set(mb)):
         xa = ma[t]["monopoly_games"] if t in ma else 0
         xb = mb[t]["monopoly_games"] if t in mb else 0
-        add(f"monopoly: {t}", proportion(xa, ga), proportion(xb, gb), diff_proportions(xb, gb, xa, ga))
+        add(f"monopoly: {t}", proportion(xa, ga), proportion(xb, gb), rates(xb, gb, xa, ga))
     return rows_out
 
 

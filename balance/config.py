@@ -2,6 +2,8 @@
 
     seed: 2024                      # the whole study follows from it
     setup: beginner                 # or advanced (random visible stalls)
+    memphis: false                  # optional: the Port of Memphis (default: only where mandatory, 5 players)
+    characters: base                # optional: expansion, a scenario name, or a list of character keys
     games: 2000                     # games per ruleset and player count
     player_counts: [3, 4]
     lineups:                        # bot specs per seat (agents.make_bot); seats rotate over games
@@ -31,12 +33,14 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from nefertiti_env.agents.config import Int, Section, problems
+from nefertiti_env.agents.config import Int, Section, problems, read_yaml, yaml_problem
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
 
 from .restrict import Restriction
 
-Count = Annotated[Int, Field(ge=1)]
+MAX_GAMES = 1_000_000       # per arm and per cell: beyond, a typo (not a study) that would only fail later
+Games = Annotated[Int, Field(ge=1, le=MAX_GAMES)]
+Workers = Annotated[Int, Field(ge=1, le=256)]
 
 
 class ConfigError(ValueError):
@@ -61,8 +65,8 @@ def _restriction(item, info: ValidationInfo) -> Restriction:
     return restriction
 
 
-def _player_counts(counts: list[int], rulesets: dict[str, str]) -> list[int]:
-    """Distinct counts from 2 to 5 that the rules core can set up with every ruleset."""
+def _player_counts(counts: list[int], rulesets: dict[str, str], **options) -> list[int]:
+    """Distinct counts from 2 to 5 that the rules core can set up with every ruleset (and the table options)."""
     if len(set(counts)) != len(counts):
         raise ValueError(f"lists a player count twice: {counts!r}")
     bad = [n for n in counts if not 2 <= n <= 5]
@@ -71,7 +75,7 @@ def _player_counts(counts: list[int], rulesets: dict[str, str]) -> list[int]:
     for n in counts:
         for name, ruleset in rulesets.items():
             try:
-                NefertitiGame(num_players=n, ruleset=ruleset, seed=0)
+                NefertitiGame(num_players=n, ruleset=ruleset, seed=0, **options)
             except NotImplementedError as err:
                 raise ValueError(f"{n} players are not supported by the rules core yet: {err}") from None
             except ValueError as err:
@@ -105,7 +109,7 @@ BotSpec = Annotated[str, AfterValidator(_bot),
 class RestrictedStudy(Section):
     """Restricted play: one seat forbidden one option, every seat played by `bot`."""
 
-    games: Count = Field(description="games per arm (the unrestricted control is one more arm)")
+    games: Games = Field(description="games per arm (the unrestricted control is one more arm)")
     player_counts: Annotated[list[Int], Field(min_length=1)]
     bot: BotSpec
     forbid: Annotated[list[Annotated[Restriction, BeforeValidator(
@@ -115,7 +119,7 @@ class RestrictedStudy(Section):
     @classmethod
     def _counts(cls, counts, info: ValidationInfo):
         baseline = (info.context or {}).get("baseline_name")
-        return _player_counts(counts, {baseline: baseline} if baseline else {})
+        return _player_counts(counts, {baseline: baseline} if baseline else {}, **(info.context or {}).get("table", {}))
 
 
 class StudyConfig(Section):
@@ -123,8 +127,12 @@ class StudyConfig(Section):
 
     seed: Annotated[Int, Field(ge=0, description="the whole study follows from it")]
     setup: Literal["beginner", "advanced"] = "beginner"
-    games: Count = Field(description="games per ruleset and player count")
-    workers: Count = Field(1, description="processes playing games (the command line's --workers wins)")
+    memphis: bool | None = Field(None, description="the Port of Memphis and its foreign gifts (None: only where "
+                                                   "mandatory, 5 players)")
+    characters: str | list[str] = Field("base", description='"base", "expansion", a scenario name of the ruleset, '
+                                                            "or a list of character keys")
+    games: Games = Field(description="games per ruleset and player count")
+    workers: Workers = Field(1, description="processes playing games (the command line's --workers wins)")
     out: Annotated[str, Field(min_length=1)] = "results/balance"
     rulesets: Annotated[dict[str, Annotated[str, AfterValidator(_ruleset)]], Field(min_length=1, description="name: packaged ruleset name or file; "
                                                                        "the first is the baseline")]
@@ -135,7 +143,8 @@ class StudyConfig(Section):
     @field_validator("player_counts")
     @classmethod
     def _counts(cls, counts, info: ValidationInfo):
-        return _player_counts(counts, info.data.get("rulesets", {}))
+        table = {key: info.data[key] for key in ("setup", "memphis", "characters") if key in info.data}
+        return _player_counts(counts, info.data.get("rulesets", {}), **table)
 
     @field_validator("lineups")
     @classmethod
@@ -162,7 +171,8 @@ class StudyConfig(Section):
             r = self.restricted
             data["restricted"] = {"games": r.games, "player_counts": r.player_counts, "bot": r.bot,
                                   "forbid": [{x.kind: x.name} for x in r.forbid]}
-        order = ("seed", "setup", "games", "player_counts", "lineups", "rulesets", "restricted", "workers", "out")
+        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets", "restricted",
+                 "workers", "out")
         return {k: data[k] for k in order if k in data}
 
 
@@ -170,9 +180,11 @@ def read(path: str | Path) -> dict:
     """The raw YAML of a study file (FileNotFoundError if absent, ConfigError if not YAML)."""
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return read_yaml(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as err:
-        raise ConfigError(str(path), [("<file>", f"not valid YAML: {err}")]) from None
+        raise ConfigError(str(path), [("<file>", f"not valid YAML: {yaml_problem(err)}")]) from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(str(path), [("<file>", f"not text: {err}")]) from None
 
 
 def load(path: str | Path) -> StudyConfig:
@@ -189,7 +201,8 @@ def parse(data, source: str = "<dict>") -> StudyConfig:
     if isinstance(rulesets, dict) and rulesets:         # restricted play is checked against the baseline
         name = next(iter(rulesets.values()))
         try:
-            context = {"baseline": load_ruleset(name), "baseline_name": name}
+            context = {"baseline": load_ruleset(name), "baseline_name": name,
+                       "table": {key: data[key] for key in ("setup", "memphis", "characters") if key in data}}
         except (RulesetError, TypeError):
             pass                                        # reported under rulesets
     try:

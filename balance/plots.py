@@ -48,7 +48,9 @@ def seats(fairness: dict[int, dict]) -> Figure:
         ax = axes[0, col]
         _bars(ax, labels, [p["win_rate"] for p in pos], color="tab:blue", label="win rate, 95% Wilson interval")
         ax.axhline(1 / n, color="grey", ls="--", lw=1, label=f"fair share 1/{n}")
-        ax.set_title(f"{n} players, {fairness[n]['games']} games: win rate\n(balance score {fairness[n]['balance'][0]:.3f})")
+        edge = fairness[n]["edge"]
+        ax.set_title(f"{n} players, {fairness[n]['games']} games: win rate\n(chi-squared p = {fairness[n]['chi2'][2]:.3g}, "
+                     f"largest seat edge <= {edge[2]:.3f})")
         ax.set_ylabel("win rate")
         ax.set_xlabel("position in turn order (1 = first player)")
         _legend_below(ax, ncol=2)

@@ -68,12 +68,16 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     closings, plays = [], []
     char = None
     history = g.history                    # the referee's view of a finished game: every action, private ones too
+    restricted = "forbidden" in g.options  # restricted play: count the decisions its restriction was lifted
+    forced = [0] * n
 
     while g.phase != PH_OVER:
         seat, ph = g.actor, g.phase
         if ph == PH_TURN:
             turn += 1
             snaps.append(_state(g))
+        if restricted:
+            forced[seat] += g.is_forced()
         a = bots[seat].act(g, seat)
         watch = -1
         if ph <= PH_TUTOR:                            # place (servant or tutor), close, character or done
@@ -130,7 +134,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
     characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]
-    return {"closings": closings, "characters": characters, **_final(g, trajectory, labels, key, paid, bought, turn)}
+    return {"closings": closings, "characters": characters,
+            **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
 
 
 def _state(g):
@@ -175,7 +180,7 @@ def _character(g, char, state_before, state_after, before, after, labels, key) -
                   "; ".join(choices), points, money, int(after[seat] - before[seat]), int(margin[1] - margin[0]))
 
 
-def _final(g, trajectory, labels, key, paid, bought, turns) -> dict[str, list[tuple]]:
+def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str, list[tuple]]:
     """The games, seats and gifts rows of a finished game."""
     n, rules = g.num_players, g.rules
     scores = g.scores().tolist()
@@ -201,7 +206,8 @@ def _final(g, trajectory, labels, key, paid, bought, turns) -> dict[str, list[tu
         seats.append(key + (s, (s - g.first_player) % n, labels[s], scores[s], rank[s],
                             1 / len(winners) if s in winners else 0.0, money[s], int(g.seals[s]), gift_points,
                             money[s] // 2, 3 * int(g.seals[s]), int(g.points[s]), scores[s] - base[s],
-                            int(g.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4)))
+                            int(g.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4),
+                            forced[s]))
         for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
             gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(owners[t]),
                                 int(bought[s, t]), round(float(paid[s, t]), 4)))

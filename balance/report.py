@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import yaml
-
 from nefertiti_env import load_ruleset
 
 from . import analysis as A
+from . import config
 from . import plots, tables
 from .restrict import Restriction
 from .runner import CONTROL
+from .stats import Findings
+
+SUMMARY = "\x00summary\x00"     # where the count of tests and discoveries goes once every test is known
 
 
 def pct(t) -> str:
@@ -38,6 +40,10 @@ def num(t, digits: int = 1, sign: bool = False) -> str:
     return f"{f.format(t[0])} [{low}, {high}]"
 
 
+def _memphis(memphis) -> str:
+    return {None: "where mandatory (5 players)", True: "on", False: "off"}[memphis]
+
+
 def table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
@@ -47,24 +53,35 @@ def table(header: list[str], rows: list[list]) -> str:
 def write(folder: str | Path) -> Path:
     """Analyse the study in `folder` and write report.md and the PNG figures there."""
     folder = Path(folder)
-    study = yaml.safe_load((folder / "study.yaml").read_text(encoding="utf-8"))
+    study = config.read(folder / "study.yaml")
+    config.parse(study, str(folder / "study.yaml"))       # the file a finished study wrote, unchanged
     tabs = tables.read_all(folder)
     names = list(study["rulesets"])
     base = names[0]
     counts = sorted(set(tabs["games"]["players"][tabs["games"]["arm"] == "main"].tolist()))
     seed = study["seed"]
     cells = {(r, n): A.cell(tabs, "main", r, n) for r in names for n in counts}
-    fairness = {r: {n: A.seat_fairness(cells[r, n], n, seed) for n in counts} for r in names}
+    fairness = {r: {n: A.seat_fairness(cells[r, n], n) for n in counts} for r in names}
+    findings = Findings()
+    for f in fairness[base].values():        # one test each, shown in the headlines and in section 1
+        f["chi2_q"] = findings.test(f["chi2"][2], lambda level, f=f: num(f["edge_at"](level), 3))
+        f["first_q"] = findings.test(f["first_player_p"], lambda level, f=f: pp(f["first_player_at"](level)))
     out: list[str] = []
     w = out.append
 
     total = tables.rows(tabs["games"])
     w("# Nefertiti balance study\n")
-    w(f"{total} games, seed {seed}, {study.get('setup', 'beginner')} setup, rulesets "
+    w(f"{total} games, seed {seed}, {study.get('setup', 'beginner')} setup, "
+      f"{study.get('characters', 'base')} characters, Memphis {_memphis(study.get('memphis'))}, rulesets "
       + ", ".join(f"`{r}` ({study['rulesets'][r]})" for r in names) + f"; baseline `{base}`. "
       "Intervals are 95%. Positions are in turn order (1 = first player). "
       "Reproduce with `nefertiti balance --config study.yaml` (the file next to this report; `--out` "
       "picks another folder); the same seed gives the same tables and report, whatever `--workers`.\n")
+    w(f"**Multiplicity**: {SUMMARY}. Each test's q-value (its Benjamini-Hochberg adjusted p-value) stands "
+      "next to its p-value or interval; a discovery's interval is repeated at the false-coverage-rate level "
+      "(Benjamini-Yekutieli), so selected findings keep their coverage. Every other interval is reported, "
+      "none selected, at 95%. An interval holding 0 finds no effect, which is not evidence of none "
+      "(restricted play gives the minimum detectable effect of its games, at 80% power).\n")
     w(table(["players", "games per ruleset", "line-up (seats rotate over games)"],
             [[n, study["games"], ", ".join(study["lineups"][n])] for n in counts]))
 
@@ -72,29 +89,35 @@ def write(folder: str | Path) -> Path:
     for n in counts:
         f = fairness[base][n]
         shape = A.game_shape(cells[base, n])
-        w(f"- **{n} players** ({f['games']} games): balance score {num(f['balance'], 3)}, first-player edge "
-          f"{pp(f['first_player_edge'])} over 1/{n}, chi-squared p = {f['chi2'][2]:.3g}; "
-          f"{shape['turns']['mean'][0]:.1f} turns and {shape['decisions']['mean'][0]:.0f} decisions per game, "
-          f"margin {shape['margin']['mean'][0]:.1f} points, {shape['lead_changes']['mean'][0]:.1f} lead changes.")
+        w(f"- **{n} players** ({f['games']} games): largest seat edge {num(f['edge'], 3)}, chi-squared "
+          f"p = {f['chi2'][2]:.3g} ({f['chi2_q']}); first-player edge {pp(f['first_player_edge'])} over 1/{n} "
+          f"({f['first_q']}); {shape['turns']['mean'][0]:.1f} turns and {shape['decisions']['mean'][0]:.0f} "
+          f"decisions per game, margin {shape['margin']['mean'][0]:.1f} points, "
+          f"{shape['lead_changes']['mean'][0]:.1f} lead changes.")
     w("")
 
     _seats(w, study, base, counts, fairness[base], cells, folder)
     _gifts(w, base, counts, cells, folder)
-    _characters(w, base, counts, cells, tabs, study, folder)
+    _characters(w, base, counts, cells, tabs, study, folder, findings)
     _markets(w, base, counts, cells, folder)
     _shape(w, base, counts, cells, folder)
     if len(names) > 1:
-        _rulesets(w, names, counts, cells, fairness, seed, folder)
+        _rulesets(w, names, counts, cells, fairness, folder, findings)
+    text = findings.fill("\n".join(out).replace(SUMMARY, findings.summary()))
     path = folder / "report.md"
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    path.write_text(text + "\n", encoding="utf-8")
     return path
 
 
 def _seats(w, study, base, counts, fairness, cells, folder):
     w("## 1. Seat fairness\n")
-    w("Balance score = 1 - (largest win rate - smallest win rate) over positions (bootstrap interval). "
-      "The chi-squared test asks whether the win counts per position could share one expected value. "
-      "A shared win counts 1/k for each of k winners.\n")
+    w("The chi-squared test asks whether the win counts per position could share one expected value. The largest "
+      "seat edge is max |win rate - 1/n| over positions; its interval comes from simultaneous (Bonferroni) Wilson "
+      "intervals of the win rates, so it covers the true edge at 95% or more, 0 included (its estimate is biased "
+      "upwards near parity: read the interval). A shared win counts 1/k for each of k winners.\n")
+    w("A seat finding from one population of bots (self-play, or one line-up) is that population's: a policy "
+      "can learn conventions for where it sits. It is a property of the game only when at least two populations "
+      "(other bots, other policies) agree within their intervals.\n")
     rules = load_ruleset(study["rulesets"][base])
     for n in counts:
         f = fairness[n]
@@ -104,8 +127,9 @@ def _seats(w, study, base, counts, fairness, cells, folder):
                 [[p["position"] + 1, money[p["position"]], pct(p["win_rate"]), num(p["score"])]
                  for p in f["positions"]]))
         stat, df, p = f["chi2"]
-        w(f"\nBalance score {num(f['balance'], 3)}; chi-squared {stat:.2f} on {df} df, p = {p:.3g}; "
-          f"first-player edge {pp(f['first_player_edge'])} over the fair 1/{n}.\n")
+        w(f"\nChi-squared {stat:.2f} on {df} df, p = {p:.3g} ({f['chi2_q']}); largest seat edge "
+          f"{num(f['edge'], 3)}; first-player edge {pp(f['first_player_edge'])} over the fair 1/{n} "
+          f"({f['first_q']}).\n")
         bots = A.bot_results(cells[base, n])
         if len(bots) > 1:
             w(table(["bot", "seat-games", "win rate", "mean score"],
@@ -139,7 +163,7 @@ def _gifts(w, base, counts, cells, folder):
     w("![points by source, Deben per point, monopolies](gifts.png)\n")
 
 
-def _characters(w, base, counts, cells, tabs, study, folder):
+def _characters(w, base, counts, cells, tabs, study, folder, findings):
     w("## 3. Characters\n")
     w("Timing: turn of play over the game's turns. Immediate gain: the player's score (and margin over the best "
       "other seat) right after the character's choices minus just before, net of the seal spent (3 points). Played vs not: seats that played the "
@@ -152,8 +176,11 @@ def _characters(w, base, counts, cells, tabs, study, folder):
                  "immediate margin gain", "win rate played", "win rate not", "difference", "score difference"],
                 [[u["character"], f"{u['per_game']:.2f}", num(u["turn"]), num(u["timing"], 2),
                   " / ".join(f"{100 * x:.0f}%" for x in u["by_position"]), num(u["score_gain"]),
-                  num(u["margin_gain"]), pct(u["win_used"]), pct(u["win_not"]), pp(u["win_diff"]),
-                  num(u["score_diff"], sign=True)] for u in use]))
+                  num(u["margin_gain"]), pct(u["win_used"]), pct(u["win_not"]),
+                  f"{pp(u['win_diff'])}, {findings.test(u['win_p'], lambda lv, u=u: pp(u['win_at'](lv)))}",
+                  f"{num(u['score_diff'], sign=True)}, "
+                  f"{findings.test(u['score_p'], lambda lv, u=u: num(u['score_at'](lv), sign=True))}"]
+                 for u in use]))
         bots = sorted({b for u in use for b in u["by_bot"]})
         if len(bots) > 1:
             w("\nPlays by bot: " + "; ".join(f"{u['character']}: " + ", ".join(
@@ -170,15 +197,25 @@ def _characters(w, base, counts, cells, tabs, study, folder):
     arms = [Restriction(*next(iter(x.items()))).label for x in r["forbid"]]
     w("### Restricted play\n")
     w(f"`{r['bot']}` in every seat; in game i the seat i mod n is forbidden one character (or placing on one "
-      "market) and is compared with the same seat in the unrestricted control arm, on the same deals. A "
-      "negative change means the option helps its user; near zero means the bot can do without it.\n")
+      "market) and is compared with the same seat in the unrestricted control arm, on the same deals. The "
+      "engine keeps the restriction (the game's `forbidden` option), whatever the bot; forced decisions are those "
+      "in which it lifted it (only forbidden actions or only characters were left). A negative change means the "
+      "option helps its user. Detectable: the smallest change of win rate these games find with 80% power (5%, "
+      "two-sided); an interval holding 0 says the change is smaller than that, or not measured, not that there "
+      "is none.\n")
     results = {}
     for n in r["player_counts"]:
         results[n] = A.restricted_play(tabs, base, n, arms, CONTROL)
         w(f"**{n} players**, {r['games']} games per arm\n")
-        w(table(["arm", "win rate of the restricted seat", "change", "mean score", "score change"],
-                [[x["arm"], pct(x["win_rate"]), pp(x["win_change"]) if x["win_change"] else "-", num(x["score"]),
-                  num(x["score_change"], sign=True) if x["score_change"] else "-"] for x in results[n]]))
+        w(table(["arm", "win rate of the restricted seat", "change", "detectable", "mean score", "score change",
+                 "forced decisions per game"],
+                [[x["arm"], pct(x["win_rate"]),
+                  f"{pp(x['win_change'])}, {findings.test(x['win_p'], lambda lv, x=x: pp(x['win_at'](lv)))}"
+                  if x["win_change"] else "-",
+                  f"±{100 * x['detectable']:.1f} pp", num(x["score"]),
+                  f"{num(x['score_change'], sign=True)}, "
+                  f"{findings.test(x['score_p'], lambda lv, x=x: num(x['score_at'](lv), sign=True))}"
+                  if x["score_change"] else "-", f"{x['forced']:.2f}"] for x in results[n]]))
         w("")
     plots.save(plots.restricted(results), folder / "restricted.png")
     w("![win-rate change under restriction](restricted.png)\n")
@@ -231,25 +268,31 @@ def _shape(w, base, counts, cells, folder):
     w("![game length, margins, lead changes](game_shape.png)\n")
 
 
-def _rulesets(w, names, counts, cells, fairness, seed, folder):
+def _rulesets(w, names, counts, cells, fairness, folder, findings):
     base = names[0]
     w("## 6. Ruleset comparison\n")
     w(f"Each ruleset plays the same deals (seeds) with the same line-ups. Differences are other - `{base}`: "
-      "proportions by Newcombe's interval, means by Welch's, the balance score by a paired bootstrap.\n")
+      "proportions by Newcombe's interval and the chi-squared test, means by Welch's interval and t test.\n")
     for other in names[1:]:
         for n in counts:
-            rows = A.compare(cells[base, n], cells[other, n], n, seed)
+            rows = A.compare(cells[base, n], cells[other, n], n)
             w(f"### `{other}` vs `{base}`, {n} players\n")
             w(table(["metric", base, other, "difference"],
-                    [[r["metric"], *_format_pair(r)] for r in rows]))
+                    [[r["metric"], *_format_pair(r, findings)] for r in rows]))
             w("")
     plots.save(plots.rulesets(fairness), folder / "rulesets.png")
     w("![win rate by position per ruleset](rulesets.png)\n")
 
 
-def _format_pair(r) -> list[str]:
+def _format_pair(r, findings) -> list[str]:
     metric = r["metric"]
     if metric.startswith(("win rate", "monopoly", "share of points")):
-        return [pct(r["base"]), pct(r["other"]), pp(r["diff"])]
-    digits = 3 if metric == "balance score" else 1
-    return [num(r["base"], digits), num(r["other"], digits), num(r["diff"], digits, sign=True)]
+        show = pp
+        cells = [pct(r["base"]), pct(r["other"])]
+    else:
+        digits = 3 if metric == "largest seat edge" else 1
+        show = lambda t: num(t, digits, sign=True)  # noqa: E731
+        cells = [num(r["base"], digits), num(r["other"], digits)]
+    if r["at"] is None:
+        return [*cells, "-"]
+    return [*cells, f"{show(r['diff'])}, {findings.test(r['p'], lambda lv, r=r: show(r['at'](lv)))}"]

@@ -10,7 +10,8 @@ Arms: "main" plays each ruleset's line-ups; the line-up turns one seat per game
 (game i: seat s gets line-up entry (s + i) mod n), and the first player is drawn
 by the game. Restricted play runs on the baseline ruleset with one bot in every
 seat: "control" unrestricted, then one arm per restriction, where the seat
-i mod n of game i is the restricted one.
+i mod n of game i is the restricted one (the game's `forbidden` option: the engine
+keeps the restriction, so it holds for every bot).
 
 Each finished game is appended to `rows.jsonl` (its rows of every table, one line, in
 schedule order), so a killed or stopped study keeps its games and `--resume` plays the
@@ -19,6 +20,7 @@ uninterrupted run's. `study.yaml` is written at the start: a resume must match i
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -30,12 +32,12 @@ from nefertiti_env.agents import make_bot
 from nefertiti_env.agents.run_folder import RunFolderError, complete_lines, prepare, write_text
 from nefertiti_env.agents.tournament import derive_seed
 from nefertiti_env.agents.workers import ordered_map
-from nefertiti_env import NefertitiGame
+from nefertiti_env import NefertitiGame, load_ruleset
 
 from . import tables
 from .config import StudyConfig
 from .record import play_recorded
-from .restrict import Restriction, RestrictedBot
+from .restrict import Restriction
 
 CONTROL = "control"
 KIND = "balance"
@@ -54,6 +56,8 @@ class Job:
     bots: tuple[str, ...]         # spec per seat
     bot_seeds: tuple[int, ...]
     setup: str = "beginner"
+    memphis: bool | None = None
+    characters: str | tuple[str, ...] = "base"
     restricted_seat: int = -1
     restriction: Restriction | None = None
 
@@ -61,13 +65,15 @@ class Job:
 def schedule(cfg: StudyConfig) -> list[Job]:
     """Every game of the study, in the order of the output tables."""
     jobs = []
+    characters = cfg.characters if isinstance(cfg.characters, str) else tuple(cfg.characters)   # a Job is hashable
 
     def games(arm, name, n, count, lineup, restriction=None):
         for i in range(count):
             bots = tuple(lineup[(s + i) % n] for s in range(n))
             jobs.append(Job(arm, name, cfg.rulesets[name], n, i, derive_seed(cfg.seed, n, i), bots,
-                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup,
-                            i % n if restriction else -1, restriction))
+                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup, cfg.memphis,
+                            characters, i % n if restriction else -1, restriction))
+
 
     for name in cfg.rulesets:
         for n in cfg.player_counts:
@@ -84,24 +90,26 @@ def schedule(cfg: StudyConfig) -> list[Job]:
 _BOTS: dict[tuple, object] = {}     # per worker process: built once (a model file loads once)
 
 
-def _bot(spec: str, seat: int, restriction: Restriction | None):
-    key = (spec, seat, restriction)
-    if key not in _BOTS:
-        bot = make_bot(spec, seed=0)
-        _BOTS[key] = RestrictedBot(bot, restriction) if restriction else bot
-    return _BOTS[key]
+def _bot(spec: str, seat: int):
+    if (spec, seat) not in _BOTS:
+        _BOTS[spec, seat] = make_bot(spec, seed=0)
+    return _BOTS[spec, seat]
 
 
 def play_job(job: Job) -> dict[str, list[tuple]]:
-    """Play one scheduled game and return its table rows."""
-    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup)
+    """Play one scheduled game and return its table rows; the restricted seat's restriction is the
+    game's `forbidden` option, so the engine keeps it whatever the bot."""
+    r = job.restriction
+    forbidden = r.forbidden(load_ruleset(job.ruleset_file), job.restricted_seat, job.players) if r else None
+    characters = job.characters if isinstance(job.characters, str) else list(job.characters)
+    game = NefertitiGame(job.players, ruleset=job.ruleset_file, seed=job.seed, setup=job.setup, memphis=job.memphis,
+                         characters=characters, forbidden=forbidden)
     bots, labels = [], []
     for seat, (spec, seed) in enumerate(zip(job.bots, job.bot_seeds)):
-        restriction = job.restriction if seat == job.restricted_seat else None
-        bot = _bot(spec, seat, restriction)
+        bot = _bot(spec, seat)
         bot.reset(seed)
         bots.append(bot)
-        labels.append(f"{spec} ({restriction.label})" if restriction else spec)
+        labels.append(f"{spec} ({r.label})" if seat == job.restricted_seat else spec)
     return play_recorded(game, bots, labels, (job.arm, job.ruleset, job.players, job.index))
 
 
@@ -113,14 +121,15 @@ def _play(job: Job) -> dict[str, list[tuple]]:
 
 
 def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, resume: bool = False,
-        force: bool = False) -> dict:
+        force: bool = False, ray: str | None = None) -> dict:
     """Play the study's games into `cfg.out`, each saved as it ends, and write the tables;
     returns figures of this session (games, decisions, seconds) that vary with the machine,
     so they stay out of the report.
 
     resume: continue the study in `cfg.out` (same config) from its last finished game.
-    force: start the study in `cfg.out` over. Raises RunFolderError for a folder that cannot
-    be used (before any game) or a write that fails (naming what is saved)."""
+    force: start the study in `cfg.out` over. ray: play on the Ray cluster at this address (or
+    "auto"). Raises RunFolderError for a folder that cannot be used (before any game) or a write
+    that fails (naming what is saved), `agents.cluster.ClusterError` for a cluster that cannot play."""
     from nefertiti_env.agents.progress import progress_bar
 
     workers = workers or cfg.workers
@@ -134,19 +143,21 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     try:
         with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
                 progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
-                             disable=not progress) as bar, ordered_map(workers, chunksize=16) as map_:
+                             disable=not progress) as bar, \
+                ordered_map(workers, 16, ray, {b for job in jobs for b in job.bots}) as map_:
             for rows in map_(_play, jobs[done:]):
                 journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
                 journal.flush()
                 decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
                 bar.update()
         seconds = time.perf_counter() - start
-        write_tables(folder)
+        all_decisions = write_tables(folder)
         played = len(jobs) - done
-        figures = {"games": played, "decisions": decisions, "workers": workers, "seconds": round(seconds, 2),
+        figures = {"games": played, "decisions": decisions, "workers": workers, **({"ray": ray} if ray else {}), "seconds": round(seconds, 2),
                    "games_per_second": round(played / seconds, 1),
                    "decisions_per_second": round(decisions / seconds)}
-        write_text(folder / "run.json", json.dumps(figures, indent=2) + "\n")
+        write_text(folder / "run.json", json.dumps(run_figures(folder, figures, len(jobs), all_decisions, resume),
+                                                   indent=2) + "\n")
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; {finished_games(folder)} "
                              "finished games are saved there: fix the folder (space, permissions) and rerun "
@@ -154,8 +165,8 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     return figures
 
 
-def write_tables(folder: Path) -> None:
-    """The CSV tables from the journal of finished games, in schedule order."""
+def write_tables(folder: Path) -> int:
+    """The CSV tables from the journal of finished games, in schedule order; returns their decisions."""
     out = {name: [] for name in tables.COLUMNS}
     with open(folder / JOURNAL, encoding="utf-8") as journal:
         for line in journal:
@@ -163,6 +174,21 @@ def write_tables(folder: Path) -> None:
                 out[name] += rows
     for name, rows in out.items():
         tables.write(folder, name, rows)
+    return sum(row[tables.COLUMNS["games"].index("decisions")] for row in out["games"])
+
+
+def run_figures(folder: Path, session: dict, games: int, decisions: int, resume: bool) -> dict:
+    """run.json: the whole study's games and decisions (from its tables, every session), the seconds summed
+    over the sessions that got to their end (a killed session's are lost with it), and each of those
+    sessions' figures (its games, decisions, seconds and rates)."""
+    before = {}
+    if resume:
+        with contextlib.suppress(OSError, ValueError):
+            before = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    sessions = (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
+                else []) + [session]
+    seconds = round(sum(s.get("seconds", 0) for s in sessions if isinstance(s, dict)), 2)
+    return {"games": games, "decisions": decisions, "seconds": seconds, "sessions": sessions}
 
 
 def finished_games(folder: str | Path) -> int:

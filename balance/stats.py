@@ -1,8 +1,11 @@
 """Statistics the balance lab adds to the tournament's (`agents.stats`: Wilson, t intervals).
 
 Win rates are proportions of games, possibly fractional (a shared win counts 1/k
-for each of the k winners). Intervals are 95%. The tests and intervals come from scipy;
-Newcombe's difference of proportions is composed from the two Wilson intervals.
+for each of the k winners). Intervals are 95% unless a `level` is given. The tests and
+intervals come from scipy; Newcombe's difference of proportions is composed from the two
+Wilson intervals. A report holds hundreds of tests, so its p-values are adjusted together
+(`Findings`: Benjamini-Hochberg) and every "no effect" is read against the minimum
+detectable effect at the games played (`detectable_difference`).
 """
 from __future__ import annotations
 
@@ -13,27 +16,32 @@ from scipy import stats as sp
 
 from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
-__all__ = ["balance_score", "bootstrap_ci", "chi2_equal", "diff_means", "diff_proportions",
-           "lead_change_rows", "lead_changes", "leaders", "mean_ci", "proportion", "wilson"]
+__all__ = ["Findings", "chi2_equal", "detectable_difference", "diff_means", "diff_proportions", "lead_change_rows",
+           "lead_changes", "leaders", "mean_ci", "p_means", "p_proportions", "p_rate", "proportion", "seat_edge",
+           "wilson"]
 
 
-def proportion(successes: float, n: int) -> tuple[float, float, float]:
+def _z(level: float) -> float:
+    return float(sp.norm.ppf((1 + level) / 2))
+
+
+def proportion(successes: float, n: int, level: float = LEVEL) -> tuple[float, float, float]:
     """(rate, low, high) with the Wilson interval; NaNs when there is no game."""
     if n <= 0:
         return math.nan, math.nan, math.nan
-    return (successes / n, *wilson(successes, n))
+    return (successes / n, *wilson(successes, n, _z(level)))
 
 
-def diff_proportions(x1: float, n1: int, x2: float, n2: int) -> tuple[float, float, float]:
+def diff_proportions(x1: float, n1: int, x2: float, n2: int, level: float = LEVEL) -> tuple[float, float, float]:
     """(p1 - p2, low, high): Newcombe's hybrid score interval (his method 10), built from
     the two Wilson intervals; sound near 0 and 1 where the Wald interval fails."""
-    p1, l1, u1 = proportion(x1, n1)
-    p2, l2, u2 = proportion(x2, n2)
+    p1, l1, u1 = proportion(x1, n1, level)
+    p2, l2, u2 = proportion(x2, n2, level)
     d = p1 - p2
     return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
 
 
-def diff_means(a, b) -> tuple[float, float, float]:
+def diff_means(a, b, level: float = LEVEL) -> tuple[float, float, float]:
     """(mean(a) - mean(b), low, high): Welch's interval (scipy's `ttest_ind`, unequal variances)."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.size < 2 or b.size < 2:
@@ -41,8 +49,118 @@ def diff_means(a, b) -> tuple[float, float, float]:
     d = float(a.mean() - b.mean())
     if a.var() + b.var() == 0:
         return d, d, d
-    ci = sp.ttest_ind(a, b, equal_var=False).confidence_interval(LEVEL)
+    ci = sp.ttest_ind(a, b, equal_var=False).confidence_interval(level)
     return d, float(ci.low), float(ci.high)
+
+
+def p_proportions(x1: float, n1: int, x2: float, n2: int) -> float:
+    """Two-sided p-value of equal win rates: Pearson's chi-squared on the 2x2 table (the score test);
+    1 when neither sample has a win or a loss to tell them apart, NaN without games."""
+    if n1 <= 0 or n2 <= 0:
+        return math.nan
+    table = np.array([[x1, n1 - x1], [x2, n2 - x2]], dtype=np.float64)
+    if (table.sum(axis=0) <= 0).any():
+        return 1.0
+    return float(sp.chi2_contingency(table, correction=False).pvalue)
+
+
+def p_means(a, b) -> float:
+    """Two-sided p-value of equal means (Welch's t test); NaN below two values a side."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.size < 2 or b.size < 2:
+        return math.nan
+    if a.var() + b.var() == 0:
+        return 1.0 if a.mean() == b.mean() else 0.0
+    return float(sp.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def p_rate(successes: float, n: int, rate: float) -> float:
+    """Two-sided p-value of a win rate equal to `rate` (the score test Wilson's interval inverts)."""
+    if n <= 0:
+        return math.nan
+    return float(sp.chisquare([successes, n - successes], [n * rate, n * (1 - rate)]).pvalue)
+
+
+def seat_edge(wins, games: int, level: float = LEVEL) -> tuple[float, float, float]:
+    """(edge, low, high): the largest seat edge, max over positions of |win rate - 1/n|.
+
+    Its interval comes from simultaneous Wilson intervals of the n win rates (Bonferroni, each at
+    1 - (1 - level) / n): whenever every rate lies in its interval, the true edge lies between the
+    nearest and the farthest distance of those intervals from parity, so the interval covers it at
+    `level` or more, at parity too (where the low is 0). A bootstrap of the estimate cannot: the
+    largest of n noisy gaps is biased upwards, most at parity (one minus the largest gap between
+    seats averages 0.95 for fair seats in 500-game studies, and its percentile interval holds 1 in
+    none). Read the interval, not the estimate."""
+    wins = np.asarray(wins, dtype=np.float64)
+    n = wins.size
+    if games <= 0 or n < 2:
+        return math.nan, math.nan, math.nan
+    parity, z = 1 / n, _z(1 - (1 - level) / n)
+    bounds = np.array([wilson(w, games, z) for w in wins])
+    edge = float(np.abs(wins / games - parity).max())
+    low = float(np.maximum(np.maximum(bounds[:, 0] - parity, parity - bounds[:, 1]), 0).max())
+    high = float(np.maximum(bounds[:, 1] - parity, parity - bounds[:, 0]).max())
+    return edge, low, high
+
+
+def detectable_difference(rate: float, n1: int, n2: int, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
+    """The smallest difference of two win rates near `rate` that a two-sided test at `alpha` finds with
+    probability `power`, with n1 and n2 games (normal approximation): below it, "no effect" means
+    "not measured"."""
+    if n1 <= 0 or n2 <= 0 or math.isnan(rate):
+        return math.nan
+    z = float(sp.norm.ppf(1 - alpha / 2) + sp.norm.ppf(power))
+    return z * math.sqrt(rate * (1 - rate) * (1 / n1 + 1 / n2))
+
+
+class Findings:
+    """Every test of one report, adjusted together by Benjamini-Hochberg (scipy's
+    `false_discovery_control`): among the tests it calls discoveries (q < `rate`), at most that
+    share is false in expectation, however many tests the report holds. Each test is written as a
+    placeholder (`test`) and filled in once the report is complete (`fill`): its q-value, and for a
+    discovery its interval again at the false-coverage-rate level 1 - R * rate / m (Benjamini and
+    Yekutieli: R discoveries of m tests), so the intervals of the selected findings cover too. The
+    intervals of tests not selected stay 95%: all of them are reported, none picked."""
+
+    def __init__(self, rate: float = 1 - LEVEL):
+        self.rate = rate
+        self.tests: list[tuple[float, object]] = []
+
+    def test(self, p: float, interval=None) -> str:
+        """A placeholder for the adjusted result of p-value `p`; `interval(level)` formats the test's
+        interval at another level (None: no interval to adjust)."""
+        self.tests.append((p, interval))
+        return f"\x00{len(self.tests) - 1}\x00"
+
+    def adjusted(self) -> np.ndarray:
+        """The q-values (BH-adjusted p-values) of every test, NaN where p is NaN."""
+        p = np.array([t[0] for t in self.tests], dtype=np.float64)
+        q = np.full(p.size, math.nan)
+        ok = ~np.isnan(p)
+        if ok.any():
+            q[ok] = sp.false_discovery_control(p[ok], method="bh")
+        return q
+
+    def fill(self, text: str) -> str:
+        q = self.adjusted()
+        m, found = int((~np.isnan(q)).sum()), int((q < self.rate).sum())
+        level = 1 - found * self.rate / m if found else LEVEL
+        for i, (p, interval) in enumerate(self.tests):
+            if math.isnan(q[i]):
+                shown = "q n/a"
+            elif q[i] < self.rate:
+                shown = f"**q = {q[i]:.2g}**" + (f", {100 * level:.2f}% FCR interval {interval(level)}"
+                                                 if interval else "")
+            else:
+                shown = f"q = {q[i]:.2g}"
+            text = text.replace(f"\x00{i}\x00", shown)
+        return text
+
+    def summary(self) -> str:
+        q = self.adjusted()
+        m, found = int((~np.isnan(q)).sum()), int((q < self.rate).sum())
+        return (f"{m} tests in this report, adjusted together by Benjamini-Hochberg; {found} discoveries at a "
+                f"false discovery rate of {100 * self.rate:.0f}% (q < {self.rate:g}, in bold)")
 
 
 def chi2_equal(counts) -> tuple[float, int, float]:
@@ -53,12 +171,6 @@ def chi2_equal(counts) -> tuple[float, int, float]:
         return math.nan, max(c.size - 1, 0), math.nan
     result = sp.chisquare(c)
     return float(result.statistic), c.size - 1, float(result.pvalue)
-
-
-def balance_score(win_rates) -> float:
-    """1 minus the largest win-rate gap between seats: 1 is perfectly fair."""
-    w = np.asarray(win_rates, dtype=np.float64)
-    return float(1 - (w.max() - w.min()))
 
 
 def leaders(score_rows) -> list[int | None]:
@@ -90,11 +202,3 @@ def lead_change_rows(score_rows) -> list[int]:
 def lead_changes(score_rows) -> int:
     """How often the sole leader changes along a trajectory of per-seat scores."""
     return len(lead_change_rows(score_rows))
-
-
-def bootstrap_ci(statistic, n: int, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Percentile interval of `statistic(indices)` over resamples of range(n) with replacement
-    (scipy's `bootstrap`; resampling indices keeps paired rows together)."""
-    result = sp.bootstrap((np.arange(n),), statistic, vectorized=False, n_resamples=resamples,
-                          confidence_level=LEVEL, method="percentile", rng=np.random.default_rng(seed))
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)

@@ -21,10 +21,11 @@ COLUMNS: dict[str, list[str]] = {
     "games": KEY + ["seed", "first_player", "turns", "decisions", "winners", "margin", "lead_changes",
                     "last_lead_change"]
              + [f"{what}_{s}" for what in ("bot", "score", "rank") for s in range(MAX_PLAYERS)],
-    # one row per seat of a game; position 0 is the first player; win is 1/k for k shared winners
+    # one row per seat of a game; position 0 is the first player; win is 1/k for k shared winners;
+    # forced: restricted play's decisions in which the engine lifted the seat's restriction
     "seats": KEY + ["seat", "position", "bot", "score", "rank", "win", "money", "seals", "gift_points",
                     "deben_points", "seal_points", "character_points", "other_points", "characters_played",
-                    "cards_bought", "deben_paid"],
+                    "cards_bought", "deben_paid", "forced"],
     # gift holdings at the end, one row per seat and gift type held or bought
     "gifts": KEY + ["seat", "type", "items", "points", "owners", "cards_bought", "deben_paid"],
     # one row per market closing
@@ -51,15 +52,32 @@ def write(folder: Path, name: str, rows: list[tuple]) -> Path:
     return path
 
 
+class TableError(ValueError):
+    """A study table that cannot be read as written; the message names the file and line."""
+
+
 def read(folder: str | Path, name: str) -> Table:
-    """Read one table of a study folder into numpy columns."""
+    """Read one table of a study folder into numpy columns (TableError if it is not as `write` wrote it;
+    FileNotFoundError if it is missing)."""
     path = Path(folder) / f"{name}.csv"
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        rows = list(reader)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            rows = list(reader)
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise TableError(f"{path}: not a CSV table ({err})") from None
+    if header != COLUMNS[name]:
+        raise TableError(f"{path}: the first line must be the {name} table's columns ({', '.join(COLUMNS[name][:4])}, "
+                         "...)")
+    for line, row in enumerate(rows, start=2):
+        if len(row) != len(header):
+            raise TableError(f"{path} line {line}: {len(row)} cells, expected {len(header)}")
     cols = list(zip(*rows)) if rows else [()] * len(header)
-    return {h: np.array(c, dtype=str) if h in TEXT else _column(c) for h, c in zip(header, cols)}
+    try:
+        return {h: np.array(c, dtype=str) if h in TEXT else _column(c) for h, c in zip(header, cols)}
+    except ValueError as err:
+        raise TableError(f"{path}: a number column holds text ({err})") from None
 
 
 def read_all(folder: str | Path) -> dict[str, Table]:

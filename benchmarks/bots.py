@@ -95,7 +95,8 @@ def tournament_figures(lineup: list[str], games: int, seed: int) -> tuple[float,
     results = run(lineup, games, seed, workers=1, progress=False)
     seconds = time.perf_counter() - start
     summary = summarize([(list(r.job.bots), r.ranks) for r in results])
-    return seconds, summary, {row["bot"]: row["decisions_per_second"] for row in speed_rows(results)}
+    return seconds, summary, {row["bot"]: row["decisions_per_second"] for row in speed_rows(
+        (r.job.bots, r.decisions, r.seconds) for r in results)}
 
 
 def main() -> None:

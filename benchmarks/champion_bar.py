@@ -3,6 +3,7 @@
     python benchmarks/champion_bar.py                        # the shipped champion, 400 games each
     python benchmarks/champion_bar.py --model runs/champion  # a run folder or model file instead
     python benchmarks/champion_bar.py --bot champion:search=800   # any bot spec in the learner's seat
+    python benchmarks/champion_bar.py --ray auto             # on a Ray cluster (docs/cluster.md)
 
 4-player games (beginner setup, base characters, no Memphis: the table it was trained for), the
 learner at seat i % 4 of game i, the same deals for both baselines (game seed = --seed + i, fixed in
@@ -34,11 +35,13 @@ def main(argv=None) -> int:
     parser.add_argument("--baselines", default="banker,mcts", help="comma-separated bot specs (default banker,mcts)")
     parser.add_argument("--seed", type=int, default=20_261_124, help="seed of game 0 (default 20261124)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
+                                                        "--workers processes (docs/cluster.md)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     model = None if args.bot else str(model_file(args.model))
     results = evaluate(model, args.baselines.split(","), args.games, TABLE, seed=args.seed, workers=args.workers,
-                       bot=args.bot)
+                       bot=args.bot, ray=args.ray)
     print(f"learner: {args.bot or args.model}")
     print("| against 3x | games | wins | win rate | 95% Wilson interval | bar | met |")
     print("|---|---|---|---|---|---|---|")
@@ -53,7 +56,7 @@ def main(argv=None) -> int:
               f"{'yes' if ok else 'no'} |")
     per_decision = sum(r.seconds for r in results) / max(sum(r.decisions for r in results), 1)
     print(f"learner's thinking: {per_decision * 1000:.2f} CPU ms per decision (every decision)")
-    print(f"{time.perf_counter() - start:,.0f} s on {args.workers} workers")
+    print(f"{time.perf_counter() - start:,.0f} s on {f'the Ray cluster at {args.ray}' if args.ray else f'{args.workers} workers'}")
     return 0 if met else 1
 
 

@@ -1,4 +1,4 @@
-"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, ladder, train, balance, configs).
+"""The `nefertiti` command: one subcommand per job (play, replay, serve, bench, tournament, ladder, train, balance, configs, import-sb3).
 
 It sits above every layer (core, env, agents, training), so it may import any of them.
 Each subcommand is a module here with `add_parser(subparsers)` that sets `func` and, if it needs
@@ -16,7 +16,7 @@ from importlib.metadata import version
 
 from .extras import PACKAGE, MissingExtra, extra_installing, require
 
-SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "ladder", "train", "balance", "configs"]
+SUBCOMMANDS = ["play", "replay", "serve", "bench", "tournament", "ladder", "train", "balance", "configs", "import_sb3"]
 
 
 def fail(command: str, message: str) -> int:
@@ -31,6 +31,24 @@ def add_run_folder_options(p: argparse.ArgumentParser) -> None:
                    "failed) from its last finished game; give the same options as the first time")
     p.add_argument("--force", action="store_true", help="start the run in --out over (only that run's own "
                    "files are replaced; a folder that is not a run of this command is never touched)")
+
+
+def add_cluster_option(p: argparse.ArgumentParser) -> None:
+    """--ray of the commands whose games may run on a Ray cluster (agents/cluster.py)."""
+    p.add_argument("--ray", metavar="ADDRESS", help="play the games on a Ray cluster instead of --workers "
+                   "processes: auto (the cluster RAY_ADDRESS or the last `ray start` on this machine names) or "
+                   "its address, e.g. head:6379 or ray://head:10001. The files are the same as a local run's and "
+                   "--resume works across the two; every node needs the same nefertiti-env and the cluster "
+                   "extra (docs/cluster.md)")
+
+
+def cluster_failed(args, err, saved: int, total: int, out) -> int:
+    """A Ray cluster that could not play (unreachable, other code, lost): one line, with the command
+    that continues the run when games are saved."""
+    if not saved:
+        return fail(args.command, str(err))
+    return fail(args.command, f"{err}; {saved} of {total} games are saved in {out}/; continue with: "
+                              f"{resume_command(args)}")
 
 
 def resume_command(args) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_run_folder_options, fail, stopped
+from . import add_cluster_option, add_run_folder_options, cluster_failed, fail, stopped
 from .configs import resolve
 
 EXAMPLE = """examples:
@@ -35,6 +35,7 @@ def add_parser(subparsers) -> None:
     source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
                                                                 "a finished study folder")
     p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
+    add_cluster_option(p)
     p.add_argument("--games", type=int, help="override the games per ruleset and player count, and per "
                                               "restricted-play arm (e.g. a quick trial run)")
     p.add_argument("--seed", type=int, help="override the study seed")
@@ -45,14 +46,21 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from nefertiti_env.agents.cluster import ClusterError
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.balance import config, report, runner
+    from nefertiti_env.balance.tables import TableError
 
     if args.report_only:
         try:
             path = report.write(args.report_only)
         except FileNotFoundError as err:
             return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
+        except (config.ConfigError, TableError) as err:
+            return fail("balance", " ".join(str(err).split()))
+        except (ValueError, KeyError, IndexError, ZeroDivisionError) as err:
+            return fail("balance", f"{args.report_only}: its tables do not make a report ({type(err).__name__}: "
+                                   f"{err}); run the study again")
         print(f"report: {path}")
         return 0
     if args.resume and args.force:
@@ -71,9 +79,11 @@ def run(args) -> int:
         return fail("balance", str(err))
     try:
         with stop_on_sigterm():
-            figures = runner.run(cfg, progress=not args.quiet, resume=args.resume, force=args.force)
+            figures = runner.run(cfg, progress=not args.quiet, resume=args.resume, force=args.force, ray=args.ray)
     except RunFolderError as err:
         return fail("balance", str(err))
+    except ClusterError as err:
+        return cluster_failed(args, err, runner.finished_games(cfg.out), len(runner.schedule(cfg)), cfg.out)
     except KeyboardInterrupt:
         return stopped(args, runner.finished_games(cfg.out), len(runner.schedule(cfg)), cfg.out)
     try:
@@ -81,8 +91,8 @@ def run(args) -> int:
     except OSError as err:
         return fail("balance", f"cannot write the report into {cfg.out}: {err.strerror or err}; the tables are "
                                f"saved there: fix the folder and rerun with --report-only {cfg.out}")
-    print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s with "
-          f"{figures['workers']} worker(s): {figures['games_per_second']} games/s, "
-          f"{figures['decisions_per_second']} decisions/s")
+    where = f"on the Ray cluster at {args.ray}" if args.ray else f"with {figures['workers']} worker(s)"
+    print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s {where}: "
+          f"{figures['games_per_second']} games/s, {figures['decisions_per_second']} decisions/s")
     print(f"tables and figures in {cfg.out}/; report: {path}")
     return 0

@@ -6,7 +6,7 @@ import shlex
 
 from nefertiti_env.agents import BOTS, LADDER_BOTS
 
-from . import add_game_options, add_run_folder_options, fail, game_options, stopped
+from . import add_cluster_option, add_game_options, add_run_folder_options, cluster_failed, fail, game_options, stopped
 
 EXAMPLE = "nefertiti ladder --workers 2\n  nefertiti ladder --add ppo:path=runs/quickstart --games-per-lineup 16"
 
@@ -32,6 +32,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--games-per-lineup", type=int, help="games per line-up, a multiple of --players: one deal "
                    "in every seat rotation per --players games (default 2 deals: 2 x --players)")
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    add_cluster_option(p)
     p.add_argument("--seed", type=int, default=0, help="ladder seed (default 0)")
     p.add_argument("--out", default="results/ladder", help="output folder (default results/ladder)")
     add_run_folder_options(p)
@@ -45,14 +46,17 @@ def split(text: str | None) -> list[str]:
 
 
 def run(args) -> int:
+    from nefertiti_env.agents.cluster import ClusterError
     from nefertiti_env.agents.ladder import check, lineups, run_in_folder
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
-    from nefertiti_env.agents.tournament import finished_games, format_table
+    from nefertiti_env.agents.tournament import MAX_GAMES, MAX_WORKERS, finished_games, format_table
 
     bots = (split(args.bots) if args.bots is not None else list(LADDER_BOTS)) + split(args.add)
     per_lineup = args.games_per_lineup if args.games_per_lineup is not None else 2 * args.players
-    if args.workers < 1:
-        return fail("ladder", f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return fail("ladder", f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
+    if not 1 <= per_lineup <= MAX_GAMES // 1000:
+        return fail("ladder", f"--games-per-lineup must be 1..{MAX_GAMES // 1000:,}, got {per_lineup}")
     if args.resume and args.force:
         return fail("ladder", "--resume continues the run in --out and --force starts it over: give one")
     options = game_options(args)
@@ -63,9 +67,11 @@ def run(args) -> int:
         with stop_on_sigterm():
             rows, _ = run_in_folder(args.out, bots, args.players, per_lineup, args.seed, args.workers,
                                     progress=not args.quiet, resume=args.resume, force=args.force,
-                                    command=command, **options)
+                                    command=command, ray=args.ray, **options)
     except (ValueError, RunFolderError) as err:
         return fail("ladder", str(err))
+    except ClusterError as err:
+        return cluster_failed(args, err, finished_games(args.out), total, args.out)
     except KeyboardInterrupt:
         return stopped(args, finished_games(args.out), total, args.out)
     print(format_table(rows))

@@ -5,7 +5,7 @@ import argparse
 
 from nefertiti_env.agents import BOTS
 
-from . import add_game_options, add_run_folder_options, fail, game_options, stopped
+from . import add_cluster_option, add_game_options, add_run_folder_options, cluster_failed, fail, game_options, stopped
 
 EXAMPLE = "nefertiti tournament --players 4 --bots mcts,collector,greedy,random --games 1000 --workers 2"
 
@@ -27,6 +27,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bots", required=True, help="comma-separated line-up, one bot per seat")
     p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     p.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    add_cluster_option(p)
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--out", default="results/tourney", help="output folder (default results/tourney)")
     add_run_folder_options(p)
@@ -36,33 +37,38 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from nefertiti_env.agents.cluster import ClusterError
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
-    from nefertiti_env.agents.tournament import check_lineup, finished_games, format_table, run_in_folder, speed_rows
+    from nefertiti_env.agents.tournament import (MAX_GAMES, MAX_WORKERS, check_lineup, finished_games,
+                                                  folder_speed, format_table, run_in_folder, speed_rows)
 
     lineup = [b.strip() for b in args.bots.split(",") if b.strip()]
-    if args.games < 1:
-        return fail("tournament", f"--games must be at least 1, got {args.games}")
-    if args.workers < 1:
-        return fail("tournament", f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.games <= MAX_GAMES:
+        return fail("tournament", f"--games must be 1..{MAX_GAMES:,}, got {args.games}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return fail("tournament", f"--workers must be 1..{MAX_WORKERS}, got {args.workers}")
     if args.resume and args.force:
         return fail("tournament", "--resume continues the run in --out and --force starts it over: give one")
     options = game_options(args)
     try:
         check_lineup(lineup, args.players, **options)
         with stop_on_sigterm():
-            summary, played = run_in_folder(args.out, lineup, args.games, args.seed, args.workers,
+            summary, _ = run_in_folder(args.out, lineup, args.games, args.seed, args.workers,
                                             progress=not args.quiet, resume=args.resume, force=args.force,
-                                            **options)
+                                            ray=args.ray, **options)
     except ValueError as err:
         return fail("tournament", str(err))
     except RunFolderError as err:
         return fail("tournament", str(err))
+    except ClusterError as err:
+        return cluster_failed(args, err, finished_games(args.out), args.games, args.out)
     except KeyboardInterrupt:
         return stopped(args, finished_games(args.out), args.games, args.out)
     print(format_table(summary))
-    if played:
-        print("\ndecisions per CPU second of thinking:")
-        for row in speed_rows(played):
+    speed = speed_rows(folder_speed(args.out))
+    if speed:
+        print("\ndecisions per CPU second of thinking (every session of the run):")
+        for row in speed:
             print(f"  {row['bot']:<32} {row['decisions_per_second']:>10.1f}  ({row['decisions']} decisions)")
     print(f"\nresults in {args.out}/ (games.csv, records.jsonl, summary.csv, speed.csv, winrates.png)")
     return 0

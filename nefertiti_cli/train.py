@@ -50,6 +50,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from nefertiti_env.agents.policy_file import ModelFileError
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.training.config import ConfigError, config_from_dict, load_config
 
@@ -80,6 +81,10 @@ def run(args) -> int:
             train(config, resume=args.resume, progress=not args.quiet, force=args.force)
     except (ConfigError, RunFolderError) as err:
         print(f"nefertiti train: {err}", file=sys.stderr)
+        return 2
+    except ModelFileError as err:              # a damaged checkpoint or snapshot: named, nothing changed
+        print(f"nefertiti train: {err}; earlier checkpoints in checkpoints/ are kept (remove the damaged one to "
+              "resume from the one before)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\nnefertiti train: stopped (every worker process ended); {_saved(out)}", file=sys.stderr)

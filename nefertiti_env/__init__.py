@@ -8,9 +8,15 @@ PettingZoo's classic environments, and registers the single-agent Gymnasium view
 "nefertiti/NefertitiSingleAgent-v0" (the learner at one seat, opponents played
 inside; `training.single_agent`, imported only by `gymnasium.make`).
 """
+from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 
 from .core import NUM_ACTIONS, IllegalActionError, NefertitiGame, Ruleset, RulesetError, StateError, load_ruleset
+
+try:
+    __version__ = version("nefertiti-env")
+except PackageNotFoundError:                     # the source tree, not installed
+    __version__ = "0+unknown"
 
 __all__ = ["NUM_ACTIONS", "IllegalActionError", "NefertitiGame", "Ruleset", "RulesetError", "StateError", "load_ruleset"]
 

@@ -262,7 +262,8 @@ class NefertitiVectorEnv:
     An ended game is replaced at once by the next game of its env (so obs, masks and seats are
     the new game's); info["final_scores"] int64 [N, num_players] holds the ended games' scores
     (0 elsewhere) and info["games"] the games each env has started since `reset`.
-    Game options (ruleset, setup, memphis, characters, max_decisions) are NefertitiGame's.
+    Game options (ruleset, setup, memphis, characters, max_decisions, forbidden) are NefertitiGame's:
+    restricted play (`forbidden`) holds in every game, kept by the engine through the shared rules array.
 
     learner=True: seat `learner_seat(i, k)` = (i + k) % num_players of game k of env i is the
     only one played from Python; the other seats play uniformly random legal moves inside the
@@ -275,7 +276,7 @@ class NefertitiVectorEnv:
     def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
                  max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False,
-                 random_share: float = 1.0):
+                 random_share: float = 1.0, forbidden: list[list[int]] | None = None):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.seed = _check_seed(seed)
@@ -284,7 +285,7 @@ class NefertitiVectorEnv:
         self.random_share = float(random_share)
         # a game of these options: checks them, and gives R and the observation tables
         self.template = NefertitiGame(num_players, ruleset=ruleset, seed=0, setup=setup, memphis=memphis,
-                                      characters=characters, max_decisions=max_decisions)
+                                      characters=characters, max_decisions=max_decisions, forbidden=forbidden)
         self.num_envs, self.num_players, self.learner = num_envs, num_players, bool(learner)
         self.encoder = observation_version(observation)
         self.plan = self.encoder.batch_plan(self.template)
@@ -336,9 +337,9 @@ class NefertitiVectorEnv:
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integer action ids, got {actions.dtype} "
                              f"array of shape {actions.shape}")
-        active = self._all if active is None else np.asarray(active, dtype=np.bool_)
-        actions = actions.astype(np.int64, copy=False)
+        active = self._all if active is None else self._check_active(active)
         inside = (actions >= 0) & (actions < A.NUM_ACTIONS)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
         legal = ~active | inside & (self.masks[np.arange(self.num_envs), np.where(inside, actions, 0)] != 0)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
@@ -354,7 +355,16 @@ class NefertitiVectorEnv:
         opponents, and fill seats, masks and observations as `step` does."""
         if not self._ready:
             raise RuntimeError("call reset() before resume()")
-        return self._run(np.zeros(self.num_envs, dtype=np.int64), np.asarray(active, dtype=np.bool_), CONTINUE)
+        return self._run(np.zeros(self.num_envs, dtype=np.int64), self._check_active(active), CONTINUE)
+
+    def _check_active(self, active) -> np.ndarray:
+        """`active` as the kernel reads it, one bool per game: it indexes every row by it, unchecked (a
+        short mask would be read past its end)."""
+        active = np.asarray(active)
+        if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} "
+                             f"array of shape {active.shape}")
+        return np.ascontiguousarray(active)
 
 
 def _check_seed(seed) -> int:

@@ -176,3 +176,13 @@ def test_tianshou_collects_masked_random_play():
     stats = collector.collect(n_step=200)
     assert stats.n_collected_episodes >= 1 and len(buffer) == 200
     assert not buffer.info["illegal"][:len(buffer)].any()
+
+
+@pytest.mark.parametrize("action", [3.9, "3", True, np.float32(3.0)])
+def test_the_gymnasium_env_takes_integer_actions_only(action):
+    env = gymnasium.make(ENV_ID, num_players=3)
+    env.reset(seed=1)
+    before = list(env.unwrapped.game.history)
+    with pytest.raises(TypeError, match="an action is an integer id"):
+        env.step(action)
+    assert env.unwrapped.game.history == before

@@ -11,6 +11,8 @@ pyspiel = import_extra("pyspiel", "openspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from nefertiti_env.adapters import openspiel  # noqa: E402
+from nefertiti_env.encoding import V1_SIZE, observe_v1  # noqa: E402
+from nefertiti_env.env.render import board_text  # noqa: E402
 
 
 def load(**params):
@@ -36,8 +38,101 @@ def free_places_are_canonical(state):
 
 
 @pytest.mark.parametrize("players", [2, 4])
-def test_random_sim_test_passes(players):
-    pyspiel.random_sim_test(load(players=players), num_sims=1, serialize=False, verbose=False)
+def test_random_sim_test_passes_with_serialization(players):
+    """random_sim_test(serialize=True) round-trips states through serialize_game_and_state along the game."""
+    pyspiel.random_sim_test(load(players=players), num_sims=1, serialize=True, verbose=False)
+
+
+def test_a_deserialized_state_plays_on_as_the_original():
+    game, rng = load(), np.random.default_rng(4)
+    state = play(game.new_initial_state(), rng, decisions=40)
+    copy = game.deserialize_state(state.serialize())
+    assert str(copy) == str(state) and copy.history() == state.history() and copy._fixed == state._fixed
+    assert all(copy.information_state_string(p) == state.information_state_string(p) for p in range(3))
+    assert copy.chance_outcomes() == state.chance_outcomes() if state.is_chance_node() else \
+        copy.legal_actions() == state.legal_actions()
+    for a, b in zip(play(state, np.random.default_rng(5)).history(), play(copy, np.random.default_rng(5)).history()):
+        assert a == b
+    assert copy.returns() == state.returns() and copy.is_terminal()
+    _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, copy))
+    assert str(again) == str(copy)
+
+
+def test_tensors_are_the_v1_observation_and_declared():
+    game = load()
+    kind = game.get_type()
+    assert kind.provides_information_state_tensor and kind.provides_observation_tensor
+    assert game.information_state_tensor_shape() == game.observation_tensor_shape() == [V1_SIZE]
+    state = play(game.new_initial_state(), np.random.default_rng(2), decisions=15)
+    for seat in range(3):
+        want = observe_v1(state.game, seat)
+        np.testing.assert_array_equal(np.array(state.information_state_tensor(seat), np.float32), want)
+        np.testing.assert_array_equal(np.array(state.observation_tensor(seat), np.float32), want)
+    assert not np.array_equal(state.observation_tensor(0), state.observation_tensor(1))
+
+
+def test_str_is_the_board_and_the_chance_to_come():
+    state = load().new_initial_state()
+    assert str(state) == "before setup (chance: one of 1000 seeded setups)"
+    state.apply_action(7)
+    text = str(state)
+    assert text == board_text(state.game) and "Gizeh" in text and len(text.splitlines()) > 15
+    play(state, np.random.default_rng(0), stop=lambda s: s.is_chance_node() and s._need[0] == "card")
+    assert str(state).splitlines()[-1].startswith(f"chance: the card at deck place {state._need[1]} for ")
+
+
+def test_impossible_chance_outcomes_are_refused():
+    """A die outside its sides, a setup beyond `setups`, a card no undecided place can hold: errors, not states."""
+    state = load(setups=10).new_initial_state()
+    with pytest.raises(ValueError, match=r"chance outcome 1000000000 is impossible .* possible: 0..9"):
+        state.apply_action(10**9)
+    assert state.game is None and state.is_chance_node()
+    rng = np.random.default_rng(0)
+    play(state, rng, stop=lambda s: s.is_chance_node() and s._need[0] == "card")
+    impossible = next(k for k in range(state.game.kind_akhenaton + 1) if k not in dict(state.chance_outcomes()))
+    with pytest.raises(ValueError, match=f"chance outcome {impossible} is impossible"):
+        state.apply_action(impossible)
+    game = load(players=4, characters="expansion")
+    for seed in range(200):          # a game whose placements roll the dice stall's die
+        state = play(game.new_initial_state(), np.random.default_rng(seed),
+                     stop=lambda s: s.is_chance_node() and s._need[0] == "roll")
+        if not state.is_terminal():
+            break
+    assert state.is_chance_node(), "no game of 200 rolled the die"
+    low, high = state._need[1:]
+    assert (low, high) == (1, 7)                                     # a six-sided die: 7 is no outcome
+    for die in (0, 7):
+        with pytest.raises(ValueError, match=rf"chance outcome {die} is impossible .*\(a die 1\.\.6 for place "):
+            state.apply_action(die)
+    state.apply_action(low)
+
+
+def test_openspiel_policy_gradient_trains_on_the_tensors():
+    """OpenSpiel's own learner (A2C, its torch policy_gradient) plays and updates through rl_environment."""
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import policy_gradient
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    env = rl_environment.Environment(load(players=2), seed=0)
+    size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
+    assert (size, actions) == (V1_SIZE, 147)
+    agents = [policy_gradient.PolicyGradient(p, size, actions, loss_str="a2c", hidden_layers_sizes=[16], batch_size=2)
+              for p in range(2)]
+    before = [torch.nn.utils.parameters_to_vector(a.policy_logits_network.parameters()).clone() for a in agents]
+    for _ in range(4):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            action = agents[player].step(step).action
+            assert action in step.observations["legal_actions"][player]
+            step = env.step([action])
+        for agent in agents:
+            agent.step(step)
+        assert sorted(step.rewards) == [-1.0, 1.0]
+    for agent, weights in zip(agents, before):
+        assert not torch.equal(torch.nn.utils.parameters_to_vector(agent.policy_logits_network.parameters()), weights)
 
 
 def test_a_draw_is_a_chance_node_with_the_odds_of_the_unseen_gifts():

@@ -57,3 +57,28 @@ def test_example_plays_a_parallel_game():
     spec.loader.exec_module(example)
     returns = example.main(["--players", "3", "--seed", "1"])
     assert sorted(returns.values()) == [-1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("action", [3.9, "3", True, np.float64(3.0), np.bool_(True), [3]])
+def test_every_env_takes_integer_actions_only(action):
+    """AEC (wrapped and raw), Parallel and the 0-d arrays a policy may give: as the core, a float, a
+    string or a bool is a TypeError, never rounded or read; nothing is applied."""
+    for make in (nefertiti_env.env, nefertiti_env.raw_env):
+        env = make(num_players=3)
+        env.reset(seed=1)
+        with pytest.raises(TypeError, match="an action is an integer id"):
+            env.step(action)
+        assert env.unwrapped.game.history == []
+    parallel = turn_based_aec_to_parallel(nefertiti_env.raw_env(num_players=3))
+    parallel.reset(seed=1)
+    with pytest.raises(TypeError, match="an action is an integer id"):
+        parallel.step({agent: action for agent in parallel.agents})
+
+
+def test_numpy_integers_and_0d_integer_arrays_are_actions():
+    env = nefertiti_env.env(num_players=3)
+    env.reset(seed=1)
+    for kind in (np.int64, np.int32, np.array):
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(kind(legal))
+    assert len(env.unwrapped.game.history) == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from nefertiti_env.agents import make_bot
 from nefertiti_env.balance import analysis, config, record, report, runner, stats, tables
-from nefertiti_env.balance.restrict import Restriction, RestrictedBot
+from nefertiti_env.balance.restrict import Restriction
 from nefertiti_cli import main
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A
@@ -38,13 +39,6 @@ def test_proportion_bounds_exact_at_the_edges_and_for_shared_wins():
     assert d == -1 and low >= -1 and high <= -0.8
 
 
-def test_bootstrap_interval_is_a_percentile_interval_of_resampled_rows():
-    values = np.arange(100, dtype=float)
-    low, high = stats.bootstrap_ci(lambda idx: values[idx].mean(), 100, seed=3)
-    assert 40 < low < 49.5 < high < 60                    # the mean's se is 2.9: about 49.5 +- 5.7
-    assert stats.bootstrap_ci(lambda idx: values[idx].mean(), 100, seed=3) == (low, high)
-
-
 def test_mean_t_interval_by_hand():
     # mean 3, sd sqrt(2.5), se sqrt(0.5), t(0.975, 4) = 2.776445
     mean, low, high = stats.mean_ci([1, 2, 3, 4, 5])
@@ -63,9 +57,69 @@ def test_chi_squared_equal_counts_by_hand():
     assert stats.chi2_equal([25, 25, 25, 25])[2] == 1.0
 
 
-def test_balance_score_by_hand():
-    assert stats.balance_score([0.3, 0.25, 0.25, 0.2]) == pytest.approx(0.9)
-    assert stats.balance_score([0.25] * 4) == 1.0
+def _fair_studies(rates, studies=400, games=500, seed=7):
+    """Win counts per position of simulated studies whose seats win with `rates` (numpy, no games)."""
+    return np.random.default_rng(seed).multinomial(games, rates, size=studies)
+
+
+@pytest.mark.parametrize("rates", [[0.25] * 4, [1 / 3] * 3, [0.30, 0.25, 0.25, 0.20]])
+def test_seat_edge_interval_covers_the_true_edge_in_simulated_studies(rates):
+    """docs/balance.md, "How things are measured": the largest seat edge's interval holds the true
+    max |rate - 1/n| in at least 95% of 400 simulated studies of 500 games, fair seats included
+    (where a percentile bootstrap of one minus the largest gap between seats covered the truth in none)."""
+    truth = max(abs(r - 1 / len(rates)) for r in rates)
+    covered = [low <= truth + 1e-12 and truth <= high
+               for low, high in (stats.seat_edge(w, 500)[1:] for w in _fair_studies(rates))]
+    assert np.mean(covered) >= 0.94
+    assert np.mean(covered) < 1 or truth == 0          # not an interval too wide to say anything
+
+
+def test_seat_edge_interval_shrinks_with_games_and_finds_an_unfair_seat():
+    edge, low, high = stats.seat_edge([300, 250, 250, 200], 1000)
+    assert edge == pytest.approx(0.05) and 0 < low < 0.05 < high < 0.1
+    assert stats.seat_edge([125, 125, 125, 125], 500)[:2] == (0.0, 0.0)
+
+
+def test_chi_squared_of_fair_seats_rejects_at_its_nominal_rate():
+    """Fair simulated studies: the seat test's p < 0.05 in about 5% of them (400 studies: 2-9%)."""
+    rejected = np.mean([stats.chi2_equal(w)[2] < 0.05 for w in _fair_studies([0.25] * 4)])
+    assert 0.02 <= rejected <= 0.09
+
+
+def test_benjamini_hochberg_on_known_p_values():
+    """q_(i) = min over j >= i of p_(j) m / j: for p = .01, .04, .03, .20 (m = 4): .04, .0533, .0533, .20."""
+    findings = stats.Findings()
+    tokens = [findings.test(p) for p in (0.01, 0.04, 0.03, 0.20)] + [findings.test(math.nan)]
+    q = findings.adjusted()
+    assert q[:4] == pytest.approx([0.04, 0.04 / 3 * 4, 0.04 / 3 * 4, 0.20]) and math.isnan(q[4])
+    text = findings.fill(" | ".join(tokens))
+    assert text == "**q = 0.04** | q = 0.053 | q = 0.053 | q = 0.2 | q n/a"
+    assert findings.summary().startswith("4 tests in this report, adjusted together by Benjamini-Hochberg; 1 discover")
+
+
+def test_a_discovery_is_shown_with_its_false_coverage_rate_interval():
+    """One discovery of two tests: its interval again at 1 - 1 * 0.05 / 2 = 97.5%."""
+    findings = stats.Findings()
+    levels = []
+    tokens = [findings.test(0.001, lambda level: levels.append(level) or "[x]"), findings.test(0.5, lambda level: "?")]
+    assert findings.fill(" ".join(tokens)) == "**q = 0.002**, 97.50% FCR interval [x] q = 0.5"
+    assert levels == [pytest.approx(0.975)]
+
+
+def test_minimum_detectable_difference_by_hand():
+    # (z_0.975 + z_0.8) sqrt(2 * 0.25 * 0.75 / 300) = 2.8016 * 0.035355 = 0.0991: ten points at 300 games an arm
+    assert stats.detectable_difference(0.25, 300, 300) == pytest.approx(0.09905, abs=1e-4)
+    assert stats.detectable_difference(0.25, 1200, 1200) == pytest.approx(0.09905 / 2, abs=1e-4)
+
+
+def test_difference_p_values_match_their_intervals():
+    """A 2x2 score test and Welch's t test: p < 0.05 exactly when the 95% interval leaves out 0 (here)."""
+    assert stats.p_proportions(30, 100, 30, 100) == pytest.approx(1.0)
+    assert stats.p_proportions(45, 100, 25, 100) < 0.05 and stats.diff_proportions(45, 100, 25, 100)[1] > 0
+    assert stats.p_proportions(0, 10, 0, 10) == 1.0
+    a, b = np.arange(20.0), np.arange(20.0) + 8
+    assert stats.p_means(a, b) < 0.05 and stats.diff_means(a, b)[2] < 0
+    assert stats.p_rate(50, 200, 0.25) == pytest.approx(1.0)
 
 
 def test_lead_changes_on_a_hand_made_trajectory():
@@ -170,55 +224,7 @@ def test_gift_rows_add_up_to_the_seats():
 
 
 # ------------------------------------------------------------- restricted play
-@pytest.mark.parametrize("restriction", [Restriction("character", "Thief"), Restriction("market", "Louqsor"),
-                                         Restriction("character", "Scribe +2")])
-def test_restricted_bot_never_uses_the_forbidden_option_when_it_has_a_choice(restriction):
-    for seed in range(6):
-        game = NefertitiGame(4, seed=seed)
-        forbidden = restriction.actions(game.rules)
-        bots = [make_bot("random", seed=seed * 10 + s) for s in range(4)]
-        bots[1] = RestrictedBot(make_bot("random", seed=seed), restriction)
-        while not game.is_over():
-            seat = game.current_player
-            legal = game.legal_actions()
-            action = bots[seat].act(game, seat)
-            if seat == 1 and any(a not in forbidden for a in legal):
-                assert action not in forbidden
-            game.apply(action)
-    assert forbidden
-
-
-class _TurnChecker:
-    """A random bot that fails if a turn decision offers nothing but characters (a real game never does:
-    a character is always followed by a placement)."""
-
-    def __init__(self, seed):
-        self.bot = make_bot("random", seed=seed)
-
-    def reset(self, seed=None):
-        self.bot.reset(seed)
-
-    def act(self, game, seat):
-        legal = game.legal_actions()
-        if game.phase == PH_TURN:
-            assert not all(A.CHARACTER <= a < A.MARKET for a in legal), "only characters offered"
-        return self.bot.act(game, seat)
-
-
-def test_market_restriction_is_dropped_when_only_characters_would_be_left():
-    """Near the end the forbidden market may hold the only empty squares (seeds 4, 8, 16 reach that
-    with random play): then the restricted bot chooses among all actions and counts a forced decision."""
-    forced = 0
-    for seed in (4, 8, 16):
-        game = NefertitiGame(4, seed=seed)
-        bots = [RestrictedBot(_TurnChecker(seed * 10 + s), Restriction("market", "Louqsor")) for s in range(4)]
-        while not game.is_over():
-            seat = game.current_player
-            game.apply(bots[seat].act(game, seat))
-        forced += sum(b.forced for b in bots)
-    assert forced > 0
-
-
+# the engine keeps restrictions: tests/test_restricted_play.py
 def test_restriction_names_are_checked_against_the_ruleset():
     rules = NefertitiGame(4, seed=0).rules
     assert Restriction("market", "Gizeh").problem(rules) is None
@@ -247,7 +253,7 @@ def test_config_reports_every_problem_at_once():
         assert key in keys, key
     text = str(err.value)
     assert "bad.yaml" in text and "'nobody'" in text and "Pharaoh" in text and "[9]" in text
-    assert "gmaes: unknown key (known here: games," in text
+    assert "gmaes: unknown key (known here: characters, games," in text
 
 
 def test_config_checks_each_line_up_against_the_player_counts():
@@ -270,6 +276,28 @@ def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
         config.parse({**GOOD, "player_counts": [4, 5], "lineups": {4: ["random"] * 4, 5: ["random"] * 5}})
     assert ("player_counts", "5 players are not supported by the rules core yet: 2 and 5 players come with "
             "the expansion rules") in err.value.problems
+
+
+def test_a_study_plays_at_the_table_its_options_name(monkeypatch):
+    """Expansion characters (docs/rules.md §6) and the Port of Memphis (§7) in a study: checked by the core (Memphis
+    cannot be off at 5 players), carried to every game."""
+    study = {**GOOD, "memphis": True, "characters": "expansion", "setup": "advanced"}
+    cfg = config.parse(study)
+    assert config.parse(cfg.to_dict()) == cfg
+    played = []
+
+    def recorded(*args, **kwargs):
+        played.append(NefertitiGame(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(runner, "NefertitiGame", recorded)
+    assert runner.play_job(runner.schedule(cfg)[0])
+    options = played[0].options
+    assert (options["setup"], options["memphis"], options["characters"]) == ("advanced", True, "expansion")
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "memphis": False, "player_counts": [4, 5], "lineups": {4: ["random"] * 4,
+                                                                                     5: ["random"] * 5}})
+    assert any(key == "player_counts" and "mandatory with 5 players" in reason for key, reason in err.value.problems)
 
 
 def test_config_round_trip():
@@ -355,7 +383,7 @@ def test_seat_fairness_counts_match_the_games_table(study):
     positions = (c["seats"]["position"][c["seats"]["rank"] == 1]).tolist()
     if all(";" not in w for w in c["games"]["winners"]):         # no shared win: plain counts
         assert [p["wins"] for p in f["positions"]] == [positions.count(p) for p in range(3)]
-    assert f["balance"][0] == pytest.approx(stats.balance_score([p["win_rate"][0] for p in f["positions"]]))
+    assert f["edge"][0] == pytest.approx(max(abs(p["win_rate"][0] - 1 / 3) for p in f["positions"]))
 
 
 def test_notebook_runs_on_a_study(study):
@@ -371,3 +399,35 @@ def test_notebook_runs_on_a_study(study):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert sum("image/png" in o.get("data", {}) for o in outputs) >= 4
+
+
+def test_a_yaml_alias_or_an_extreme_size_is_refused(tmp_path, capsys):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("seed: 1\ngames: &g 2\nplayer_counts: [4]\nlineups: {4: [random, random, random, random]}\n"
+                    "rulesets: {default: default}\nrestricted: {games: *g}\n")
+    assert main(["balance", "--config", str(bomb)]) == 2
+    assert "anchors and aliases (&name, *name) are not allowed in a config (line 2" in capsys.readouterr().err
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("seed: 1\ngames: 1000000000000\nplayer_counts: [4]\nlineups: {4: [random, random, random, "
+                    "random]}\nrulesets: {default: default}\n")
+    assert main(["balance", "--config", str(huge)]) == 2
+    assert "games: Input should be less than or equal to 1000000" in capsys.readouterr().err
+
+
+def test_report_only_on_damaged_files_is_one_line(study, tmp_path, capsys):
+    """A finished study's files damaged one at a time: each is named, exit 2, no traceback."""
+    damages = {
+        "study.yaml": lambda text: text.replace("seed:", "seed: [", 1),
+        "games.csv": lambda text: text.replace("\n", "\nbroken,row\n", 2),
+        "seats.csv": lambda text: "not,the,header\n" + text,
+        "closings.csv": lambda text: text[:len(text) // 2] + "\x00\x00,\n",
+        "characters.csv": lambda text: text.split("\n", 1)[0] + "\n" + "x," * 16 + "x\n",
+    }
+    for name, damage in damages.items():
+        folder = tmp_path / name
+        shutil.copytree(study[0], folder)
+        (folder / name).write_text(damage((folder / name).read_text()))
+        assert main(["balance", "--report-only", str(folder)]) == 2, name
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert name in err or str(folder) in err, err

@@ -140,3 +140,58 @@ def test_play_page_completes_a_game_by_clicking_legal_moves(browser, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+FOREIGN_PAGE = """<!doctype html><html><body>
+<form id="form" method="POST" enctype="text/plain" action="{target}/api/new">
+<input name='{{"bots": "random", "seat": 0, "x": "' value='"}}'></form>
+<script>
+const results = [];
+async function attempt(name, options) {{
+  try {{
+    const r = await fetch("{target}" + options.path, options);
+    results.push(name + ":" + r.type + ":" + r.status);
+  }}
+  catch (err) {{ results.push(name + ":refused"); }}
+}}
+(async () => {{
+  await attempt("json", {{path: "/api/new", method: "POST", headers: {{"Content-Type": "application/json"}},
+                          body: JSON.stringify({{bots: "random", seat: 0}})}});
+  await attempt("plain", {{path: "/api/new", method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}},
+                           body: JSON.stringify({{bots: "random", seat: 0}})}});
+  await attempt("read", {{path: "/api/state"}});
+  document.title = results.join(" ");
+}})();
+</script></body></html>"""
+
+
+def test_a_foreign_pages_form_and_fetch_are_refused(browser, tmp_path):
+    """A page of another origin (here another port) posts a text/plain form and fetches JSON and text
+    to the play server: the game is untouched, its state unread, and the form lands on the refusal."""
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from nefertiti_cli.serve import PlaySession, make_server
+
+    session = PlaySession(tmp_path / "games", dict(ruleset="default", setup="beginner", memphis=None,
+                                                   characters="base"))
+    session.new("greedy,greedy", seat=0, seed=5)
+    game, server = session.game, make_server(session, 0)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(FOREIGN_PAGE.format(target=f"http://127.0.0.1:{server.server_port}"))
+    foreign = ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: SimpleHTTPRequestHandler(*a, directory=str(site)))
+    for s in (server, foreign):
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{foreign.server_port}/index.html")
+        wait_for(browser, "return document.title.includes('read:')")
+        title = browser.title
+        assert "json:refused" in title and "read:refused" in title and "plain:opaque" in title, title
+        browser.execute_script("document.getElementById('form').submit()")
+        wait_for(browser, f"return location.port === '{server.server_port}'")
+        assert "not served" in browser.find_element("tag name", "body").text
+        assert session.game is game and session.specs == ["you", "greedy", "greedy"]
+    finally:
+        for s in (server, foreign):
+            s.shutdown()
+            s.server_close()

@@ -1,6 +1,10 @@
 """The shipped champion (issue #21 §4, docs/champion.md): its weights are in the package, load without
 unpickling, stay small, and play legal games under the bot name "champion" everywhere bots are made."""
+import json
+import time
+
 import numpy as np
+import pytest
 import torch
 
 from nefertiti_env import NefertitiGame
@@ -124,3 +128,49 @@ def test_the_puct_term_spends_visits_where_the_prior_points():
         stats = bot.search(game, seat)
         return stats[worst][0] / sum(n for n, _ in stats.values())
     assert visits(5.0) > 0.5 and visits(5.0) > 3 * visits(0.0)
+
+
+def _tampered(tmp_path, name, change):
+    """A copy of the champion's file with `change` (a function of its dict) applied."""
+    data = torch.load(CHAMPION_FILE, map_location="cpu", weights_only=True)
+    change(data)
+    path = tmp_path / name
+    torch.save(data, path)
+    return path
+
+
+def _meta(**edit):
+    def change(data):
+        data["meta"] = json.dumps({**json.loads(data["meta"]), **edit})
+    return change
+
+
+@pytest.mark.parametrize("name, change, words", [
+    ("huge.pt", _meta(net_arch=[8000, 8000]), "meta.net_arch must list 1..8 layer sizes of 1..4096"),
+    ("deep.pt", _meta(net_arch=[4] * 9), "meta.net_arch must list"),
+    ("claims.pt", _meta(net_arch=[4096, 4096]), "the weights do not fit meta.net_arch [4096, 4096]"),
+    ("actions.pt", _meta(num_actions=10), "meta.num_actions must be 147"),
+    ("size.pt", _meta(obs_size="657"), "meta.obs_size must be a positive integer"),
+    ("notjson.pt", lambda d: d.update(meta="{"), "meta is not the model's JSON description"),
+    ("nometa.pt", lambda d: d.pop("meta"), "meta is not the model's JSON description"),
+    ("list.pt", lambda d: d.update(meta="[1]"), "meta must be a JSON object"),
+    ("noweights.pt", lambda d: d.update(policy=[1, 2]), "policy must be the network's state dict"),
+    ("missing.pt", lambda d: d["policy"].pop("value_net.bias"), "value_net.bias is missing"),
+])
+def test_a_model_file_whose_description_does_not_fit_is_refused_before_building(tmp_path, name, change, words):
+    """Its meta and the shapes of its weights are checked before any network is built: one line naming
+    the file and the field."""
+    path = _tampered(tmp_path, name, change)
+    start = time.perf_counter()
+    with pytest.raises(policy_file.ModelFileError) as info:
+        policy_file.load_policy(path)
+    assert time.perf_counter() - start < 5 and str(path) in str(info.value) and words in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04broken zip", b"\x80\x02}q\x00."])
+def test_a_file_that_is_no_model_is_one_error(tmp_path, content):
+    path = tmp_path / "model.pt"
+    path.write_bytes(content)
+    with pytest.raises(policy_file.ModelFileError, match=str(path)):
+        policy_file.load_policy(path)

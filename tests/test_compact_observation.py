@@ -101,5 +101,5 @@ def test_nefertiti_v1_env_observes_v1_and_passes_the_api_test():
 
 
 def test_unknown_observation_version_is_named():
-    with pytest.raises(ValueError, match="observation must be one of v0, v1; got 'v2'"):
-        raw_env(observation="v2")
+    with pytest.raises(ValueError, match="observation must be one of v0, v1, v2; got 'v9'"):
+        raw_env(observation="v9")

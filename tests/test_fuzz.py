@@ -1,6 +1,7 @@
 """The fuzz run (`benchmarks/fuzz.py`, issue #19) on a few games, so that it cannot rot: its compiled loop
 plays the very games `run_game` plays, a short run passes, and a failure is reported with its reproducer."""
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -97,3 +98,15 @@ def test_an_engine_error_is_reported_for_its_game_and_the_others_are_checked(fuz
     assert games == 3 and decisions > 0
     assert failures == [f"run_game({', '.join(map(repr, COMBOS[0]))}, 101): ValueError: an engine error",
                         f"run_game({', '.join(map(repr, COMBOS[1]))}, 101): ValueError: an engine error"]
+
+
+def test_tampered_states_and_batched_inputs_never_crash_the_interpreter():
+    """5,000 tampered saved states (indexes past their tables, sums that wrap int64: docs/reliability.md)
+    and 5,000 batched calls with malformed actions and `active` masks, in a process of their own: each is
+    refused with StateError/ValueError/IllegalActionError or plays to its end; a segfault fails here."""
+    script = Path(__file__).resolve().parent / "tampering.py"
+    done = subprocess.run([sys.executable, str(script), "--cases", "5000", "--seed", "7"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, f"exit {done.returncode} (a negative code is the signal that killed it):\n" \
+                                 f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+    assert "5000 tampered states" in done.stdout and " 0 failures" in done.stdout

@@ -67,6 +67,7 @@ def test_replay_names_the_failing_action_index():
     ("not json", "not JSON text"),
     ('{"format": "something else"}', "nefertiti-state-2"),
     ('{"format": "nefertiti-state-2", "ruleset": "default", "state": 3}', "'state' must be a JSON object"),
+    ("[" * 100_000, "not JSON text"),
 ])
 def test_from_json_rejects_text_that_is_not_a_saved_state(text, words):
     assert any(words in p for p in problems(text))
@@ -130,3 +131,57 @@ def test_valid_states_of_every_phase_load():
             play_random(g, rng, steps=1)
         assert NefertitiGame.from_json(g.to_json()).is_over()
     assert {PH_HIGH, PH_OTHER} <= phases
+
+
+def _in_phase(phase: int, seed: int = 0) -> NefertitiGame:
+    rng = np.random.default_rng(seed)
+    g = NefertitiGame(num_players=4, seed=seed)
+    while g.phase != phase:
+        play_random(g, rng, steps=1)
+    return g
+
+
+@pytest.mark.parametrize("value", [[10**12], [4000], [-1], [13], [5, 7]])
+def test_from_json_holds_the_resolution_order_to_the_squares_of_the_market(value):
+    """The engine indexes the board by res_order[res_pos] unchecked: a value past the board once made the
+    next apply write outside the state (a segfault, or a heap overwritten)."""
+    g = _in_phase(PH_HIGH)
+    assert any("res_order" in p for p in problems(edited(g, lambda s: s.update(res_order=value))))
+
+
+@pytest.mark.parametrize("pos", [-1, 13, 10**9])
+def test_from_json_holds_res_pos_to_the_order(pos):
+    g = _in_phase(PH_HIGH)
+    assert any("res_pos" in p for p in problems(edited(g, lambda s: s.update(res_pos=pos))))
+
+
+def test_from_json_refuses_sums_that_would_wrap_around():
+    """2**62 more Deben for each of four seats wraps an int64 sum back to the right total."""
+    g = mid_game()
+    text = edited(g, lambda s: s.update(money=[v + 2**62 if i < 4 else v for i, v in enumerate(s["money"])]))
+    assert any("money" in p and "within" in p for p in problems(text))
+
+
+def test_from_json_holds_a_characters_choices_to_its_step():
+    """char_sel entries index markets, places and card kinds: checked per power and step."""
+    from nefertiti_env.core.phases import PH_CHARACTER
+    for seed in range(40):
+        g = NefertitiGame(num_players=4, seed=seed, characters="expansion")
+        rng = np.random.default_rng(seed)
+        while not g.is_over() and not (g.phase == PH_CHARACTER and g.char_sel):
+            play_random(g, rng, steps=1)
+        if not g.is_over():
+            break
+    assert g.char_sel
+    for sel in ([10**6], [-5], g.char_sel * 3):
+        assert any("char_sel" in p for p in problems(edited(g, lambda s: s.update(char_sel=sel))))
+
+
+def test_known_cards_and_resample_hidden_take_a_seat_only():
+    """-1 (no Oracle seat yet) would be read as the Oracle player's, seeing the whole undrawn deck."""
+    g = NefertitiGame(num_players=4, seed=1)
+    for seat in (-1, 4, True, 1.0):
+        with pytest.raises(ValueError, match="seat must be an integer 0..3"):
+            g.known_cards(seat)
+    with pytest.raises(ValueError, match="seat must be"):
+        g.resample_hidden(-1, np.random.default_rng(0))

@@ -2,6 +2,8 @@
 save each game as it ends, stop their workers on SIGTERM, and --resume gives the same files."""
 from __future__ import annotations
 
+import csv
+import json
 import signal
 import subprocess
 import sys
@@ -91,6 +93,36 @@ def test_a_killed_tournament_resumes_to_the_same_files(tmp_path, uninterrupted):
         f.write('{"game": 17, "bo')
     assert main([*TOURNAMENT, "--out", str(out), "--resume"]) == 0
     same_files(out, uninterrupted)
+    assert speed_decisions(out) == speed_decisions(uninterrupted) == game_decisions(out)    # every session's
+
+
+def speed_decisions(folder: Path) -> int:
+    with open(folder / "speed.csv") as f:
+        return sum(int(row["decisions"]) for row in csv.DictReader(f))
+
+
+def game_decisions(folder: Path) -> int:
+    with open(folder / "games.csv") as f:
+        return sum(int(row["decisions"]) for row in csv.DictReader(f))
+
+
+def test_a_resume_after_the_last_game_writes_speed_csv_and_reports_a_damaged_record(tmp_path, uninterrupted,
+                                                                                    capsys):
+    """A kill just after the last game left no speed.csv: a resume writes it, over every game; a damaged
+    records line (a disk fault) is named on stderr and kept as it is."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(uninterrupted, out)
+    (out / "speed.csv").unlink()
+    lines = (out / "records.jsonl").read_bytes().split(b"\n")
+    lines[2] = b"\x00" * len(lines[2])
+    (out / "records.jsonl").write_bytes(b"\n".join(lines))
+    assert main([*TOURNAMENT, "--out", str(out), "--resume"]) == 0
+    assert speed_decisions(out) == game_decisions(out)
+    err = capsys.readouterr().err
+    assert f"{out / 'records.jsonl'}: line(s) 3 are damaged" in err
+    assert (out / "records.jsonl").read_bytes() == b"\n".join(lines)
 
 
 def test_resume_refuses_other_parameters_and_a_run_needs_resume_or_force(tmp_path, uninterrupted, capsys):
@@ -197,6 +229,10 @@ def test_a_killed_study_resumes_to_the_same_tables_and_report(tmp_path, capsys):
     assert main(["balance", "--config", config, "--out", str(out), "--quiet", "--resume", "--workers", "2"]) == 0
     same_files(out, whole, BALANCE_FILES)
     assert yaml.safe_load((out / "study.yaml").read_text())["games"] == 16
+    figures = json.loads((out / "run.json").read_text())      # the whole study's, not the last session's
+    assert (figures["games"], figures["decisions"]) == (json.loads((whole / "run.json").read_text())["games"],
+                                                         json.loads((whole / "run.json").read_text())["decisions"])
+    assert figures["sessions"][-1]["games"] < figures["games"]
 
 
 def test_a_study_refuses_a_folder_that_is_not_its_own(tmp_path, capsys):

@@ -97,6 +97,7 @@ def test_extras_are_read_from_the_package_metadata():
     (["bench", "--seconds", "0.1", "--repeats", "1", "--no-startup"], "lab"),
     (["configs", "--schema", "train"], "lab"),
     (["play", "--bots", "champion,random", "--seed", "1"], "train"),      # the champion needs torch
+    (["import-sb3", "model.zip", "never"], "train"),
 ], ids=lambda v: v[0] if isinstance(v, list) else v)
 def test_in_the_lean_install_a_command_names_its_extra_in_one_line(tmp_path, argv, extra):
     result = run_lean(argv, tmp_path)

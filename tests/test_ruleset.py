@@ -290,7 +290,7 @@ def test_user_ruleset_file_changes_gift_values_and_scores(tmp_path):
         scores.append(g.scores().tolist())
     assert scores == [[20, 10, 0, 0], [24, 12, 0, 0]]
     g = NefertitiGame(num_players=4, seed=1, ruleset=str(path))
-    assert g.record()["ruleset"] == str(path)
+    assert g.record()["ruleset"] == {"path": str(path), "sha256": load_ruleset(path).sha256}
     g.apply(g.legal_actions()[0])
     assert NefertitiGame.replay(g.record()).to_json() == g.to_json()
 
@@ -311,3 +311,27 @@ def test_deck_beyond_the_engines_card_places_is_an_error():
     assert all(f"players.{n}" in reasons for n in range(2, 6))
     assert f"larger than the engine's {MAX_DECK} card places" in reasons["players.4"]
     load_ruleset(modified(*(setter("cards", kind, "count", 60) for kind in ("chair", "harp", "mirror"))))
+
+
+def _never_full(data, closing, market=0):
+    data["setup"]["close_when_full"] = False
+    for side in ("left", "right"):
+        data["markets"][market][side]["closing"] = closing
+
+
+@pytest.mark.parametrize("closing", [{"kind": "never"}, {"kind": "bid_sum", "total": 100},
+                                     {"kind": "count", "count": 100}, {"kind": "line", "length": 9}])
+def test_a_market_that_can_never_close_is_refused_at_load(closing):
+    """Without close_when_full, a market neither of whose stalls' conditions can hold on its squares stays
+    open for ever: no game could end (§7), so the ruleset is refused naming the market. One such stall
+    is a rule option (tests/test_rules_closing.py::test_s3_close_when_full)."""
+    problems = problems_of(modified(lambda d: _never_full(d, closing)))
+    assert any(k == "markets[0].closing" and "would never close" in why for k, why in problems), problems
+    one_side = modified(lambda d: _never_full(d, closing),
+                        lambda d: d["markets"][0].update(left=copy.deepcopy(DEFAULT["markets"][0]["left"])))
+    assert load_ruleset(one_side).markets
+
+
+def test_every_packaged_stall_can_close_without_close_when_full():
+    data = modified(lambda d: d["setup"].update(close_when_full=False))
+    assert load_ruleset(data).markets

@@ -3,16 +3,19 @@ import os
 import subprocess
 import sys
 import signal
+import subprocess
+import sys
 
 import pytest
 
-from nefertiti_env.agents.run_folder import MARKER, RunFolderError, complete_lines, prepare, run_kind, stop_on_sigterm
+from nefertiti_env.agents.run_folder import (LOCK, MARKER, RunFolderError, complete_lines, prepare, run_kind,
+                                             stop_on_sigterm)
 
 
 def test_new_folder_gets_marker(tmp_path):
     out = prepare(tmp_path / "a" / "b", "tournament")
     assert out.is_dir() and run_kind(out) == "tournament"
-    assert [p.name for p in out.iterdir()] == [MARKER]
+    assert sorted(p.name for p in out.iterdir()) == [LOCK, MARKER]
 
 
 def test_user_folder_refused_and_untouched(tmp_path):
@@ -101,3 +104,48 @@ def test_workers_stopped_as_they_start_leave_no_traceback():
         if proc.poll() is None:               # hung: end it and its workers
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0 and err == "", err
+
+
+def _holder(folder, kind="tournament"):
+    """Another process that prepares `folder` (taking its lock), says so and waits."""
+    code = (f"from nefertiti_env.agents.run_folder import prepare; prepare({str(folder)!r}, {kind!r}, force=True); "
+            "print('ready', flush=True); import time; time.sleep(60)")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    return process
+
+
+def test_one_run_per_folder_and_a_killed_run_leaves_no_lock(tmp_path):
+    """A second run on the folder of a live one is refused, with --force too, naming the folder and the
+    process; once the first dies (kill -9), the folder is free again."""
+    out = tmp_path / "run"
+    holder = _holder(out)
+    try:
+        (out / "games.csv").write_text("x")
+        for options in ({"resume": True}, {"force": True}, {}):
+            with pytest.raises(RunFolderError, match=f"{out} is in use by another nefertiti run "
+                                                     f"\\(process {holder.pid}\\)"):
+                prepare(out, "tournament", **options)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert prepare(out, "tournament", force=True) == out
+    assert (out / "games.csv").read_text() == "x"
+
+
+def test_a_forked_worker_does_not_keep_the_folder_locked(tmp_path):
+    """Workers forked by a run (tournament and balance pools) drop their copy of its lock: when the run
+    is killed, a worker still finishing its game does not hold the folder."""
+    out = tmp_path / "run"
+    code = ("import os, time; from nefertiti_env.agents.run_folder import prepare\n"
+            f"prepare({str(out)!r}, 'tournament')\n"
+            "if os.fork() == 0:\n    print(os.getpid(), flush=True); time.sleep(60); os._exit(0)\n"
+            "time.sleep(60)")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = int(process.stdout.readline())
+    process.kill()
+    process.wait()
+    try:
+        assert prepare(out, "tournament", force=True) == out
+    finally:
+        os.kill(child, signal.SIGKILL)

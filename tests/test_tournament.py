@@ -113,7 +113,9 @@ def test_two_and_five_player_tournaments(lineup):
 @pytest.mark.parametrize("argv, message", [
     (["--bots", "random,alphazero,random"], "unknown bot 'alphazero' (known: random, greedy"),
     (["--bots", "random,random"], "2 bots for 3 players"),
-    (["--bots", "random,random,random", "--games", "0"], "--games must be at least 1"),
+    (["--bots", "random,random,random", "--games", "0"], "--games must be 1..1,000,000, got 0"),
+    (["--bots", "random,random,random", "--games", "1000000000000"], "--games must be 1..1,000,000"),
+    (["--bots", "random,random,random", "--workers", "100000"], "--workers must be 1..256"),
     (["--players", "6", "--bots", "random,random,random,random,random,random"], "cannot set up a 6-player game"),
 ])
 def test_cli_errors_exit_2_without_traceback(argv, message, capsys, tmp_path):

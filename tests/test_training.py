@@ -321,7 +321,7 @@ def test_a_v1_run_trains_on_the_compact_observation_and_its_bot_reads_v1(tmp_pat
     game = NefertitiGame(num_players=3, seed=2)
     probs = bot.probabilities(game, game.current_player)
     assert probs.sum() == pytest.approx(1) and set(np.flatnonzero(probs)) <= set(game.legal_actions())
-    with pytest.raises(ConfigError, match="env.observation: Input should be 'v0' or 'v1', got 'v9'"):
+    with pytest.raises(ConfigError, match="env.observation: Input should be 'v0', 'v1' or 'v2', got 'v9'"):
         config_from_dict({"env": {"observation": "v9"}})
 
 
@@ -548,3 +548,65 @@ def test_the_result_table_does_not_wrap_when_piped(capsys):
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if "100.0%" in line or "20.0%" in line]
     assert len(rows) == 2 and "94.0% - 100.0%" in rows[0] and "not separated" in rows[1] and "greedy:samples=1" in rows[1]
+
+
+def test_a_yaml_alias_bomb_is_refused_in_one_line(tmp_path, capsys):
+    """A few hundred bytes of nested aliases expand to gigabytes: anchors and aliases are refused."""
+    from nefertiti_cli import main
+
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    path = tmp_path / "bomb.yaml"
+    path.write_text(bomb + "? *i\n: 1\n")
+    assert len(bomb) < 500
+    with pytest.raises(ConfigError, match="anchors and aliases .* are not allowed in a config .line 1, column 4"):
+        load_config(path)
+    assert main(["train", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "anchors and aliases" in err and len(err.strip().splitlines()) == 1
+    path.write_text("a: " + "[" * 100_000)
+    with pytest.raises(ConfigError, match="not valid YAML: nested too deeply"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"env": {"n_envs": 10**9}}, "env.n_envs: Input should be less than or equal to 4096"),
+    ({"ppo": {"net_arch": [8000, 8000]}}, "ppo.net_arch[0]: Input should be less than or equal to 4096"),
+    ({"ppo": {"n_steps": 10**6}, "env": {"n_envs": 64}}, "ppo.n_steps x env.n_envs: 64000000 observations"),
+    ({"evaluation": {"games": 10**12}}, "evaluation.games: Input should be less than or equal to 1000000"),
+])
+def test_extreme_config_sizes_are_refused_before_any_work(tmp_path, edit, words):
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        load_config(write(tmp_path, edit))
+
+
+def test_damaged_run_files_are_one_line_and_never_hide_a_checkpoint(tmp_path, trained_run, capsys):
+    """A broken `latest` pointer or a damaged newest checkpoint falls back to the newest whole checkpoint
+    (never advising --force while one exists); a damaged config.yaml or checkpoint model is one line, exit 2."""
+    from nefertiti_cli import main
+    from nefertiti_env.training.trainer import RunPaths, resume_hint
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    paths = RunPaths(run)
+    whole = paths.latest_checkpoint()
+    assert whole is not None
+    for damage in ("step_9999999999", "../../etc", "\x00\x00", ""):
+        paths.latest.write_text(damage)
+        assert paths.latest_checkpoint() == whole and "--resume" in resume_hint(run)
+    newer = paths.checkpoint(10**9)
+    newer.mkdir()
+    (newer / "state.json").write_text('{"num_timesteps": ')
+    (newer / "model.pt").write_bytes(b"")
+    paths.latest.write_text(newer.name)
+    assert paths.latest_checkpoint() == whole
+    (whole / "model.pt").write_bytes(b"truncated")
+    assert main(["train", "--resume", "--out", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{whole / 'model.pt'} is not a readable model file" in err
+    (whole / "state.json").write_text("[]")
+    assert "--force" in resume_hint(run)              # no whole checkpoint left: only then
+    paths.config.write_text("a: [\n")
+    assert main(["train", "--resume", "--out", str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{paths.config}: damaged" in err

@@ -133,3 +133,32 @@ def test_bad_options_are_clear_errors():
         NefertitiVectorEnv(2, observation="v9")
     with pytest.raises(RuntimeError, match="reset"):
         NefertitiVectorEnv(2).step(np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("active", [np.array([False]), np.ones(9, np.bool_), np.ones(8, np.int64),
+                                    np.ones((8, 1), np.bool_), [1, 0, 1, 0, 1, 0, 1, 0]])
+def test_step_and_resume_refuse_an_active_mask_of_another_shape_or_dtype(active):
+    """The kernel reads active[i] for every game unchecked: a short mask was read past its end (action -1
+    applied in 37 of 64 games)."""
+    env = NefertitiVectorEnv(8, seed=1)
+    env.reset()
+    rows = env.rows.copy()
+    with pytest.raises(ValueError, match=r"active must be a bool array of shape \(8,\)"):
+        env.step(np.full(8, -1), active=active)
+    with pytest.raises(ValueError, match="active must be"):
+        env.resume(active)
+    assert np.array_equal(env.rows, rows)
+
+
+def test_inactive_games_ignore_their_actions():
+    env = NefertitiVectorEnv(8, seed=1)
+    env.reset()
+    rows = env.rows.copy()
+    active = np.zeros(8, np.bool_)
+    active[0] = True
+    actions = np.full(8, 10**9)
+    actions[0] = np.flatnonzero(env.masks[0])[0]
+    env.step(actions, active=active)
+    assert np.array_equal(env.rows[1:], rows[1:]) and not np.array_equal(env.rows[0], rows[0])
+    with pytest.raises(IllegalActionError, match="env 0: action 1000000000"):
+        env.step(np.full(8, 10**9, np.uint64), active=active)

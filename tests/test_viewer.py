@@ -103,3 +103,47 @@ def test_play_session_allows_only_legal_moves_at_the_right_time(tmp_path):
     saved = json.loads(open(state["saved"]).read())
     assert saved["bots"] == ["random", "you", "random"]
     assert NefertitiGame.replay(saved["record"]).history == session.game.history
+
+
+@pytest.mark.parametrize("entry, words", [
+    ([1, 2], "entry 1 is a JSON list, not a game record"),
+    ({"record": [1]}, "is not a game record"),
+    ({"seed": 1, "options": {}, "actions": 5}, "is not a game record"),
+    ({"seed": "1", "options": {}, "actions": [], "ruleset": "default"}, "seed (an integer)"),
+    ({"seed": 1, "options": [], "actions": [], "ruleset": "default"}, "options (an object)"),
+    ({"seed": 1, "options": {"colour": "red"}, "actions": [], "ruleset": "default"}, "options do not make a game"),
+    ({"seed": 1, "options": {"num_players": 9}, "actions": [], "ruleset": "default"}, "num_players must be"),
+    ({"seed": 1, "options": {}, "actions": [], "ruleset": "no-such-ruleset"}, "no-such-ruleset"),
+    ({"seed": 1, "options": {}, "actions": [], "ruleset": 7}, "ruleset"),
+    ({"seed": 1, "options": {"max_decisions": 10**7}, "actions": [], "ruleset": "default"}, "max_decisions must be"),
+    ({"seed": 1, "options": {}, "actions": ["x"], "ruleset": "default"}, "does not replay: decision 0"),
+    ({"seed": 1, "options": {}, "actions": [None], "ruleset": "default"}, "does not replay: decision 0"),
+    ({"seed": 1, "options": {}, "actions": [0] * 5001, "ruleset": "default"}, "a replay page shows at most 5000"),
+    ({"record": {"seed": 1, "options": {}, "actions": [], "ruleset": "default"}, "bots": 3}, None),
+])
+def test_a_malformed_record_is_one_line(tmp_path, capsys, entry, words):
+    """Every malformed record is one line naming the file, exit 2, before any page is built."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(entry))
+    code = main(["replay", str(path), "--out", str(tmp_path / "page.html")])
+    err = capsys.readouterr().err
+    if words is None:                     # bots that are no list of names: the seats are named P0, P1, ...
+        assert code == 0
+        return
+    assert code == 2 and words in err and str(path) in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_a_deeply_nested_record_is_one_line(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    path.write_text("[" * 100_000)
+    assert main(["replay", str(path)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_replay_never_writes_over_its_records(tmp_path, capsys):
+    records = tmp_path / "r.jsonl"
+    records.write_text(json.dumps({"game": 0, "record": finished(2).record()}) + "\n")
+    before = records.read_text()
+    assert main(["replay", str(records), "--out", str(records)]) == 2
+    assert "is the records file itself" in capsys.readouterr().err and records.read_text() == before

@@ -34,7 +34,44 @@ from .vec_env import MASKS
 ADD_SNAPSHOT = "add_snapshot"
 
 
-class BatchedVecEnv(VecEnv):
+class CompiledVecEnv(VecEnv):
+    """What the trainer asks of a VecEnv besides stepping, for envs that run every game in one process:
+    `env_method("action_masks")`, `env_method("add_snapshot", path)` (`_add_snapshot`), no attributes."""
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        """`action_masks`, and `add_snapshot(path)` (what the trainer calls after each snapshot): a
+        new opponent for the games to come at snapshot tables."""
+        rows = list(self._get_indices(indices))
+        if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
+            self._add_snapshot(method_args[0])
+            return [None] * len(rows)
+        if method_name != MASKS or method_args or method_kwargs:
+            raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r} "
+                                 f"(only {MASKS}, {ADD_SNAPSHOT})")
+        return list(self.action_masks()[rows])
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == MASKS
+
+    def get_attr(self, attr_name: str, indices=None) -> list:
+        if attr_name == "render_mode":                     # asked by VecEnv.__init__
+            return [None] * len(list(self._get_indices(indices)))
+        raise AttributeError(f"{type(self).__name__} has no per-env attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        raise AttributeError(f"{type(self).__name__} has no per-env attribute {attr_name!r}")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    def close(self) -> None:
+        pass
+
+    def get_images(self):
+        raise NotImplementedError(f"{type(self).__name__} does not render")
+
+
+class BatchedVecEnv(CompiledVecEnv):
     """`num_envs` tables of `num_players`. opponents: one kind or weights of kinds, drawn per game:
     "random" (moves chosen inside the engine's kernel; `NefertitiVectorEnv.random_tables`),
     "snapshot" (one of `snapshots`, model files or MaskableActorCriticPolicy objects, plays all the
@@ -184,37 +221,6 @@ class BatchedVecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         return self.venv.masks.astype(bool)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        """`action_masks`, and `add_snapshot(path)` (what the trainer calls after each snapshot): a
-        new opponent for the games to come at snapshot tables."""
-        rows = list(self._get_indices(indices))
-        if method_name == ADD_SNAPSHOT and len(method_args) == 1 and not method_kwargs:
-            self._add_snapshot(method_args[0])
-            return [None] * len(rows)
-        if method_name != MASKS or method_args or method_kwargs:
-            raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r} (only {MASKS}, {ADD_SNAPSHOT})")
-        return list(self.action_masks()[rows])
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == MASKS
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        if attr_name == "render_mode":                     # asked by VecEnv.__init__
-            return [None] * len(list(self._get_indices(indices)))
-        raise AttributeError(f"BatchedVecEnv has no per-env attribute {attr_name!r}")
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        raise AttributeError(f"BatchedVecEnv has no per-env attribute {attr_name!r}")
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(list(self._get_indices(indices)))
-
-    def close(self) -> None:
-        pass
-
-    def get_images(self):
-        raise NotImplementedError("BatchedVecEnv does not render")
 
 
 def _policy(snapshot, size: int):

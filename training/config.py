@@ -11,11 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
+import numpy as np
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from nefertiti_env.agents import parse_spec
-from nefertiti_env.agents.config import Float, Int, Section, problems
+from nefertiti_env.agents.config import Float, Int, Section, problems, read_yaml, yaml_problem
+from nefertiti_env.agents.policy_file import MAX_LAYERS, MAX_WIDTH
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
@@ -25,6 +27,13 @@ from .bot_tables import seats_at_bot_tables
 from .opponents import RANDOM, SNAPSHOT
 
 Count = Annotated[Int, Field(ge=1)]
+# Caps on what a config may ask for, so that a typo (an extra zero or ten) fails here in one line
+# instead of as a MemoryError or an hour-long stall (docs/reliability.md)
+Workers = Annotated[Int, Field(ge=1, le=256)]
+Envs = Annotated[Int, Field(ge=1, le=4096)]
+Layers = Annotated[list[Annotated[Int, Field(ge=1, le=MAX_WIDTH)]], Field(min_length=1, max_length=MAX_LAYERS)]
+Games = Annotated[Int, Field(ge=1, le=1_000_000)]
+MAX_ROLLOUT = 2**22          # n_steps x n_envs observations held in memory at once
 
 
 class ConfigError(ValueError):
@@ -39,29 +48,83 @@ def _check_specs(specs):
     return specs
 
 
-class EnvConfig(Section):
-    """The table the learner plays at and how it is rewarded."""
+class TableOptions(Section):
+    """A table of the game: the options `NefertitiGame` takes, by the same names."""
 
     num_players: Annotated[Int, Field(ge=2, le=5)] = 4
-    ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
     setup: Literal["beginner", "advanced"] = Field("beginner", description="the visible stalls")
+    memphis: bool | None = Field(None, description="the Port of Memphis and its foreign gifts (None: only where "
+                                                   "mandatory, 5 players)")
+    characters: str | list[str] = Field("base", description='"base", "expansion", a scenario name of the ruleset, or '
+                                                            "a list of character keys (the whole roster)")
+
+    def game_options(self) -> dict:
+        return {"num_players": self.num_players, "setup": self.setup, "memphis": self.memphis,
+                "characters": self.characters}
+
+    def label(self) -> str:
+        """A short name of the table for logs and results: "4p beginner base", "5p advanced expansion Memphis"."""
+        roster = self.characters if isinstance(self.characters, str) else "+".join(self.characters)
+        memphis = self.memphis or (self.memphis is None and self.num_players == 5)
+        return f"{self.num_players}p {self.setup} {roster}" + (" Memphis" if memphis else "")
+
+
+class TableConfig(TableOptions):
+    """One table of a mixture, with its share of the training environments."""
+
+    weight: Annotated[Float, Field(gt=0)] = Field(1.0, description="share of the environments (n_envs split in "
+                                                                   "proportion, at least one each)")
+
+
+class EnvConfig(TableOptions):
+    """The table(s) the learner plays at and how it is rewarded: one table (num_players, setup, memphis,
+    characters) or a mixture (`tables`), under one ruleset."""
+
+    ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
+    tables: list[TableConfig] = Field(default_factory=list, description="a mixture of tables, each with its weight "
+                                                                       "(replaces the single table's options)")
     reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
-        "v0", description="observation version: v0 (3,225 floats) or the compact v1 (657)")
-    n_envs: Count = Field(16, description="environments stepped together (the policy runs on all at once)")
-    workers: Count = Field(2, description="processes that step them (1: in the training process)")
+        "v0", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
+    n_envs: Envs = Field(16, description="environments stepped together (the policy runs on all at once)")
+    workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
                                             "random, snapshot and heuristic bot opponents (one kind per table) "
                                             "and the win_loss reward only")
 
+    def table_list(self) -> list[TableConfig]:
+        """The tables trained at: the mixture, or the single table with weight 1."""
+        return list(self.tables) or [TableConfig(**self.game_options())]
+
     @model_validator(mode="after")
-    def _table_can_be_set_up(self):
-        try:                             # the core knows which tables it can play
-            NefertitiGame(num_players=self.num_players, ruleset=self.ruleset, setup=self.setup, seed=0)
-        except (ValueError, NotImplementedError, OSError) as err:
-            raise ValueError(f"num_players/ruleset/setup: cannot set up this table: {err}") from None
+    def _tables_can_be_set_up(self):
+        single = [name for name, field in TableOptions.model_fields.items() if getattr(self, name) != field.default]
+        if self.tables and single:             # (a saved config holds the defaults beside its tables)
+            raise ValueError(f"give either tables or the single table's {', '.join(sorted(single))}, not both")
+        if len(self.tables) > self.n_envs:
+            raise ValueError(f"n_envs ({self.n_envs}) must be at least the number of tables ({len(self.tables)}): "
+                             "every table gets at least one environment")
+        for i, table in enumerate(self.table_list()):
+            where = f"tables[{i}]" if self.tables else "num_players/ruleset/setup/memphis/characters"
+            try:                             # the core knows which tables it can play
+                NefertitiGame(ruleset=self.ruleset, seed=0, **table.game_options())
+            except (ValueError, NotImplementedError, OSError) as err:
+                raise ValueError(f"{where}: cannot set up this table: {err}") from None
         return self
+
+
+def split_envs(n_envs: int, weights: list[float]) -> list[int]:
+    """Environments per table: n_envs in proportion to the weights (largest remainders), then at least one each
+    (taken from the largest share); n_envs must be at least the number of tables."""
+    weights = np.asarray(weights, dtype=float)
+    share = n_envs * weights / weights.sum()
+    counts = np.floor(share).astype(int)
+    counts[np.argsort(counts - share, kind="stable")[:n_envs - counts.sum()]] += 1
+    for empty in np.flatnonzero(counts == 0):
+        counts[np.argmax(counts)] -= 1
+        counts[empty] = 1
+    return counts.tolist()
 
 
 class OpponentsConfig(Section):
@@ -74,7 +137,7 @@ class OpponentsConfig(Section):
 
     weights: dict[str, Annotated[Float, Field(ge=0)]] = Field(default_factory=lambda: {"random": 1.0})
     snapshot_every: Count = 50_000
-    max_snapshots: Count = 20
+    max_snapshots: Annotated[Int, Field(ge=1, le=1000)] = 20
     snapshot_deterministic: bool = False
     per_table: bool = Field(False, description="one draw for all opponent seats of an episode (n-1 copies of one "
                                                "kind)")
@@ -94,9 +157,9 @@ class OpponentsConfig(Section):
 class PPOConfig(Section):
     """MaskablePPO hyperparameters (sb3-contrib names); n_steps is per environment."""
 
-    n_steps: Count = 1024
-    batch_size: Count = 256
-    n_epochs: Count = 10
+    n_steps: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 1024
+    batch_size: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 256
+    n_epochs: Annotated[Int, Field(ge=1, le=1000)] = 10
     learning_rate: Annotated[Float, Field(gt=0)] = 3e-4
     gamma: Annotated[Float, Field(gt=0, le=1)] = 0.99
     gae_lambda: Annotated[Float, Field(gt=0, le=1)] = 0.95
@@ -104,8 +167,7 @@ class PPOConfig(Section):
     ent_coef: Annotated[Float, Field(ge=0)] = 0.01
     vf_coef: Annotated[Float, Field(ge=0)] = 0.5
     max_grad_norm: Annotated[Float, Field(gt=0)] = 0.5
-    net_arch: Annotated[list[Count], Field(min_length=1)] = Field(default_factory=lambda: [256, 256],
-                                                                  description="hidden layer sizes")
+    net_arch: Layers = Field(default_factory=lambda: [256, 256], description="hidden layer sizes")
 
 
 class EvalConfig(Section):
@@ -115,11 +177,13 @@ class EvalConfig(Section):
     """
 
     every_steps: Count = 50_000
-    games: Count = 40
-    final_games: Count = 200
+    games: Games = 40
+    final_games: Games = 200
     baselines: list[str] = Field(default_factory=lambda: ["random", "greedy", "collector", "banker"])
     deterministic: bool = Field(True, description="the learner plays its most likely action")
-    workers: Count = Field(2, description="processes that play evaluation games")
+    workers: Workers = Field(2, description="processes that play evaluation games")
+    ray: str | None = Field(None, description="a Ray cluster's address (or auto) to play evaluation games on "
+                                              "instead of `workers` processes (docs/cluster.md)")
 
     _baselines = field_validator("baselines")(_check_specs)
 
@@ -131,7 +195,7 @@ class Config(Section):
     seed: Int = 0
     out: str = "runs/quickstart"
     checkpoint_every: Count = 50_000
-    torch_threads: Count = Field(1, description="of the training process; more than 1 collapses under CPU "
+    torch_threads: Workers = Field(1, description="of the training process; more than 1 collapses under CPU "
                                                 "contention")
     init_from: str = Field("", description="start from this model's weights: a model .pt or a run folder "
                                            "(fine-tuning)")
@@ -139,6 +203,13 @@ class Config(Section):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
+
+    @model_validator(mode="after")
+    def _rollout_fits(self):
+        if self.ppo.n_steps * self.env.n_envs > MAX_ROLLOUT:
+            raise ValueError(f"ppo.n_steps x env.n_envs: {self.ppo.n_steps * self.env.n_envs} observations per "
+                             f"rollout, at most {MAX_ROLLOUT}")
+        return self
 
     @model_validator(mode="after")
     def _vector_env_can_play_it(self):
@@ -168,9 +239,11 @@ def load_config(path: str | Path) -> Config:
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = read_yaml(path.read_text()) or {}
     except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+        raise ConfigError(f"{path}: not valid YAML: {yaml_problem(err)}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot read: {err}") from None
     return config_from_dict(data, source=str(path))
 
 

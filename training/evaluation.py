@@ -129,11 +129,27 @@ def _worker_games(baseline, indices, game_args, seed):
     return baseline, *_timed_games(_WORKER_LEARNER, baseline, indices, game_args, seed)
 
 
+_CLUSTER_LEARNERS: dict[tuple, Timed] = {}      # per Ray worker process: the learner built once
+
+
+def _cluster_games(task):
+    """A task on a Ray cluster: `_worker_games` with the learner built on first use in this process
+    (its model is the copy the head shipped, `ppo.SHIPPED`)."""
+    from nefertiti_env.agents.ppo import SHIPPED
+
+    policy_path, deterministic, bot, baseline, indices, game_args, seed = task
+    key = (policy_path, SHIPPED.get(str(policy_path)), deterministic, bot)
+    if key not in _CLUSTER_LEARNERS:
+        _CLUSTER_LEARNERS[key] = _learner(policy_path, deterministic, bot)
+    return baseline, *_timed_games(_CLUSTER_LEARNERS[key], baseline, indices, game_args, seed)
+
+
 def evaluate(policy_path: str | None, baselines: list[str], games: int, game_args: dict, seed: int,
              deterministic: bool = True, workers: int = 1, progress: bool = True,
-             bot: str | None = None) -> list[MatchResult]:
+             bot: str | None = None, ray: str | None = None) -> list[MatchResult]:
     """The learner stored at `policy_path` (or the bot spec `bot` in its seat) against each baseline,
-    `games` games each, over `workers` processes."""
+    `games` games each, over `workers` processes, or on the Ray cluster at `ray` (`agents.cluster`:
+    the learner's model is sent by value; raises its ClusterError)."""
     n = game_args["num_players"]
     results = {b: MatchResult(b, 0, 0, 0.0, n) for b in baselines}
     chunk = max(1, min(10, games // (2 * workers)))
@@ -151,7 +167,15 @@ def evaluate(policy_path: str | None, baselines: list[str], games: int, game_arg
         r.decisions += decisions
         bar.update(len(outcomes))
 
-    if workers <= 1:
+    if ray:
+        from nefertiti_env.agents.workers import ordered_map
+
+        specs = [bot or f"ppo:path={policy_path}", *baselines]
+        with ordered_map(1, ray=ray, bots=specs) as map_:
+            for out in map_(_cluster_games, [(policy_path, deterministic, bot, b, list(idx), game_args, seed)
+                                             for b, idx in tasks]):
+                record(*out)
+    elif workers <= 1:
         learner = _learner(policy_path, deterministic, bot)
         for baseline, indices in tasks:
             record(baseline, *_timed_games(learner, baseline, indices, game_args, seed))

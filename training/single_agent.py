@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nefertiti_env import NUM_ACTIONS, IllegalActionError, NefertitiGame, load_ruleset
+from nefertiti_env.core.actions import action_id
 from nefertiti_env.encoding import observation_version
 from nefertiti_env.env.aec import REWARDS, final_rewards
 from nefertiti_env.env.options import RENDER_MODES, check_options, check_render_mode
@@ -29,10 +30,11 @@ from .opponents import OpponentPool
 class SingleAgentEnv(gymnasium.Env):
     """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
 
-    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0" or the compact "v1";
-    with `dict_observation=True`, PettingZoo's {"observation": that vector, "action_mask": int8[NUM_ACTIONS]}
-    (what TorchRL's ActionMask transform reads). Action: the flat action id (Discrete(NUM_ACTIONS)); the
-    legal ones are `info["action_mask"]` and `action_masks()` (what MaskablePPO asks for).
+    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0", the compact "v1" or
+    "v2" (v1 and the table); with `dict_observation=True`, PettingZoo's {"observation": that vector,
+    "action_mask": int8[NUM_ACTIONS]} (what TorchRL's ActionMask transform reads). Action: the flat action id
+    (Discrete(NUM_ACTIONS)); the legal ones are `info["action_mask"]` and `action_masks()` (what MaskablePPO
+    asks for).
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
     opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
     illegal: "raise" (an illegal action raises IllegalActionError) or "lose" (it ends
@@ -101,7 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.done or game.current_player != self.seat:
             raise RuntimeError("step() called after the episode ended (or before reset()): call reset()")
         try:
-            game.apply(int(action))
+            game.apply(action_id(action))
         except IllegalActionError as err:
             if self.illegal == "raise":
                 raise IllegalActionError(f"learner at seat {self.seat}: {err}") from None

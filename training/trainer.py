@@ -38,17 +38,19 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from tqdm import tqdm
 
 from nefertiti_env.agents import policy_file
+from nefertiti_env.agents.config import read_yaml
 from nefertiti_env.agents.policy_file import ModelFileError
 from nefertiti_env.agents.ppo import FINAL_MODEL, model_file
 from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
 from .batched_vec_env import BatchedVecEnv
-from .config import Config, ConfigError, config_from_dict
+from .config import Config, ConfigError, TableConfig, config_from_dict, split_envs
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
 from .single_agent import SingleAgentEnv
+from .table_mix import TableMixVecEnv
 from .vec_env import WorkerVecEnv
 
 RUN_KIND = "training"
@@ -79,9 +81,16 @@ class RunPaths:
         return self.checkpoints / f"step_{step:010d}"
 
     def latest_checkpoint(self) -> Path | None:
-        if not self.latest.is_file():
-            return None
-        return self.checkpoints / self.latest.read_text().strip()
+        """The checkpoint `latest` names, if whole; else (a damaged pointer or checkpoint) the newest whole
+        one, so that a damaged file never hides a checkpoint that can be resumed; None if there is none."""
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            named = self.checkpoints / self.latest.read_text(encoding="utf-8").strip()
+            if named.parent == self.checkpoints and read_checkpoint_state(named) is not None:
+                return named
+        for folder in sorted(self.checkpoints.glob("step_*"), reverse=True):
+            if read_checkpoint_state(folder) is not None:
+                return folder
+        return None
 
     def own_files(self) -> list[Path]:
         """The files a run writes outside its checkpoint folders (what `--force` replaces, with the
@@ -89,6 +98,21 @@ class RunPaths:
         fixed = [self.config, self.latest, self.progress, self.evaluations, self.eval_policy, self.final_model,
                  self.results_csv, self.results_md, self.curve, self.summary]
         return fixed + sorted(self.snapshots.glob("step_*.pt")) + sorted(self.logs.glob("events.out.tfevents.*"))
+
+
+def read_checkpoint_state(folder: Path) -> dict | None:
+    """The counters of the checkpoint in `folder` (its state.json), or None if it is not whole: a model
+    file beside a state.json with the counters the trainer reads."""
+    try:
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    kinds = {"num_timesteps": int, "train_seconds": (int, float), "eval_seconds": (int, float),
+             "session_seeds": list, "pool": dict}
+    if not (isinstance(state, dict) and all(isinstance(state.get(k), t) for k, t in kinds.items())
+            and (folder / "model.pt").is_file()):
+        return None
+    return state
 
 
 def remove_checkpoint(folder: Path) -> None:
@@ -119,23 +143,30 @@ def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Conf
     paths = RunPaths(out)
     if not paths.config.is_file():
         raise ConfigError(f"{out}: no run to resume here (missing {paths.config})")
-    data = {**yaml.safe_load(paths.config.read_text()), "out": str(out), "init_from": ""}
+    try:
+        saved = read_yaml(paths.config.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{paths.config}: damaged ({' '.join(str(err).split())}); restore it, or start the run "
+                          "over with --force") from None
+    if not isinstance(saved, dict):
+        raise ConfigError(f"{paths.config}: damaged (not a mapping of keys); restore it, or start over with --force")
+    data = {**saved, "out": str(out), "init_from": ""}
     if total_timesteps is not None:
         data["total_timesteps"] = total_timesteps
     return config_from_dict(data, source=str(paths.config))
 
 
-def game_args(config: Config) -> dict:
-    env = config.env
-    return {"num_players": env.num_players, "ruleset": env.ruleset, "setup": env.setup}
+def game_args(config: Config, table: TableConfig) -> dict:
+    """The NefertitiGame options of one of the run's tables."""
+    return {"ruleset": config.env.ruleset, **table.game_options()}
 
 
-def _env_factory(config: Config, pool_state: dict, subprocess: bool):
+def _env_factory(config: Config, pool_state: dict, subprocess: bool, table: TableConfig):
     def make():
         if subprocess:
             torch.set_num_threads(1)            # one core per worker: no oversubscription
         return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state),
-                              observation=config.env.observation, **game_args(config))
+                              observation=config.env.observation, **game_args(config, table))
     return make
 
 
@@ -153,7 +184,7 @@ class Trainer:
             raise RunFolderError(f"{self.paths.out}: no checkpoint to resume yet (pass --force instead of "
                                  "--resume to start the run over)")
         self.checkpoint_dir = latest
-        self.state = json.loads((latest / "state.json").read_text()) if resume else {
+        self.state = read_checkpoint_state(latest) if resume else {
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
             "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
             "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
@@ -182,16 +213,22 @@ class Trainer:
 
         torch.set_num_threads(cfg.torch_threads)
         session_seed = cfg.seed + self.state["num_timesteps"]
+        tables = cfg.env.table_list()
+        counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
         if cfg.env.vector:
-            venv = BatchedVecEnv(cfg.env.n_envs, opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
-                                 max_snapshots=cfg.opponents.max_snapshots,
-                                 deterministic=cfg.opponents.snapshot_deterministic, seed=session_seed,
-                                 observation=cfg.env.observation, **game_args(cfg))
+            common = dict(opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
+                          max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
+                          seed=session_seed, observation=cfg.env.observation)
+            if len(tables) == 1:
+                venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
+            else:                               # one batch per table (training/table_mix.py says why)
+                venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
         else:
             subprocess = cfg.env.workers > 1
             if subprocess:      # numba compiles (or loads) the engine and encoder here, once, before the workers
-                SingleAgentEnv(observation=cfg.env.observation, **game_args(cfg)).reset(seed=session_seed)
-            factories = [_env_factory(cfg, self.pool.state(), subprocess) for _ in range(cfg.env.n_envs)]
+                SingleAgentEnv(observation=cfg.env.observation, **game_args(cfg, tables[0])).reset(seed=session_seed)
+            factories = [_env_factory(cfg, self.pool.state(), subprocess, t) for t, n in zip(tables, counts)
+                         for _ in range(n)]
             venv = WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories)
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
@@ -202,7 +239,10 @@ class Trainer:
             ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
             policy_kwargs={"net_arch": list(p.net_arch)}, seed=session_seed, device="cpu", verbose=0)
         if self.resume:                         # weights, optimiser and counters from the checkpoint
-            meta = policy_file.load_into(self.model.policy, self.checkpoint_dir / "model.pt")
+            model = self.checkpoint_dir / "model.pt"
+            meta = policy_file.load_into(self.model.policy, model)
+            if not all(type(meta.get(k)) is int for k in ("num_timesteps", "n_updates")):
+                raise ModelFileError(f"{model}: meta lacks the checkpoint's counters (num_timesteps, n_updates)")
             self.model.num_timesteps, self.model._n_updates = meta["num_timesteps"], meta["n_updates"]
             self.model.set_random_seed(session_seed)
         elif cfg.init_from:
@@ -216,7 +256,7 @@ class Trainer:
             policy_file.load_into(self.model.policy, model)
         except ModelFileError as err:
             raise ConfigError(f"init_from: {err} (this run's ppo.net_arch is {self.config.ppo.net_arch}, "
-                              f"{self.config.env.num_players} players)") from None
+                              f"observation {self.config.env.observation})") from None
 
     # ------------------------------------------------------------ schedule actions
     def snapshot(self, step: int) -> None:
@@ -231,12 +271,20 @@ class Trainer:
         self.state["last_snapshot"] = step
 
     def evaluate(self, step: int, games: int) -> list[MatchResult]:
+        """`games` games against each baseline at each table; at a mixture each result's baseline is
+        named "<table> <baseline>" ("3p beginner expansion Memphis banker")."""
         cfg = self.config.evaluation
         start = time.perf_counter()
         policy_file.save(self.paths.eval_policy, self.model.policy)
-        results = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config),
-                           seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
-                           workers=cfg.workers, progress=self.progress)
+        tables = self.config.env.table_list()
+        results = []
+        for table in tables:
+            found = evaluate(str(self.paths.eval_policy), cfg.baselines, games, game_args(self.config, table),
+                             seed=self.config.seed * 1_000_003 + 7, deterministic=cfg.deterministic,
+                             workers=cfg.workers, progress=self.progress, ray=cfg.ray)
+            for result in found if len(tables) > 1 else ():
+                result.baseline = f"{table.label()} {result.baseline}"
+            results += found
         self.state["eval_seconds"] += time.perf_counter() - start
         return results
 
@@ -320,8 +368,11 @@ class Trainer:
 
     def report(self, results: list[MatchResult], step: int) -> None:
         cfg, paths = self.config, self.paths
-        title = (f"{Path(cfg.out).name}: learner vs {cfg.env.num_players - 1} copies of each baseline "
-                 f"({step:,} steps, {cfg.env.num_players} players)")
+        tables = cfg.env.table_list()
+        n = tables[0].num_players
+        title = (f"{Path(cfg.out).name}: learner vs {n - 1} copies of each baseline ({step:,} steps, {n} players)"
+                 if len(tables) == 1 else
+                 f"{Path(cfg.out).name}: learner vs n-1 copies of each baseline ({step:,} steps, {len(tables)} tables)")
         save_results(results, step, paths.results_csv, paths.results_md, title)
         games = [{"baseline": r.baseline, **e} for r in results for e in sorted(r.records, key=lambda e: e["index"])]
         paths.eval_games.write_text("".join(json.dumps({"game": g, **e}) + "\n" for g, e in enumerate(games)))
@@ -352,6 +403,7 @@ class TrainingCallback(BaseCallback):
         self.trainer = trainer
         self.wins = deque(maxlen=200)
         self.wins_against = defaultdict(lambda: deque(maxlen=200))     # by opponent kind
+        self.wins_at = defaultdict(lambda: deque(maxlen=200))          # by table, at a mixture
 
     def _on_training_start(self):
         self.bar = progress_bar(total=self.trainer.config.total_timesteps, initial=self.model.num_timesteps,
@@ -363,6 +415,8 @@ class TrainingCallback(BaseCallback):
             if done:
                 self.wins.append(info["win"])
                 self.wins_against[info["opponents"]].append(info["win"])
+                if "table" in info:
+                    self.wins_at[info["table"]].append(info["win"])
         return True
 
     def _on_rollout_start(self):
@@ -371,6 +425,8 @@ class TrainingCallback(BaseCallback):
     def _on_rollout_end(self):
         for kind, wins in self.wins_against.items():
             self.logger.record(f"rollout/win_rate_vs/{kind}", float(np.mean(wins)))
+        for table, wins in self.wins_at.items():
+            self.logger.record(f"rollout/win_rate_at/{table.replace(' ', '_')}", float(np.mean(wins)))
         if self.wins:
             self.logger.record("rollout/win_rate", float(np.mean(self.wins)))
             self.bar.set_postfix(train_win=f"{np.mean(self.wins):.0%}")
@@ -401,9 +457,17 @@ def _truncate_csv(path: Path, column: str, max_value: int) -> None:
     if not rows or column not in rows[0]:
         return
     at = rows[0].index(column)
-    kept = [rows[0]] + [r for r in rows[1:] if r[at] == "" or float(r[at]) <= max_value]
+    kept = [rows[0]] + [r for r in rows[1:] if len(r) == len(rows[0]) and (r[at] == "" or _at_most(r[at], max_value))]
     with open(path, "w", newline="") as f:
         csv.writer(f).writerows(kept)
+
+
+def _at_most(text: str, limit: int) -> bool:
+    """A log row's step is a number up to `limit` (a damaged row, not a number, is dropped too)."""
+    try:
+        return float(text) <= limit
+    except ValueError:
+        return False
 
 
 def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:

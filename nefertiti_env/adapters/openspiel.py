@@ -19,10 +19,18 @@ player saw, for every other seat.
 Parameters: players (2..5, default 4), reward ("win_loss" or "rank"), characters
 (a NefertitiGame `characters` option: "base", "expansion" or a scenario), setups (the
 first chance node picks one of this many seeded setups: seat order, stall sides,
-first cards; default 1000), seed (offsets the setup seeds). Observation tensors
-are the encoder's vector (`nefertiti_env.encoding.observe`); information state
-strings are the player's history: actions, dice, cards drawn and, for the Oracle
-player only, the cards it saw and its private choices (`NefertitiGame.history_for`).
+first cards; default 1000), seed (offsets the setup seeds). The observation and
+information state tensors are the seat's compact v1 observation (`observe_v1`: what
+the seat knows now, so OpenSpiel's learning algorithms train on the vector the
+project's agents use; the whole history would not fit a fixed tensor); information
+state strings are the player's history: actions, dice, cards drawn and, for the
+Oracle player only, the cards it saw and its private choices (`NefertitiGame.history_for`).
+`str(state)` is the board (the env's text rendering) and what chance decides next.
+
+`serialize()` is OpenSpiel's own for Python games: the history and a pickle of the
+state's attributes, which `deserialize_state` unpickles (OpenSpiel's C++ code, not this
+module, so deserialize only strings you made). The rules-core game travels inside it as
+its JSON state and is loaded back through `NefertitiGame.from_json`, which checks it.
 """
 from __future__ import annotations
 
@@ -34,8 +42,9 @@ import pyspiel
 from ..core import NUM_ACTIONS, NefertitiGame
 from ..core import actions as A
 from ..core.limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
-from ..encoding import OBS_SIZE, observation_dict, observe
+from ..encoding import V1_SIZE, observation_dict, observe_v1
 from ..env.aec import final_rewards
+from ..env.render import board_text
 
 REWARDS = ("win_loss", "rank")
 MAX_GAME_LENGTH = 3000       # decisions and chance nodes; random play takes at most ~250 decisions + ~70 chance
@@ -50,7 +59,7 @@ GAME_TYPE = pyspiel.GameType(
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
     max_num_players=MAX_PLAYERS, min_num_players=2,
-    provides_information_state_string=True, provides_information_state_tensor=False,
+    provides_information_state_string=True, provides_information_state_tensor=True,
     provides_observation_string=True, provides_observation_tensor=True,
     parameter_specification=_DEFAULTS)
 
@@ -87,13 +96,21 @@ class _Settings(NamedTuple):
 
 class _Table:
     """Holds the rules-core game. pyspiel clones a Python state by deep-copying its attributes; this
-    makes that copy the core's own `clone()` (the ruleset is shared, not copied)."""
+    makes that copy the core's own `clone()` (the ruleset is shared, not copied). `serialize()`
+    pickles the attributes: the game goes in as its JSON state (a NefertitiGame is never pickled)."""
 
     def __init__(self, game: NefertitiGame | None):
         self.game = game
 
     def __deepcopy__(self, memo):
         return _Table(None if self.game is None else self.game.clone())
+
+    def __reduce__(self):
+        return _Table.from_json, (None if self.game is None else self.game.to_json(),)
+
+    @staticmethod
+    def from_json(text: str | None) -> "_Table":
+        return _Table(None if text is None else NefertitiGame.from_json(text))
 
 
 class NefertitiOpenSpielState(pyspiel.State):
@@ -137,6 +154,9 @@ class NefertitiOpenSpielState(pyspiel.State):
         return self._card_odds(self._need[1])
 
     def _apply_action(self, action):
+        if self._need and action not in dict(self.chance_outcomes()):
+            raise ValueError(f"chance outcome {action} is impossible at this chance node ({self._describe_need()}); "
+                             f"possible: {_ranges([a for a, _ in self.chance_outcomes()])}")
         if not self._need:
             self._pending, self._rolls = int(action), []
         elif self._need[0] == "setup":
@@ -178,9 +198,20 @@ class NefertitiOpenSpielState(pyspiel.State):
         return state
 
     def __str__(self):
+        """The board, then what chance decides next (if anything)."""
         if self.game is None:
-            return "before setup"
-        return f"{self.game!r} need={self._need}"
+            return f"before setup (chance: {self._describe_need()})"
+        board = board_text(self.game)
+        return f"{board}\nchance: {self._describe_need()}" if self._need else board
+
+    def _describe_need(self) -> str:
+        kind = self._need[0]
+        if kind == "setup":
+            return f"one of {self._spiel.setups} seeded setups"
+        if kind == "roll":
+            return f"a die {self._need[1]}..{self._need[2] - 1} for {self.game.action_to_string(self._pending)}" \
+                   + (f" after {', '.join(map(str, self._rolls))}" if self._rolls else "")
+        return f"the card at deck place {self._need[1]} for {self.game.action_to_string(self._pending)}"
 
     # ----------------------------------------------------------------- chance
     def _advance(self) -> None:
@@ -256,16 +287,28 @@ def _card_name(game: NefertitiGame, code: int) -> str:
     return "Akhenaton" if code == game.kind_akhenaton else game.rules.kind_names[code]
 
 
+def _ranges(values: list[int]) -> str:
+    """`[0, 1, 2, 5]` as "0..2, 5": the possible outcomes of a chance node, short even for 1000 setups."""
+    parts, start = [], None
+    for i, v in enumerate(values):
+        start = v if start is None else start
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            parts.append(f"{start}..{v}" if v > start else str(v))
+            start = None
+    return ", ".join(parts)
+
+
 class Observer:
-    """Observation tensor: the encoder's vector; strings: the player's history (perfect recall) or its view."""
+    """Tensors (information state and observation): the seat's v1 observation; strings: the player's
+    history (perfect recall) or its view."""
 
     def __init__(self, iig_obs_type):
         self.perfect_recall = iig_obs_type.perfect_recall
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.tensor = np.zeros(V1_SIZE, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: NefertitiOpenSpielState, player: int) -> None:
-        self.tensor[:] = 0 if state.game is None else observe(state.game, player)
+        self.tensor[:] = 0 if state.game is None else observe_v1(state.game, player)
 
     def string_from(self, state: NefertitiOpenSpielState, player: int) -> str:
         if self.perfect_recall:

@@ -154,3 +154,14 @@ class ActionNames:
                 return TARGET + int(rest.lstrip("+")) - 1
             raise ValueError(f"target must be +1..+{MAX_PLAYERS - 1} or 'neutral' in {text!r}")
         raise ValueError(f"cannot read action {text!r}; see the grammar in nefertiti_env.core.actions")
+
+
+def action_id(value) -> int:
+    """`value` as an action id: a Python or numpy integer, or a 0-d integer array (what a policy's
+    sample may be). TypeError for anything else (a float, a string, a bool: never rounded or read)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        return int(value)
+    if isinstance(value, np.integer) or (isinstance(value, int) and not isinstance(value, bool)):
+        return int(value)
+    raise TypeError(f"an action is an integer id (int or numpy integer), got {type(value).__name__} {value!r}; "
+                    "use string_to_action() for text")

@@ -11,8 +11,8 @@ bit for bit, and `clone()` is a copy of the array.
 """
 from __future__ import annotations
 
+import functools
 import json
-from pathlib import Path
 
 import numpy as np
 
@@ -27,13 +27,16 @@ from .engine.rng import rng_state, rng_words
 from .engine.rules import check_roster, rules_array
 from .limits import MAX_KINDS, MAX_PLAYERS, NUM_BIDS
 from .phases import PH_OVER, PHASE_NAMES
-from .ruleset import PACKAGED_RULESETS, Ruleset, load_ruleset
+from .ruleset import Ruleset, load_ruleset
+from .ruleset_ref import ruleset_from_ref, ruleset_ref
 
 OPTIONS = {"setup": ("beginner", "advanced"), "memphis": (False, True)}
 # Decisions after which a game is truncated. The rules let a game last forever (bids nobody can
 # pay draw no card); natural games are far shorter: see docs/actions.md and benchmarks/game_lengths.py.
 DEFAULT_MAX_DECISIONS = 2000
-MAX_DECISIONS_LIMIT = 10**7
+# The largest max_decisions accepted: 250 times the longest natural game, far above any use, and low
+# enough that a record or a replay of a truncated game stays a file of a few megabytes.
+MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
 _ACTOR = L.ACTOR
@@ -86,7 +89,7 @@ class NefertitiGame:
 
     def __init__(self, num_players: int = 4, ruleset: str | Ruleset = "default", seed: int | None = None,
                  setup: str = "beginner", memphis: bool | None = None, characters: str | list[str] = "base",
-                 max_decisions: int = DEFAULT_MAX_DECISIONS):
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, forbidden: list[list[int]] | None = None):
         """A new game, set up and ready for its first decision.
 
         memphis: use the Port of Memphis and foreign gifts (None: only where mandatory, 5 players).
@@ -95,6 +98,10 @@ class NefertitiGame:
         character keys (the whole roster, one entry per card).
         max_decisions: after this many decisions the game is truncated (`is_truncated()`): no
         legal action is left and no seat wins.
+        forbidden: restricted play, one list of action ids per seat that the seat may not take
+        (`balance.restrict` builds them from a character or market name). The engine leaves them out
+        of the seat's legal actions, for every bot and inside search, except in a forced decision
+        (`is_forced`). Saved with the options (`record`, `to_json`); a game without it is unchanged.
         """
         self.rules = rs = load_ruleset(ruleset)
         if num_players not in rs.players:
@@ -120,6 +127,9 @@ class NefertitiGame:
         self.seed = int(np.random.SeedSequence().entropy if seed is None else seed)
         self.options = dict(num_players=num_players, setup=setup, memphis=bool(memphis), characters=characters,
                             max_decisions=max_decisions)
+        forbidden = _check_forbidden(forbidden, num_players)
+        if forbidden:
+            self.options["forbidden"] = forbidden
         self.R = _rules_for(rs, self.options)
         self._views(np.zeros(W_SIZE, dtype=np.int64))
         self.history: list[int] = []       # every action: the referee's log (`record`)
@@ -227,6 +237,7 @@ class NefertitiGame:
 
         Every other undrawn card is hidden from every seat; observations never show them.
         """
+        self._check_seat(seat)
         deck = self.deck
         return {pos: int(deck[pos]) for pos in range(hidden.unseen_end(self.S, seat), len(deck))}
 
@@ -236,10 +247,16 @@ class NefertitiGame:
         `akhenaton_among_last` places, and gifts an Oracle player swapped into the bottom
         places (and not seen drawn since) stay among those places. Use on a clone.
         The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
+        self._check_seat(seat)
         G = hidden.generator_array(rng)
         hidden.resample_hidden(self.R, self.S, seat, G)
         rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
+
+    def _check_seat(self, seat) -> None:
+        """`seat` names a player of this game: -1 (no Oracle seat) would be read as the Oracle player's."""
+        if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer 0..{self.num_players - 1}, got {seat!r}")
 
     # ----------------------------------------------------------- legal moves
     # The legal actions are computed by the kernel after each decision, into `_io` (`_n` of them, after S in `_w`;
@@ -267,6 +284,15 @@ class NefertitiGame:
             self._mask = mask
         return self._mask
 
+    def is_forced(self) -> bool:
+        """Restricted play: the deciding seat may take its forbidden actions in this decision, since
+        without them it would have none left but (optional) characters (`engine/step.restrict`)."""
+        seat = self.current_player
+        if seat < 0 or not self.R[L.RESTRICTED + seat]:
+            return False
+        row = L.FORBIDDEN + seat * _NUM_ACTIONS
+        return bool(self.R[row:row + _NUM_ACTIONS][self._io[:self._count()]].any())
+
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
         self._n, self._mask = -1, None
@@ -278,11 +304,7 @@ class NefertitiGame:
         Raises TypeError for anything else (a float, a string, a bool: never silently rounded
         or read) and IllegalActionError if the action is not legal."""
         if type(action) is not int:
-            if isinstance(action, np.integer):
-                action = int(action)
-            elif not isinstance(action, int) or isinstance(action, bool):
-                raise TypeError(f"an action is an integer id (int or numpy integer), got {type(action).__name__} "
-                                f"{action!r}; use string_to_action() for text")
+            action = A.action_id(action)
         if not 0 <= action < _NUM_ACTIONS:
             self._illegal(action)
         n = _decide(self.R, self._w, action, self._n)
@@ -375,14 +397,27 @@ class NefertitiGame:
         return self.names.from_string(text)
 
     def record(self) -> dict:
-        """Seed, options, ruleset source and actions: replays to an identical state."""
-        return {"seed": self.seed, "options": self.options, "ruleset": self._ruleset_ref(),
+        """Seed, options, ruleset reference (`core.ruleset_ref`) and actions: replays to an identical state."""
+        return {"seed": self.seed, "options": self.options, "ruleset": ruleset_ref(self.rules),
                 "actions": list(self.history)}
 
     @classmethod
-    def replay(cls, record: dict, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
-        rules = ruleset if ruleset is not None else _ruleset_arg(record["ruleset"])
-        game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+    def replay(cls, record: dict, ruleset: str | Ruleset | None = None,
+               allow_changed_ruleset: bool = False) -> "NefertitiGame":
+        """The game of `record` (`record()`), replayed. `ruleset` stands in for the recorded one (a file not
+        on this machine); a ruleset whose content is not the recorded one (sha256) is a RulesetError unless
+        allowed. ValueError naming what does not fit (TypeError for an action that is no integer,
+        IllegalActionError for one that is not legal)."""
+        if not (isinstance(record, dict) and type(record.get("seed")) is int and isinstance(record.get("options"), dict)
+                and isinstance(record.get("actions"), list)
+                and (ruleset is not None or isinstance(record.get("ruleset"), (str, dict)))):
+            raise ValueError("a game record is a JSON object with seed (an integer), options (an object), actions "
+                             "(a list) and ruleset")
+        rules = ruleset_from_ref(record.get("ruleset"), ruleset, allow_changed_ruleset)
+        try:
+            game = cls(ruleset=rules, seed=record["seed"], **record["options"])
+        except TypeError as err:
+            raise ValueError(f"the record's options do not make a game: {err}") from None
         for index, action in enumerate(record["actions"]):
             try:
                 game.apply(action)
@@ -406,18 +441,18 @@ class NefertitiGame:
 
     def to_json(self) -> str:
         """The complete state (including the generator) as JSON."""
-        return json.dumps({"format": state_io.FORMAT, "ruleset": self._ruleset_ref(), "state": self.saved_state()})
-
-    def _ruleset_ref(self) -> str | dict:
-        """How a record names its ruleset: the file path, or the data itself for a dict ruleset."""
-        return self.rules.data if self.rules.source == "<dict>" else self.rules.source
+        return json.dumps({"format": state_io.FORMAT, "ruleset": ruleset_ref(self.rules),
+                           "state": self.saved_state()})
 
     @classmethod
-    def from_json(cls, text: str, ruleset: str | Ruleset | None = None) -> "NefertitiGame":
+    def from_json(cls, text: str, ruleset: str | Ruleset | None = None,
+                  allow_changed_ruleset: bool = False) -> "NefertitiGame":
         """The game saved by `to_json`. Raises StateError (a ValueError) listing every problem:
         JSON shape, unknown or missing keys, types, array shapes, ranges, conservation of cards,
-        seals, Deben and pieces, a phase whose context does not fit (see `state_io`)."""
-        return state_io.load(cls, text, ruleset, _ruleset_arg)
+        seals, Deben and pieces, a phase whose context does not fit (see `state_io`); the ruleset
+        as `replay` finds and checks it."""
+        return state_io.load(cls, text, ruleset,
+                             functools.partial(ruleset_from_ref, allow_changed=allow_changed_ruleset))
 
     def __repr__(self):
         return (f"NefertitiGame(players={self.num_players}, phase={PHASE_NAMES[self.phase]!r}, "
@@ -433,19 +468,31 @@ def _decide(R, W, action, known) -> int:
     return _decide(R, W, action, known)
 
 
+def _check_forbidden(forbidden, num_players: int) -> list[list[int]] | None:
+    """The `forbidden` option as sorted lists of action ids, one per seat (None when no seat has any);
+    raises ValueError naming the problem."""
+    if forbidden is None:
+        return None
+    if not isinstance(forbidden, (list, tuple)) or len(forbidden) != num_players or \
+            not all(isinstance(x, (list, tuple)) for x in forbidden):
+        raise ValueError(f"forbidden must be one list of action ids per seat ({num_players}), got {forbidden!r}")
+    out = []
+    for seat, actions in enumerate(forbidden):
+        bad = [a for a in actions if isinstance(a, bool) or not isinstance(a, (int, np.integer))
+               or not 0 <= a < _NUM_ACTIONS]
+        if bad:
+            raise ValueError(f"forbidden[{seat}]: action ids must be integers 0..{_NUM_ACTIONS - 1}, got {bad}")
+        out.append(sorted({int(a) for a in actions}))
+    return out if any(out) else None
+
+
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:
     """The rules array of this ruleset and option set, built once per ruleset object (found by the
     options' values: a key built item by item over the dict took a third of a new game's set-up)."""
-    key = tuple(options.values()) if isinstance(options["characters"], str) else \
-        tuple(tuple(v) if isinstance(v, list) else v for v in options.values())
+    key = tuple(options.values()) if isinstance(options["characters"], str) and "forbidden" not in options else \
+        tuple(tuple(map(tuple, v)) if k == "forbidden" else tuple(v) if isinstance(v, list) else v
+              for k, v in options.items())
     cache = rs.__dict__.setdefault("_rules_arrays", {})
     if key not in cache:
         cache[key] = rules_array(rs, **options)
     return cache[key]
-
-
-def _ruleset_arg(source: str | dict):
-    """A record's ruleset reference back to a loadable argument."""
-    if isinstance(source, str) and Path(source).parent == PACKAGED_RULESETS:
-        return Path(source).stem
-    return source

@@ -7,6 +7,8 @@ user correcting a value sees all mistakes at once.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +145,13 @@ class Ruleset:
 
     def kind_index(self, name: str) -> int:
         return self.kind_names.index(name)
+
+    @functools.cached_property
+    def sha256(self) -> str:
+        """Hash of the data as canonical JSON (sorted keys): what a record checks its ruleset by, blind
+        to a file's comments, layout and place on disk."""
+        text = json.dumps(self.data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def character_index(self, key: str) -> int:
         return [c.key for c in self.characters].index(key)
@@ -287,6 +296,21 @@ def _parse_stall(ck: _Checker, table, path) -> Stall | None:
     return Stall(grid, symbols, Closing(kind, params, grid))
 
 
+def can_close(stall: Stall) -> bool:
+    """Can the stall's closing condition hold at all: when every square is taken (every kind holds
+    more with more pieces), by pieces of five colours; a dice match, if a sum of its dice is a square."""
+    closing, squares = stall.closing, [v for row in stall.grid for v in row]
+    if closing.kind == "never" or not squares:
+        return False
+    if closing.kind == "dice_match":
+        dice, sides = closing.params["dice"], closing.params["sides"]
+        return any(dice <= v <= dice * sides for v in squares)
+    row = [-1] * NUM_BIDS
+    for i, v in enumerate(squares):
+        row[v] = i % MAX_PLAYERS
+    return closing.holds(closing.all_squares, squares[-1], row)
+
+
 def _build(data: dict, source: str) -> Ruleset:
     ck = _Checker()
     ck.only(data, ("name", "reconstructed", "setup", "players", "gift_types", "cards", "memphis", "markets",
@@ -406,6 +430,9 @@ def _build(data: dict, source: str) -> Ruleset:
         left = _parse_stall(ck, m.get("left") if isinstance(m, dict) else None, f"{path}.left")
         right = _parse_stall(ck, m.get("right") if isinstance(m, dict) else None, f"{path}.right")
         start_closed = ck.get(m, "start_closed", path, bool, False, required=False)
+        if left and right and not setup["close_when_full"] and not (can_close(left) or can_close(right)):
+            ck.fail(f"{path}.closing", "neither stall's condition can hold on its squares and "
+                    "setup.close_when_full is false: the market would never close, so no game could end")
         if left and right:
             markets.append(Market(mname, (left, right), SIDES.index(beginner), start_closed))
     if len(markets_t) == NUM_MARKETS - 1 and sum(m.get("start_closed", False) is True for m in markets_t

@@ -10,6 +10,11 @@ checked in two stages, each listing all its problems in one `StateError`:
    new game, and a phase whose context (actor, resolution, character) is consistent.
 
 Only a state passing both is returned, so a game never plays on from an impossible position.
+The compiled engine does no bounds checks (numba does none, and one per index would cost the hot
+loop), so these checks are also its memory safety: every value it uses as an index (pieces, card
+codes, markets, places, bid values, the resolution's order and position, a character's step and
+choices) is held to the range the engine gives it; and every integer to |v| <= VALUE_LIMIT, so that
+the conservation sums cannot wrap around (docs/engine.md, "Checks at the boundary").
 """
 from __future__ import annotations
 
@@ -19,13 +24,14 @@ import numpy as np
 
 from . import actions as A
 from .engine import layout as L
-from .limits import MEMPHIS, NUM_MARKETS
+from .limits import MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_SHAME, PH_TUTOR_DIST,
                      PH_TUTOR_RES, TUTOR)
 
 FORMAT = "nefertiti-state-2"     # 2: the fields of engine/layout.py (1: the Python engine's attributes)
 RESOLUTION_PHASES = (PH_HIGH, PH_SHAME, PH_OTHER, PH_TUTOR_RES, PH_TUTOR_DIST)
 INT64 = np.iinfo(np.int64)
+VALUE_LIMIT = 2**31      # any saved value beyond is refused: sums of the state's ~1,000 values stay far below 2**63
 OWNER_ROWS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played")
 
 
@@ -42,7 +48,7 @@ def load(cls, text: str, ruleset, ruleset_arg):
     """The game saved in `text` (see the module docstring); raises StateError listing every problem."""
     try:
         data = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as err:
+    except (TypeError, json.JSONDecodeError, RecursionError) as err:
         raise StateError([f"not JSON text: {err}"]) from None
     if not isinstance(data, dict):
         raise StateError([f"a saved state is a JSON object with 'format', 'ruleset' and 'state', "
@@ -58,7 +64,7 @@ def load(cls, text: str, ruleset, ruleset_arg):
     if problems:
         raise StateError(problems)
     try:
-        template = cls(ruleset=ruleset if ruleset is not None else ruleset_arg(data.get("ruleset")),
+        template = cls(ruleset=ruleset_arg(data.get("ruleset"), ruleset),
                        seed=state["seed"], **state["options"])
     except (TypeError, ValueError) as err:      # RulesetError is a ValueError
         raise StateError([f"state.options or ruleset: {err}"]) from None
@@ -75,6 +81,11 @@ def load(cls, text: str, ruleset, ruleset_arg):
 
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and INT64.min <= v <= INT64.max
+
+
+def _is_value(v) -> bool:
+    """An integer a state field may hold (see VALUE_LIMIT)."""
+    return _is_int(v) and -VALUE_LIMIT <= v <= VALUE_LIMIT
 
 
 def _fill(game, expected: dict, state: dict) -> list[str]:
@@ -100,12 +111,12 @@ def _fill(game, expected: dict, state: dict) -> list[str]:
             else:
                 setattr(game, key, value)
         elif isinstance(want, int):
-            if not _is_int(value):
-                problems.append(f"{where}: must be an integer, got {value!r}")
+            if not _is_value(value):
+                problems.append(f"{where}: must be an integer within +-{VALUE_LIMIT}, got {value!r}")
             else:
                 setattr(game, key, value)
         elif key == "placed":
-            if not (isinstance(value, list) and all(isinstance(x, list) and len(x) == 2 and all(map(_is_int, x))
+            if not (isinstance(value, list) and all(isinstance(x, list) and len(x) == 2 and all(map(_is_value, x))
                                                     for x in value)):
                 problems.append(f"{where}: must be a list of [market, value] pairs, got {value!r}")
             else:
@@ -114,8 +125,8 @@ def _fill(game, expected: dict, state: dict) -> list[str]:
                 except ValueError as err:
                     problems.append(f"{where}: {err}")
         elif isinstance(want, (list, tuple)):
-            if not (isinstance(value, list) and all(map(_is_int, value))):
-                problems.append(f"{where}: must be a list of integers, got {value!r}")
+            if not (isinstance(value, list) and all(map(_is_value, value))):
+                problems.append(f"{where}: must be a list of integers within +-{VALUE_LIMIT}, got {value!r}")
             else:
                 try:
                     setattr(game, key, tuple(value) if isinstance(current, tuple) else list(value))
@@ -133,8 +144,8 @@ def _fill_array(current: np.ndarray, value, where: str) -> list[str]:
         return [f"{where}: not a rectangular array of numbers"]
     if array.shape != current.shape:
         return [f"{where}: shape {array.shape}, expected {current.shape}"]
-    if array.size and (array.dtype.kind not in "iu" or not all(map(_is_int, array.ravel().tolist()))):
-        return [f"{where}: must hold integers within int64"]
+    if array.size and (array.dtype.kind not in "iu" or not all(map(_is_value, array.ravel().tolist()))):
+        return [f"{where}: must hold integers within +-{VALUE_LIMIT}"]
     current[...] = array
     return []
 
@@ -224,12 +235,90 @@ def meaning_problems(g, template) -> list[str]:
          f"private_to: one entry per history action, -1 (public) or a seat 0..{n - 1}")
     need(len(g.history) <= g.options["max_decisions"], f"history: {len(g.history)} decisions, more than "
                                                        f"max_decisions {g.options['max_decisions']}")
+    need(all(0 <= m < NUM_MARKETS and 0 <= v < NUM_BIDS for m, v in g.placed),
+         f"placed: squares must be [market 0..{NUM_MARKETS - 1}, value 0..{NUM_BIDS - 1}]")
+    need(all(0 <= m < NUM_MARKETS for m in g.tutor_given), f"tutor_given: markets must be 0..{NUM_MARKETS - 1}")
+    need(all(0 <= kind < k for kind in g.oracle_given), f"oracle_given: gifts must be card codes 0..{k - 1}")
+    need(0 <= g.res_stage <= L.STAGE_DONE, f"res_stage: must be 0..{L.STAGE_DONE}, got {g.res_stage}")
+    need(g.tutor_left > 0 if g.phase == PH_TUTOR_DIST else g.tutor_left == 0,
+         f"tutor_left {g.tutor_left}: Deben to place in the tutor Deben phase only")
+    if not problems:
+        problems += _resolution_problems(g, in_res) + _character_problems(g)
     if not problems and not g.is_over():
         try:
             need(bool(g.legal_actions()), "no legal action in this state")
         except (IndexError, KeyError, ValueError, AssertionError) as err:
             problems.append(f"the state has no consistent decision: {err!r}")
     return problems
+
+
+def _resolution_problems(g, in_res: bool) -> list[str]:
+    """The market being resolved: its bid values high first, each piece still to resolve on its square,
+    the one resolving now the actor's (the engine reads the actor from that square)."""
+    order, pos = list(g.res_order), g.res_pos
+    if not in_res:
+        return [] if not order and pos == 0 else ["res_order, res_pos: empty and 0 outside a resolution"]
+    if not (all(0 <= v < NUM_BIDS for v in order) and order == sorted(set(order), reverse=True)):
+        return [f"res_order: distinct bid values 0..{NUM_BIDS - 1}, high first, got {order}"]
+    if not 0 <= pos < len(order):
+        return [f"res_pos {pos}: must index res_order (of {len(order)} values) during a resolution"]
+    m = g.res_market
+    if any(g.occ[m, v] < 0 for v in order[pos:]):
+        return [f"res_order: the pieces still to resolve must stand on market {m}'s squares {order[pos:]}"]
+    if g.occ[m, order[pos]] % TUTOR != g.actor and g.phase != PH_CHARACTER:
+        return [f"actor {g.actor}: the piece resolving now (market {m}, bid {order[pos]}) is another seat's"]
+    if g.roam_resume >= 0 and not 0 <= g.roam_slot < MAX_SLOTS:
+        return [f"roam_slot {g.roam_slot}: the place the Roaming Thief card was bought from, 0..{MAX_SLOTS - 1}"]
+    return []
+
+
+# A character's steps and the choices it has made so far at each step (engine/powers.py): the
+# meaning of each entry of char_sel, per power. Powers not listed take one choice, at step 0.
+_MARKET, _KIND, _OWNER, _COUNT, _EXCLUDE = range(5)
+_CHOICES = {
+    "merchant": ((), (_KIND,), (_KIND, _OWNER)),
+    "thief": ((), (_MARKET,)),
+    "roaming_thief": ((_EXCLUDE,), (_EXCLUDE, _MARKET)),
+    "trader": ((_COUNT,), (_COUNT, _KIND), (_COUNT, _KIND, _MARKET)),
+}
+
+
+def _character_problems(g) -> list[str]:
+    """The character being played: a step its power has, and choices that fit that step."""
+    if g.phase != PH_CHARACTER:
+        return []
+    character = g.rules.characters[g.char_index]
+    power, step, sel, n = character.power, g.char_step, list(g.char_sel), g.num_players
+    if power == "oracle":
+        return _oracle_problems(g, character.params["cards"])
+    if power == "beggar":
+        steps = [()] * MEMPHIS
+    else:
+        steps = _CHOICES.get(power, ((),))
+    if not 0 <= step < len(steps) or len(sel) != len(steps[step]):
+        return [f"char_step {step}, char_sel {sel}: not a step of the {power} power"]
+    top = {_MARKET: MEMPHIS, _KIND: g.rules.num_kinds, _OWNER: NUM_OWNERS, _COUNT: character.params.get("exchanges", 0),
+           _EXCLUDE: NUM_MARKETS}
+    low = {_EXCLUDE: -1}
+    if not all(low.get(what, 0) <= v < top[what] for what, v in zip(steps[step], sel)) or \
+            (power == "merchant" and step == 2 and not (sel[1] != g.actor and (sel[1] < n or sel[1] == NEUTRAL))):
+        return [f"char_sel {sel}: choices out of range for step {step} of the {power} power"]
+    return []
+
+
+def _oracle_problems(g, cards: int) -> list[str]:
+    """The Oracle: it looks at the bottom places oracle_from.. of the deck (at most `cards`); char_sel
+    holds places among them (and, while taking, the gift given first)."""
+    n = len(g.deck) - g.oracle_from
+    if g.oracle_seat != g.actor or g.oracle_from != max(g.deck_pos, len(g.deck) - cards) or not 1 <= n <= cards:
+        return [f"oracle_seat, oracle_from: the Oracle player {g.actor} looks at the bottom {cards} undrawn places"]
+    sel, step = list(g.char_sel), g.char_step
+    places = sel[1:] if step == 1 else sel
+    most = {0: n, 1: n - 1, 2: n - 2}      # swapping: each place once; taking: one left; ordering: ends at n - 1
+    if step not in most or (step == 1 and not (sel and 0 <= sel[0] < g.rules.num_kinds)) \
+            or not all(0 <= i < n for i in places) or len(set(places)) != len(places) or len(places) > most[step]:
+        return [f"char_step {step}, char_sel {sel}: not a step of the Oracle with {n} bottom places"]
+    return []
 
 
 def _card_problems(g, template, undrawn: np.ndarray) -> list[str]:

@@ -140,7 +140,10 @@ _TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play
 _PENDING = tuple(f"pending {m}" for m in range(NUM_MARKETS))
 _CHOICE = ("exchanges made", "chosen market", "chosen excluded market", "chosen kind", "chosen owner") \
     + tuple(f"chosen place {i}" for i in range(KNOWN)) + tuple(f"known card {i}" for i in range(KNOWN))
-SCALARS = _TURN + _PENDING + _CHOICE
+# The table (v2 reads them): constant over a game, but the roster of expansion games is drawn at set-up, so
+# it is counted from the state: the cards of each character left plus those played.
+_TABLE = ("advanced setup",) + tuple(f"roster {c}" for c in range(MAX_CHARACTERS))
+SCALARS = _TURN + _TABLE + _PENDING + _CHOICE
 _CHOSEN = {what: _CHOICE.index("chosen " + what) for what in ("market", "excluded market", "kind", "owner",
                                                               "place 0")}
 _CHOSEN["exchanges made"] = 0
@@ -151,7 +154,8 @@ _CHOSEN["exchanges made"] = 0
 UNSEEN = L.STATE_SIZE
 SCALARS_AT = UNSEEN + MAX_KINDS
 VECTOR_SIZE = SCALARS_AT + len(SCALARS)
-_PENDING_AT = SCALARS_AT + len(_TURN)
+_TABLE_AT = SCALARS_AT + len(_TURN)
+_PENDING_AT = _TABLE_AT + len(_TABLE)
 _CHOICE_AT = _PENDING_AT + len(_PENDING)
 _KNOWN_AT = VECTOR_SIZE - KNOWN
 _PLACE_0 = _CHOICE_AT + _CHOSEN["place 0"]
@@ -214,6 +218,12 @@ def state_vector(R, S, seat, vec):
     vec[t + 16] = ph
     vec[t + 17] = char
     vec[t + 18] = min(S[L.CHAR_STEP], STEPS - 1) if char >= 0 else _NONE
+    vec[_TABLE_AT] = R[L.R_ADVANCED]
+    for c in range(MAX_CHARACTERS):
+        dealt = S[L.CHAR_AVAIL + c]
+        for o in range(NUM_OWNERS):
+            dealt += S[L.CHAR_PLAYED + o * MAX_CHARACTERS + c]
+        vec[_TABLE_AT + 1 + c] = dealt
     vec[_PENDING_AT:_CHOICE_AT] = 0
     for i in range(S[L.PENDING_N]):
         vec[_PENDING_AT + S[L.PENDING + i]] = 1

@@ -1,4 +1,5 @@
-"""The observation versions by name: "v0" (the full layout, 3,225 floats) and "v1" (compact, 657)."""
+"""The observation versions by name: "v0" (the full layout, 3,225 floats), "v1" (compact, 657) and "v2"
+(v1 and the table: player count, setup, Memphis, character roster; 680)."""
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
@@ -6,6 +7,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .compact import V1_SIZE, observation_v1_high, observe_v1, plan_v1
+from .table import V2_SIZE, observation_v2_high, observe_v2, plan_v2
 from .observation import OBS_SIZE, BatchPlan, Plan, observation_high, observe, seat_plan, stack_plans
 
 
@@ -21,7 +23,8 @@ class ObservationVersion(NamedTuple):
 
 
 OBSERVATIONS = {"v0": ObservationVersion(OBS_SIZE, observe, observation_high, seat_plan),
-                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high, plan_v1)}
+                "v1": ObservationVersion(V1_SIZE, observe_v1, observation_v1_high, plan_v1),
+                "v2": ObservationVersion(V2_SIZE, observe_v2, observation_v2_high, plan_v2)}
 
 
 def observation_version(name: str) -> ObservationVersion:

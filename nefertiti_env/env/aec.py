@@ -13,8 +13,9 @@ chosen with `reward=`:
 - "score_diff": (own score - mean score of the others) / 100.
 
 Observations are {"observation": float32[size], "action_mask": int8[NUM_ACTIONS]}, the vector being
-the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0") or the compact "v1" (657,
-"nefertiti/Nefertiti-v1"; docs/observation.md); the mask is all zeros for agents that are not deciding.
+the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0"), the compact "v1" (657,
+"nefertiti/Nefertiti-v1") or "v2" (v1 and the table: 680; docs/observation.md); the mask is all zeros
+for agents that are not deciding.
 A game cut short by the decision limit (core option `max_decisions`, `game.is_truncated()`) sets
 `truncations` true for every agent, with reward 0 for all (nobody won), per the PettingZoo convention.
 The observation vector is
@@ -32,6 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core import NUM_ACTIONS, NefertitiGame, load_ruleset
+from ..core.actions import action_id
 from ..encoding import global_state, observation_version, state_high
 from ..encoding.observation import encode
 from .options import RENDER_MODES, check_options, check_render_mode
@@ -45,7 +47,15 @@ def env(**kwargs):
     wrapped = raw_env(**kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(IntegerActions(wrapped))
+
+
+class IntegerActions(wrappers.BaseWrapper):
+    """Refuse an action that is no integer with the core's TypeError before PettingZoo's wrappers read
+    it (they would take True as a mask index, or say only "not in action space" for 3.9 or "3")."""
+
+    def step(self, action) -> None:
+        super().step(None if action is None else action_id(action))
 
 
 def final_rewards(game: NefertitiGame, reward: str) -> np.ndarray:
@@ -67,8 +77,8 @@ class raw_env(AECEnv, EzPickle):
     """Nefertiti for 2 to 5 players.
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
-    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0" or
-    the compact "v1"), render_mode (None,
+    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0", the
+    compact "v1" or "v2": v1 and the table), render_mode (None,
     "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
     uint8 array, needing the `viz` extra) and NefertitiGame's options (memphis,
     characters, max_decisions). Everything is checked here, not at reset(): any other
@@ -150,7 +160,7 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self.game
-        game.apply(int(action))
+        game.apply(action_id(action))
         self._cumulative_rewards[agent] = 0.0
         if not game.is_over():
             self.agent_selection = self.possible_agents[game.current_player]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..actions import NUM_ACTIONS
 from ..limits import MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
 from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
                       PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES, TUTOR)
@@ -149,6 +150,11 @@ RULE_FIELDS = (
     ("roster_pool", (MAX_CHARACTERS,), "array"),     # cards to draw `roster_draw` of at random
     ("roster_draw", (), "scalar"),
     ("roaming_char", (), "scalar"),                   # character index of the Roaming Thief power, -1
+    # restricted play (the `forbidden` game option): a seat may not take its forbidden actions while
+    # others are left (`step.restrict`); `restricted` flags the seats that have any, so an unrestricted
+    # seat's legal moves cost one read more
+    ("restricted", (MAX_PLAYERS,), "array"),
+    ("forbidden", (MAX_PLAYERS, NUM_ACTIONS), "array"),
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..actions import NUM_ACTIONS
 from ..limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, NUM_MARKETS
 from ..ruleset import Ruleset, deck_counts
 from . import layout as L
@@ -33,8 +34,9 @@ def check_roster(rs, characters) -> None:
 
 
 def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, characters: str | list[str],
-                max_decisions: int) -> np.ndarray:
-    """R for a game of `num_players` with these options (already checked by the caller)."""
+                max_decisions: int, forbidden: list[list[int]] | None = None) -> np.ndarray:
+    """R for a game of `num_players` with these options (already checked by the caller); `forbidden`:
+    per seat, the action ids it may not take (restricted play, `step.restrict`)."""
     from .closing import CLOSING_KINDS     # each kind's schema lives with its kernel
     from .powers import POWER_PARAMS
 
@@ -128,5 +130,8 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     put("roster_fixed", fixed)
     put("roster_pool", pool)
     put("roster_draw", draw)
+    for seat, actions in enumerate(forbidden or ()):
+        R[L.RESTRICTED + seat] = bool(actions)
+        R[L.FORBIDDEN + seat * NUM_ACTIONS + np.asarray(actions, np.int64)] = 1
     assert nk <= MAX_KINDS
     return R

@@ -12,7 +12,7 @@ from numba import njit
 from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
-from .entry import borrow, shared
+from .entry import borrow, kernel, shared
 from .setup import new_game
 
 
@@ -34,7 +34,8 @@ def is_over(R, S) -> bool:
 
 @njit(cache=True, inline="always")
 def legal_mask(R, S, mask) -> None:
-    """Set mask[a] = 1 for every legal action a of the deciding seat (`mask` zeroed by the caller)."""
+    """Set mask[a] = 1 for every legal action a of the deciding seat (`mask` zeroed by the caller): what
+    the rules allow, less the seat's forbidden actions in restricted play (`restrict`)."""
     if is_over(R, S):
         return
     ph = S[L.PHASE]
@@ -44,6 +45,27 @@ def legal_mask(R, S, mask) -> None:
         powers.legal(R, S, mask)
     else:
         resolution.legal(R, S, mask)
+    if R[L.RESTRICTED + S[L.ACTOR]]:
+        restrict(R, S, mask)
+
+
+@kernel
+def restrict(R, S, mask) -> None:
+    """Clear the deciding seat's forbidden actions (R's `forbidden` row, the game option) from its legal
+    `mask`, unless nothing would be left but (optional) characters: then the restriction is lifted
+    for this decision and the mask kept whole, since the seat must still place (a market restriction
+    when that market holds the only free squares; the placement after a character would be forbidden
+    too). A lifted decision is one whose legal actions include forbidden ones (the facade's
+    `is_forced`). In the rules arrays, not the state, because it is a condition of the game, like the
+    player count: every legal-move path (the facade, the bots' kernels, search inside its tree, the
+    batched env) reads R, so no bot can see a forbidden action, and a state stays a position."""
+    base = L.FORBIDDEN + S[L.ACTOR] * A.NUM_ACTIONS
+    for a in range(A.NUM_ACTIONS):
+        if mask[a] and not R[base + a] and (a < A.CHARACTER or a >= A.MARKET):
+            for b in range(A.NUM_ACTIONS):
+                if R[base + b]:
+                    mask[b] = 0
+            return
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,35 @@
+"""benchmarks/agent_bar.py: the eight tables of the whole-game bar set up, and a one-game run writes its table."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from nefertiti_env import NefertitiGame
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "agent_bar.py"
+spec = importlib.util.spec_from_file_location("agent_bar", SCRIPT)
+agent_bar = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(agent_bar)
+
+
+def test_the_tables_are_the_games_eight_and_each_has_its_targets():
+    for name, options in agent_bar.TABLES.items():
+        game = NefertitiGame(seed=0, **options)
+        assert name.startswith(f"{game.num_players}p-") and game.options["memphis"] == ("memphis" in name
+                                                                                        or game.num_players == 5)
+    assert len(agent_bar.TABLES) == 8 and set(agent_bar.TARGETS) == {2, 3, 4, 5}
+    assert [m[1] for m in agent_bar.matches("champion", 800)] == ["banker", "mcts:iterations=800",
+                                                                  "mcts:iterations=800"]
+    assert agent_bar.matches("champion", 800)[2][0] == "champion:search=800"
+
+
+def test_a_quick_run_writes_the_markdown_table(tmp_path, capsys):
+    out = tmp_path / "bar.md"
+    status = agent_bar.main(["--games", "2", "--tables", "2p-base", "--search", "4", "--workers", "1",
+                             "--out", str(out)])
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 2p-base |")]
+    assert [row.split(" | ")[1:3] for row in rows] == [["policy alone", "banker"],
+                                                      ["policy alone", "mcts:iterations=4"],
+                                                      ["with search", "mcts:iterations=4"]]
+    assert all("| 2 |" in row for row in rows) and status in (0, 1)
+    assert status == int(any("| no |" in row for row in rows))

@@ -1,0 +1,65 @@
+"""Expert iteration's steps (training/search_games.py): search self-play games give one row per searched
+decision (the visit distribution over legal actions, the deciding seat's outcome), the same rows on any number
+of workers, and `distill` fits the policy to them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nefertiti_env import NUM_ACTIONS
+from nefertiti_env.agents import policy_file
+from nefertiti_env.encoding.table import V2_SIZE
+from nefertiti_env.training.search_games import distill, search_games
+
+TABLES = [{"num_players": 2}, {"num_players": 3, "memphis": True, "characters": "expansion", "setup": "advanced"}]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    """An untrained v2 policy's model file."""
+    path = tmp_path_factory.mktemp("model") / "model.pt"
+    policy_file.save(path, policy_file.build_policy({"obs_size": V2_SIZE, "num_actions": NUM_ACTIONS,
+                                                     "net_arch": [16]}))
+    return str(path)
+
+
+def test_search_games_give_visit_targets_and_outcomes_the_same_on_any_workers(model):
+    data = search_games(model, TABLES, games=1, seed=5, iterations=8)
+    rows = len(data.obs)
+    assert rows > 50 and data.obs.shape == (rows, V2_SIZE) and data.mask.shape == data.target.shape == (rows,
+                                                                                                     NUM_ACTIONS)
+    assert np.allclose(data.target.sum(axis=1), 1) and not data.target[~data.mask].any()
+    assert (data.target > 0).sum(axis=1).max() > 1                      # the search spread its visits
+    assert set(np.unique(data.value)) == {-1.0, 1.0}
+    again = search_games(model, TABLES, games=1, seed=5, iterations=8, workers=2)
+    assert all(np.array_equal(a, b) for a, b in zip(data, again))
+
+
+def test_distill_fits_the_policy_to_the_search(model):
+    data = search_games(model, TABLES[:1], games=1, seed=6, iterations=8)
+    policy = policy_file.load_policy(model)
+    losses = distill(policy, data, learning_rate=1e-3, epochs=4, batch_size=32)
+    assert losses[-1] < losses[0]
+
+
+def test_expert_iteration_rounds_resume_to_the_same_files(model, tmp_path):
+    """A run stopped after round 1 and resumed gives round 2's weights bit for bit as a run that went through;
+    each round's search is guided by the previous round's policy."""
+    import torch
+
+    from nefertiti_env.agents.run_folder import RunFolderError
+    from nefertiti_env.training.expert_iteration import expert_iteration
+
+    args = dict(tables=TABLES[:1], games=1, iterations=4, learning_rate=1e-3, epochs=1, batch_size=64, seed=3,
+                progress=False)
+    through = expert_iteration(model, tmp_path / "through", rounds=2, **args)
+    expert_iteration(model, tmp_path / "legs", rounds=1, **args)
+    legs = expert_iteration(model, tmp_path / "legs", rounds=2, resume=True, **args)
+    assert [r["round"] for r in through] == [r["round"] for r in legs] == [1, 2]
+    assert [r["rows"] for r in through] == [r["rows"] for r in legs] and through[0]["rows"] > 20
+    weights = [policy_file.read(tmp_path / run / "rounds" / "round_002.pt")[1]["policy"] for run in ("through", "legs")]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    first = policy_file.read(tmp_path / "through" / "rounds" / "round_001.pt")[1]["policy"]
+    assert not all(torch.equal(first[k], weights[0][k]) for k in first)          # round 2 trained on
+    with pytest.raises(RunFolderError, match="other settings \\(iterations\\)"):
+        expert_iteration(model, tmp_path / "legs", rounds=3, resume=True, **{**args, "iterations": 8})

@@ -1,0 +1,122 @@
+"""Expert iteration's two steps: self-play games searched by the compiled MCTS with the policy as its
+root prior (`search_games`), and the policy and value networks fitted to what the search found
+(`distill`).
+
+PPO against a fixed opponent mix plateaued below the search bot (docs/champion.md); learning the
+search's choices is the known way past it. At every searched decision the root's visit counts
+(`MCTSBot.search`) are the policy's target and the game's outcome for the deciding seat (win_loss:
++1 winners, -1 others) the value's. Every seat is the same searching agent (self-play). Decisions
+with one legal action and the choices inside a character's power (left to the heuristic by the
+search, as in `mcts`) give no target. The move played is drawn in proportion to the visits (or the
+most visited with `explore=False`) from the game's own seeded generator, so a game follows from its
+seed.
+
+The games run through the tournament's game pool (`agents.workers.ordered_map`), one job per game,
+results in job order, so the data of a run is the same on any number of workers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from nefertiti_env import NUM_ACTIONS, NefertitiGame
+from nefertiti_env.agents.ppo import PPOAgent
+from nefertiti_env.agents.workers import ordered_map
+from nefertiti_env.core.phases import PH_CHARACTER
+
+
+class SearchData(NamedTuple):
+    """One row per searched decision."""
+    obs: np.ndarray           # [rows, obs size] float32: the deciding seat's observation (the policy's encoder)
+    mask: np.ndarray          # [rows, NUM_ACTIONS] bool: the legal actions
+    target: np.ndarray        # [rows, NUM_ACTIONS] float32: the root's visit distribution (sums to 1)
+    value: np.ndarray         # [rows] float32: the game's outcome for the deciding seat
+
+    @staticmethod
+    def join(parts) -> "SearchData":
+        return SearchData(*(np.concatenate(column) for column in zip(*parts)))
+
+
+@dataclass(frozen=True)
+class SearchJob:
+    model: str                # model file of the policy (the prior)
+    options: tuple            # NefertitiGame options as sorted (key, value) pairs (a job is hashable)
+    seed: int
+    iterations: int
+    explore: bool = True
+
+
+def play_search_game(job: SearchJob) -> SearchData:
+    """One self-play game searched at every decision; its rows."""
+    game = NefertitiGame(seed=job.seed, **dict(job.options))
+    agent = PPOAgent(job.model, seed=job.seed, search=job.iterations)
+    rng = np.random.default_rng(job.seed)
+    obs, masks, targets, seats = [], [], [], []
+    while not game.is_over():
+        seat = game.current_player
+        legal = game.legal_actions()
+        if len(legal) == 1 or game.phase == PH_CHARACTER:
+            game.apply(agent.act(game, seat))
+            continue
+        stats = agent.searcher.search(game, seat)
+        actions = np.array(list(stats))
+        visits = np.array([n for n, _ in stats.values()], dtype=np.float64)
+        target = np.zeros(NUM_ACTIONS, np.float32)
+        target[actions] = visits / visits.sum()
+        obs.append(agent.observe(game, seat))
+        masks.append(game.legal_action_mask().astype(bool))
+        targets.append(target)
+        seats.append(seat)
+        pick = rng.choice(len(actions), p=visits / visits.sum()) if job.explore else int(np.argmax(visits))
+        game.apply(int(actions[pick]))
+    outcome = game.returns()
+    size = agent.policy.observation_space.shape[0]
+    return SearchData(np.array(obs, np.float32).reshape(-1, size), np.array(masks, bool).reshape(-1, NUM_ACTIONS),
+                      np.array(targets, np.float32).reshape(-1, NUM_ACTIONS), outcome[seats].astype(np.float32))
+
+
+def search_games(model: str, tables: list[dict], games: int, seed: int, iterations: int = 800, workers: int = 1,
+                 explore: bool = True, ray: str | None = None) -> SearchData:
+    """`games` self-play games per table (game options dicts), game i of table t seeded seed + t * games + i;
+    on `workers` processes, or on the Ray cluster at `ray` (the model sent by value: docs/cluster.md)."""
+    jobs = [SearchJob(str(model), tuple(sorted(table.items())), seed + t * games + i, iterations, explore)
+            for t, table in enumerate(tables) for i in range(games)]
+    with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
+        return SearchData.join(list(map_(play_search_game, jobs)))
+
+
+def distill(policy, data: SearchData, learning_rate: float, epochs: int = 1, batch_size: int = 256,
+            vf_coef: float = 0.5, seed: int = 0) -> list[float]:
+    """Fit a MaskableActorCriticPolicy to the search: cross-entropy of its masked action distribution to
+    the visit distribution, plus vf_coef times the squared error of its value to the outcome; with the
+    policy's own optimiser (its state kept, its learning rate set). Returns the mean loss of each epoch."""
+    import torch
+
+    for group in policy.optimizer.param_groups:
+        group["lr"] = learning_rate
+
+    obs, mask = torch.as_tensor(data.obs), torch.as_tensor(data.mask)
+    target, value = torch.as_tensor(data.target), torch.as_tensor(data.value)
+    generator = torch.Generator().manual_seed(seed)
+    losses = []
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        total, order = 0.0, torch.randperm(len(obs), generator=generator)
+        for start in range(0, len(obs), batch_size):
+            rows = order[start:start + batch_size]
+            features = policy.extract_features(obs[rows])       # a pair when actor and critic have their own
+            pi_features, vf_features = features if isinstance(features, tuple) else (features, features)
+            latent_pi = policy.mlp_extractor.forward_actor(pi_features)
+            latent_vf = policy.mlp_extractor.forward_critic(vf_features)
+            logits = policy.action_net(latent_pi).masked_fill(~mask[rows], -1e8)
+            loss = -(target[rows] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean() \
+                + vf_coef * torch.nn.functional.mse_loss(policy.value_net(latent_vf).squeeze(1), value[rows])
+            policy.optimizer.zero_grad()
+            loss.backward()
+            policy.optimizer.step()
+            total += loss.item() * len(rows)
+        losses.append(total / len(obs))
+    policy.set_training_mode(False)
+    return losses
