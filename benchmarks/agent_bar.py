@@ -59,6 +59,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
     parser.add_argument("--search", type=int, default=SEARCH, help=f"MCTS iterations (default {SEARCH})")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
+                                                         "--workers processes (docs/cluster.md)")
     parser.add_argument("--out", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables.split(",") if t not in TABLES]
@@ -74,7 +76,8 @@ def main(argv=None) -> int:
     for name in args.tables.split(","):
         table = TABLES[name]
         for learner, baseline, target in matches(agent, args.search):
-            r, = evaluate(None, [baseline], args.games, table, seed=SEED, workers=args.workers, bot=learner)
+            r, = evaluate(None, [baseline], args.games, table, seed=SEED, workers=args.workers, bot=learner,
+                             ray=args.ray)
             goal = TARGETS[table["num_players"]][target]
             ok = r.win_rate >= goal
             met &= ok
@@ -84,7 +87,8 @@ def main(argv=None) -> int:
                          f"[{low:.1%}, {high:.1%}] | >= {goal:.0%} | {'yes' if ok else 'no'} | "
                          f"{1000 * r.seconds / max(r.decisions, 1):.1f} |")
             print(lines[-1], flush=True)
-    lines.append(f"\n{time.perf_counter() - start:,.0f} s on {args.workers} workers")
+    where = f"the Ray cluster at {args.ray}" if args.ray else f"{args.workers} workers"
+    lines.append(f"\n{time.perf_counter() - start:,.0f} s on {where}")
     text = "\n".join(lines)
     print("\n" + text)
     if args.out:
