@@ -1,8 +1,8 @@
 """The Ray back-end against the local process pool on the same games, and what bounds a cluster's head.
 
-    ray start --head --node-ip-address 127.0.0.1 --port 26379 --num-cpus 1 --include-dashboard false
-    ray start --address 127.0.0.1:26379 --node-ip-address 127.0.0.1 --num-cpus 1
-    python benchmarks/cluster.py --ray 127.0.0.1:26379 --workers 2 --games 1200 --turns 6
+    ray start --head --node-ip-address 127.0.0.2 --port 26379 --num-cpus 1 --include-dashboard false
+    ray start --address 127.0.0.2:26379 --node-ip-address 127.0.0.3 --num-cpus 1
+    python benchmarks/cluster.py --ray 127.0.0.2:26379 --workers 2 --games 1200 --turns 6
 
 On a machine shared with other work, run the three in one session (`setsid bash -c '...'`): the
 scheduler shares CPU between sessions, and Ray's workers run at nice 15 (docs/results.md).
@@ -70,7 +70,7 @@ def writer_rate(results, repeat: int) -> tuple[float, float]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ray", required=True, help="the cluster's address, e.g. 127.0.0.1:26379")
+    parser.add_argument("--ray", required=True, help="the cluster's address, e.g. 127.0.0.2:26379")
     parser.add_argument("--workers", type=int, default=2, help="local processes (default 2)")
     parser.add_argument("--bots", default="banker,greedy,collector,random", help="the line-up (default "
                         "banker,greedy,collector,random)")

@@ -35,6 +35,10 @@ from nefertiti_cli import main  # noqa: E402
 
 RAY = Path(sys.executable).with_name("ray")
 NEFERTITI = Path(sys.executable).with_name("nefertiti")
+# Ray replaces 127.0.0.1 (and localhost) by the machine's network address, so a cluster "on 127.0.0.1"
+# would talk over that interface; other loopback addresses it keeps as they are: the head on HEAD_IP,
+# the second node on NODE_IP, all traffic on loopback.
+HEAD_IP, NODE_IP = "127.0.0.2", "127.0.0.3"
 ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_memory_monitor_refresh_ms": "0"}
 LINEUP = "banker,greedy,collector,random"
 TOURNAMENT_FILES = ["games.csv", "records.jsonl", "summary.csv", "tournament.json"]
@@ -69,7 +73,7 @@ def _cmdline(pid: int) -> str:
 
 
 class LocalCluster:
-    """Ray nodes started on 127.0.0.1, each `ray start` in a session of its own (its daemons stay in
+    """Ray nodes started on loopback (HEAD_IP, then NODE_IP), each `ray start` in a session of its own (its daemons stay in
     it), so that `processes` finds exactly what this cluster runs."""
 
     def __init__(self):
@@ -79,7 +83,8 @@ class LocalCluster:
 
     def start(self, head: bool) -> int:
         ports = _free_ports(9)
-        words = [str(RAY), "start", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats",
+        ip = HEAD_IP if head else NODE_IP
+        words = [str(RAY), "start", "--node-ip-address", ip, "--num-cpus", "1", "--disable-usage-stats",
                  "--object-store-memory", "100000000", "--node-manager-port", str(ports[0]),
                  "--object-manager-port", str(ports[1]), "--metrics-export-port", str(ports[2]),
                  "--dashboard-agent-listen-port", str(ports[3]), "--dashboard-agent-grpc-port", str(ports[4]),
@@ -99,7 +104,7 @@ class LocalCluster:
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{HEAD_IP}:{self.port}"
 
     def processes(self, session: int | None = None) -> list[int]:
         """Pids of this cluster's processes (of one node's session if given)."""
@@ -197,7 +202,7 @@ def test_a_run_started_locally_finishes_on_the_cluster_with_resume(cluster, tmp_
 def test_ray_client_addresses_work_too(cluster, tmp_path):
     words = ["tournament", "--bots", LINEUP, "--games", "16", "--seed", "6", "--quiet"]
     assert main([*words, "--out", str(tmp_path / "local")]) == 0
-    assert main([*words, "--out", str(tmp_path / "client"), "--ray", f"ray://127.0.0.1:{cluster.client_port}"]) == 0
+    assert main([*words, "--out", str(tmp_path / "client"), "--ray", f"ray://{HEAD_IP}:{cluster.client_port}"]) == 0
     for name in TOURNAMENT_FILES:
         assert (tmp_path / "client" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
 
