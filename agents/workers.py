@@ -48,7 +48,8 @@ def ordered_map(workers: int, chunksize: int = 1, ray: str | None = None, bots=(
     # main process lets in what arrived meanwhile once the pool stands.
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:
-        pool = multiprocessing.Pool(workers, initializer=_quiet_worker)
+        # fork named: another library may have set the default start method (torchrl sets spawn at import)
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     try:

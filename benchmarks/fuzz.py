@@ -16,6 +16,7 @@ Python part runs in parallel too. Not a CI test: a long run, whose figures go to
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -100,7 +101,8 @@ def main(argv=None) -> int:
     games = decisions = 0
     failures: list[str] = []
     start = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool, progress_bar(total=args.games, unit="game") as bar:
+    fork = multiprocessing.get_context("fork")        # whatever start method an imported library set
+    with ProcessPoolExecutor(args.workers, mp_context=fork) as pool, progress_bar(total=args.games, unit="game") as bar:
         tasks = [pool.submit(play_block, i, min(i + BLOCK, args.games), args.first_seed)
                  for i in range(0, args.games, BLOCK)]
         for task in as_completed(tasks):

@@ -1,7 +1,5 @@
 """Run folders: a user's files are never touched, problems show at start (issue #19)."""
 import os
-import subprocess
-import sys
 import signal
 import subprocess
 import sys
@@ -149,3 +147,15 @@ def test_a_forked_worker_does_not_keep_the_folder_locked(tmp_path):
         assert prepare(out, "tournament", force=True) == out
     finally:
         os.kill(child, signal.SIGKILL)
+
+
+def test_the_pool_forks_whatever_start_method_another_library_set():
+    """torchrl sets the spawn start method when imported; the pool's workers are still forked, so a job's
+    function need not be importable by name (here one defined in the `-c` script)."""
+    code = ("import multiprocessing\nmultiprocessing.set_start_method('spawn')\n"
+            "from nefertiti_env.agents.workers import ordered_map\n"
+            "def square(x):\n    return x * x\n"
+            "with ordered_map(2) as map_:\n    print(list(map_(square, range(5))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split("\n")[0] == "[0, 1, 4, 9, 16]", done.stderr[-2000:]
+
