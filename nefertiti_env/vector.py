@@ -251,6 +251,11 @@ def numba_threads() -> int:
     return numba.get_num_threads() if started else numba.config.NUMBA_NUM_THREADS
 
 
+# About 21 KB a game (its state row and a v0 observation): the cap keeps a mistyped size to about
+# 1.4 GB, refused before anything is allocated, rather than a machine swapping (docs/reliability.md).
+MAX_NUM_ENVS = 65_536
+
+
 class NefertitiVectorEnv:
     """`num_envs` games of the same options, stepped together.
 
@@ -277,8 +282,10 @@ class NefertitiVectorEnv:
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
                  max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False,
                  random_share: float = 1.0, forbidden: list[list[int]] | None = None):
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or not 1 <= num_envs <= MAX_NUM_ENVS:
+            raise ValueError(f"num_envs must be an integer from 1 to {MAX_NUM_ENVS:,}, got {num_envs!r}")
+        num_envs = int(num_envs)
         self.seed = _check_seed(seed)
         if not 0.0 <= random_share <= 1.0:
             raise ValueError(f"random_share must be between 0 and 1, got {random_share!r}")

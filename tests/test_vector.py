@@ -7,7 +7,7 @@ import pytest
 
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.encoding import observation_version
-from nefertiti_env.vector import MIN_ROWS_PER_THREAD, NefertitiVectorEnv, game_seed, random_play, threads
+from nefertiti_env.vector import MAX_NUM_ENVS, MIN_ROWS_PER_THREAD, NefertitiVectorEnv, game_seed, random_play, threads
 
 OPTION_SETS = [
     dict(num_players=4),
@@ -125,8 +125,9 @@ def test_a_forked_child_runs_its_rows_in_threads_of_its_own():
 
 
 def test_bad_options_are_clear_errors():
-    with pytest.raises(ValueError, match="num_envs"):
-        NefertitiVectorEnv(0)
+    for size in (0, True, 2.0, MAX_NUM_ENVS + 1):         # the last: refused before 1.4 GB is allocated
+        with pytest.raises(ValueError, match="num_envs must be an integer from 1 to 65,536"):
+            NefertitiVectorEnv(size)
     with pytest.raises(ValueError, match="seed"):
         NefertitiVectorEnv(2, seed=-1)
     with pytest.raises(ValueError, match="observation"):
