@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 from .evaluation import MatchResult
@@ -56,11 +57,31 @@ def save_results(results: list[MatchResult], timesteps: int, csv_path: Path, md_
     md_path.write_text(f"# {title}\n\n" + markdown_table(results))
 
 
+EVALUATION_NUMBERS = {"timesteps": int, "games": int, "win_rate": float, "ci_low": float, "ci_high": float,
+                      "parity": float}
+
+
 def read_evaluations(path: Path) -> list[dict]:
+    """The learning curve's rows; a damaged row (cut by a kill, edited by hand) is left out and named on stderr,
+    so the report is still made."""
     if not path.is_file():
         return []
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    good, damaged = [], []
+    for line, row in enumerate(rows, start=2):
+        try:
+            for name, kind in EVALUATION_NUMBERS.items():
+                kind(row[name])
+            if not row["baseline"]:
+                raise ValueError("no baseline")
+            good.append(row)
+        except (KeyError, TypeError, ValueError):
+            damaged.append(line)
+    if damaged:
+        print(f"{path}: left out {len(damaged)} damaged line(s) of the learning curve: "
+              f"{', '.join(map(str, damaged[:10]))}{' ...' if len(damaged) > 10 else ''}", file=sys.stderr)
+    return good
 
 
 def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final_step: int, png_path: Path,
