@@ -147,6 +147,11 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
+def line_numbers(numbers: list[int], most: int = 10) -> str:
+    """Damaged lines of a run file, as a message names them: the first `most` numbers, then "..."."""
+    return ", ".join(map(str, numbers[:most])) + (" ..." if len(numbers) > most else "")
+
+
 def complete_lines(path: Path, keep: int | None = None) -> int:
     """Cut `path` after its last complete line (or after its first `keep` lines, if fewer);
     returns the number of lines left. A missing file has 0 lines."""

@@ -39,7 +39,7 @@ import numpy as np
 from nefertiti_env import NefertitiGame
 
 from . import make_bot, parse_spec, play_game
-from .run_folder import RunFolderError, complete_lines, prepare, write_text
+from .run_folder import RunFolderError, complete_lines, line_numbers, prepare, write_text
 from .stats import mean_ci, plackett_luce, ranks_of, wilson
 from .workers import ordered_map
 
@@ -192,9 +192,8 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
         finished = finish(folder, played)
         damaged = damaged_lines(folder / "records.jsonl")
         if damaged:
-            print(f"nefertiti: {folder / 'records.jsonl'}: line(s) {', '.join(map(str, damaged[:10]))}"
-                  f"{' ...' if len(damaged) > 10 else ''} are damaged (not a game record), kept as they are: "
-                  "`nefertiti replay` cannot show those games", file=sys.stderr)
+            print(f"nefertiti: {folder / 'records.jsonl'}: line(s) {line_numbers(damaged)} are damaged (not a game "
+                  "record), kept as they are: `nefertiti replay` cannot show those games", file=sys.stderr)
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; "
                              f"{finished_games(folder)} finished games are saved there: "

@@ -5,6 +5,8 @@ import csv
 import sys
 from pathlib import Path
 
+from nefertiti_env.agents.run_folder import line_numbers
+
 from .evaluation import MatchResult
 
 COLUMNS = ("baseline", "games", "win rate", "95% CI", "mean score", "parity 1/n", "verdict")
@@ -79,8 +81,8 @@ def read_evaluations(path: Path) -> list[dict]:
         except (KeyError, TypeError, ValueError):
             damaged.append(line)
     if damaged:
-        print(f"{path}: left out {len(damaged)} damaged line(s) of the learning curve: "
-              f"{', '.join(map(str, damaged[:10]))}{' ...' if len(damaged) > 10 else ''}", file=sys.stderr)
+        print(f"{path}: left out {len(damaged)} damaged line(s) of the learning curve: {line_numbers(damaged)}",
+              file=sys.stderr)
     return good
 
 
