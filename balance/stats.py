@@ -141,9 +141,13 @@ class Findings:
             q[ok] = sp.false_discovery_control(p[ok], method="bh")
         return q
 
-    def fill(self, text: str) -> str:
+    def _discoveries(self) -> tuple[np.ndarray, int, int]:
+        """(q-values, tests with a p-value, discoveries among them)."""
         q = self.adjusted()
-        m, found = int((~np.isnan(q)).sum()), int((q < self.rate).sum())
+        return q, int((~np.isnan(q)).sum()), int((q < self.rate).sum())
+
+    def fill(self, text: str) -> str:
+        q, m, found = self._discoveries()
         level = 1 - found * self.rate / m if found else LEVEL
         for i, (p, interval) in enumerate(self.tests):
             if math.isnan(q[i]):
@@ -157,8 +161,7 @@ class Findings:
         return text
 
     def summary(self) -> str:
-        q = self.adjusted()
-        m, found = int((~np.isnan(q)).sum()), int((q < self.rate).sum())
+        _, m, found = self._discoveries()
         return (f"{m} tests in this report, adjusted together by Benjamini-Hochberg; {found} discoveries at a "
                 f"false discovery rate of {100 * self.rate:.0f}% (q < {self.rate:g}, in bold)")
 
