@@ -39,7 +39,20 @@ NEFERTITI = Path(sys.executable).with_name("nefertiti")
 # would talk over that interface; other loopback addresses it keeps as they are: the head on HEAD_IP,
 # the second node on NODE_IP, all traffic on loopback.
 HEAD_IP, NODE_IP = "127.0.0.2", "127.0.0.3"
-ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_memory_monitor_refresh_ms": "0"}
+# Token authentication off, said explicitly: with RAY_AUTH_MODE unset, Ray turns it on for a head when
+# ~/.ray/auth_token exists (a local ray.init() writes one, as the RLlib tests' does), and a second
+# node or a driver without the token is then refused ("InvalidAuthToken"). The cluster is on loopback.
+AUTH = {"RAY_AUTH_MODE": "disabled"}
+ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_memory_monitor_refresh_ms": "0", **AUTH}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _drivers_without_token():
+    """This process connects to the test clusters as a driver: the same mode as their nodes."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in AUTH.items():
+            patch.setenv(name, value)
+        yield
 LINEUP = "banker,greedy,collector,random"
 TOURNAMENT_FILES = ["games.csv", "records.jsonl", "summary.csv", "tournament.json"]
 STUDY = {"seed": 5, "games": 48, "player_counts": [3, 4],
