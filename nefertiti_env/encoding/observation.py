@@ -257,14 +257,14 @@ class Plan(NamedTuple):
     # minus _LOWEST. [S * _WIDTH] lit: the entry number S sets when it has value v (`size`: none); lit_value:
     # the value it sets there (1 for one-hots; v1 also writes codes). [market * place] face_down: the entry
     # a face-down card sets to 1.
-    src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[0])
-    a = property(lambda self: plan_tables.py_func(self.ints, self.floats)[1])
-    b = property(lambda self: plan_tables.py_func(self.ints, self.floats)[2])
-    ind_src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[3])
-    ind_offset = property(lambda self: plan_tables.py_func(self.ints, self.floats)[4])
-    lit = property(lambda self: plan_tables.py_func(self.ints, self.floats)[5])
-    lit_value = property(lambda self: plan_tables.py_func(self.ints, self.floats)[6])
-    face_down = property(lambda self: plan_tables.py_func(self.ints, self.floats)[7])
+    src = property(lambda self: _plan_tables_py(self.ints, self.floats)[0])
+    a = property(lambda self: _plan_tables_py(self.ints, self.floats)[1])
+    b = property(lambda self: _plan_tables_py(self.ints, self.floats)[2])
+    ind_src = property(lambda self: _plan_tables_py(self.ints, self.floats)[3])
+    ind_offset = property(lambda self: _plan_tables_py(self.ints, self.floats)[4])
+    lit = property(lambda self: _plan_tables_py(self.ints, self.floats)[5])
+    lit_value = property(lambda self: _plan_tables_py(self.ints, self.floats)[6])
+    face_down = property(lambda self: _plan_tables_py(self.ints, self.floats)[7])
 
 
 _PLAN_HEADER = 3                 # a Plan's `ints` start with the lengths of src, ind_src and lit
@@ -290,6 +290,9 @@ def plan_tables(ints, floats):
     at += n_src + n_ind
     ind_offset, lit, face_down = ints[at:at + n_ind], ints[at + n_ind:at + n_ind + n_lit], ints[at + n_ind + n_lit:]
     return src, floats[:n_src], floats[n_src:2 * n_src], ind_src, ind_offset, lit, floats[2 * n_src:], face_down
+
+
+_plan_tables_py = getattr(plan_tables, "py_func", plan_tables)     # the function itself under NUMBA_DISABLE_JIT
 
 
 # Values an indicator's number can take: _NONE up to the largest card code, piece or index.

@@ -1,14 +1,17 @@
 """How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
 `borrow` for the arrays a kernel Python calls hands down, `compile_notice` and `first_call_notice` to say
-so when a first run compiles."""
+so when a first run compiles. Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function
+(or array), so the same engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import types
 from contextlib import contextmanager, nullcontext
 
 import numba
+import numpy as np
 from numba.core import types as nbtypes
 from numba.core.types import unliteral
 from numba.core.registry import CPUDispatcher
@@ -26,9 +29,14 @@ class _Shared(CPUDispatcher):
                                          {k: unliteral(v) for k, v in kws.items()})
 
 
+PLAIN_PYTHON = numba.config.DISABLE_JIT     # NUMBA_DISABLE_JIT=1: `njit` returns the function itself
+
+
 def shared(fn):
     """`@njit(cache=True)` for a kernel that both Python and kernels call, with `_Shared`'s one compile
     per argument types."""
+    if PLAIN_PYTHON:
+        return fn
     dispatcher = _Shared(py_func=fn, locals={}, targetoptions={"nopython": True})
     dispatcher.enable_caching()
     return dispatcher
@@ -64,6 +72,8 @@ def kernel(fn):
     """`@njit(cache=True)` for a kernel that only other kernels call (a call from Python still works,
     through `_Kernel`'s twin), one compile per argument types (`_Shared`); a kernel Python calls keeps
     `@njit(cache=True)`, or `shared` if kernels call it with constants."""
+    if PLAIN_PYTHON:
+        return fn
     dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={
         "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
     dispatcher.enable_caching()
@@ -71,7 +81,7 @@ def kernel(fn):
 
 
 @intrinsic
-def borrow(typingctx, array):
+def _borrow(typingctx, array):
     """`array` as a view that counts no references (its meminfo NULL). numba counts a reference in and
     out of every compiled call an array is passed to that it does not inline, each an atomic operation:
     in the engine that was 37% of random play's time (docs/speed.md, tenth pass), in the bots a fifth of
@@ -88,6 +98,14 @@ def borrow(typingctx, array):
         return view._getvalue()
 
     return array(array), codegen
+
+
+def _borrow_in_python(array):
+    """`borrow` as plain Python: Python counts its own references, so the array itself."""
+    return array
+
+
+borrow = _borrow_in_python if PLAIN_PYTHON else _borrow
 
 
 def _say(message: str) -> None:
@@ -115,7 +133,22 @@ def compile_notice(what: str, after: float = 3.0):
 def first_call_notice(dispatcher, what: str):
     """`compile_notice(what)` around a call of `dispatcher` that may be its first (no machine code yet,
     neither compiled nor loaded from the cache); nothing around the later ones."""
-    return nullcontext() if dispatcher.overloads else compile_notice(what)
+    return nullcontext() if PLAIN_PYTHON or dispatcher.overloads else compile_notice(what)
+
+
+def _boxed_like_numba(fn):
+    """`fn` returning what its compiled code returns to Python: numba boxes a numpy scalar result as a
+    Python int, float or bool (tuples item by item), and callers store those as they come (a game's
+    `private_to`, saved as JSON, must hold Python ints)."""
+    def box(value):
+        if isinstance(value, tuple):
+            return tuple(box(v) for v in value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    @functools.wraps(fn)
+    def call(*args):
+        return box(fn(*args))
+    return call
 
 
 def typed_entry(dispatcher, *args, what: str):
@@ -126,5 +159,7 @@ def typed_entry(dispatcher, *args, what: str):
     must pass arguments of exactly these types ever after: a wrong one is not detected (an int64
     array is read as one whatever it is), so use it only where the caller made the arrays.
     `what` names the compiled code in `compile_notice`'s message."""
+    if PLAIN_PYTHON:
+        return _boxed_like_numba(dispatcher)
     with compile_notice(what):
         return dispatcher.compile(tuple(numba.typeof(arg) for arg in args))
