@@ -21,8 +21,8 @@ from numba.extending import intrinsic
 class _Shared(CPUDispatcher):
     """A dispatcher that compiles one machine code for the types of a compiled caller's arguments,
     whatever constants it passes: numba types a constant argument as its value (`f(S, -1)` and
-    `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which made 20
-    of the first run's 164 compiles (docs/speed.md, "Fifth pass")."""
+    `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which lengthened
+    the first run's compile (docs/engine.md "Compile time")."""
 
     def get_call_template(self, args, kws):
         return super().get_call_template([unliteral(a) for a in args],
@@ -44,7 +44,7 @@ def shared(fn):
 
 class _Kernel(_Shared):
     """A dispatcher whose machine code has no CPython wrapper (numba's argument unboxing and boxing,
-    about 40% of a small kernel's compile time, docs/engine.md "Compile time"), since only
+    a large share of a small kernel's compile time, docs/engine.md "Compile time"), since only
     compiled callers, which call the machine code directly, use it. A call from Python, which would
     jump to the missing wrapper, goes to a twin instead: the same function compiled with a wrapper,
     on that first call, and cached apart (its own name)."""
@@ -84,8 +84,8 @@ def kernel(fn):
 def _borrow(typingctx, array):
     """`array` as a view that counts no references (its meminfo NULL). numba counts a reference in and
     out of every compiled call an array is passed to that it does not inline, each an atomic operation:
-    in the engine that was 37% of random play's time (docs/speed.md, tenth pass), in the bots a fifth of
-    theirs (docs/bots.md). A kernel that Python calls borrows its array arguments once at its top; never
+    with R and S handed down through the engine's calls, those counts were a large share of random
+    play's and the bots' time (docs/engine.md "Reference counts"). A kernel that Python calls borrows its array arguments once at its top; never
     an array it allocates itself, and never one it returns or stores: only the caller, which holds them
     for the call, keeps their data alive."""
     if not isinstance(array, nbtypes.Array):
@@ -117,8 +117,7 @@ def _say(message: str) -> None:
 @contextmanager
 def compile_notice(what: str, after: float = 3.0):
     """Say on stderr that `what` is being compiled if the block still runs `after` seconds on: numba
-    compiles the engine on its first use after an install or an edit (about a minute of CPU on the
-    2-core machine, docs/speed.md) without a word, and later runs load it from its cache in seconds."""
+    compiles the engine on its first use after an install or an edit (a minute or so of CPU) without a word, and later runs load it from its cache in seconds."""
     timer = threading.Timer(after, _say, [f"nefertiti: compiling {what} for this machine (numba; the first run "
                                           "after an install or an edit takes a minute or so, later runs load it "
                                           "from the cache)"])
@@ -154,8 +153,7 @@ def _boxed_like_numba(fn):
 def typed_entry(dispatcher, *args, what: str):
     """`dispatcher` (an `@njit` kernel) compiled (or loaded from the cache) for the types of `args`, as
     a function that skips numba's dispatch: a dispatcher checks the type of every argument on every
-    call, about 0.1 us each, which cost the facade's per-decision calls more than their Python
-    around them. The caller
+    call, which costs the facade's per-decision calls more than their Python around them. The caller
     must pass arguments of exactly these types ever after: a wrong one is not detected (an int64
     array is read as one whatever it is), so use it only where the caller made the arrays.
     `what` names the compiled code in `compile_notice`'s message."""
