@@ -340,8 +340,8 @@ def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
 
 
 def _best_action(*args) -> int:
-    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch on its nine
-    arguments cost about 0.6 us a decision). Only `HeuristicBot.act` calls it, with a game's int64 arrays
+    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch checks its nine
+    arguments' types on every decision). Only `HeuristicBot.act` calls it, with a game's int64 arrays
     and the bot's own."""
     global _best_action
     _best_action = typed_entry(best_action, *args, what="the heuristic bots")

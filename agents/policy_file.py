@@ -1,4 +1,4 @@
-"""Model files that load without running code (issue #19).
+"""Model files that load without running code: a model may come from anywhere.
 
 SB3's own files unpickle arbitrary objects when loaded (a `MaskablePPO.save` zip through
 cloudpickle, a `policy.save` file through `torch.load(weights_only=False)`), so a model

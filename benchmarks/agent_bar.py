@@ -14,7 +14,7 @@ own game loop), so every match at a table plays the same deals with the seats ro
 fixed here, before any run, and is used by no training config, evaluation or tuning: figures from
 it were never used to choose settings. A win is being among the winners; the interval is Wilson's
 95% score interval (`agents.stats.wilson`). A target is met when the win rate reaches it (the
-issue's targets, by player count). The agent's CPU time per decision is reported beside each match.
+project's targets, by player count). The agent's CPU time per decision is reported beside each match.
 Exit status 0 when every target of the tables played is met.
 """
 from __future__ import annotations

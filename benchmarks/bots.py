@@ -1,4 +1,4 @@
-"""Decisions per CPU second of the compiled bots (issue #21 §1), and tournament figures.
+"""Decisions per CPU second of the compiled bots, and tournament figures.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bots.py --games 20
     OPENBLAS_NUM_THREADS=1 python benchmarks/bots.py --games 0 --tournament-games 0 --budgets 50,200,800

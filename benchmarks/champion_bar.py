@@ -1,4 +1,4 @@
-"""The champion's bar (issue #21 §4): its win rate against three bankers and against three MCTS bots.
+"""The champion's bar: its win rate against three bankers and against three MCTS bots.
 
     python benchmarks/champion_bar.py                        # the shipped champion, 400 games each
     python benchmarks/champion_bar.py --model runs/champion  # a run folder or model file instead

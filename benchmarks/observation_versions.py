@@ -1,4 +1,4 @@
-"""Observation v0 vs the compact v1 (issue #21): sizes, non-zero entries, encoder time per call and the PPO
+"""Observation v0 vs the compact v1: sizes, non-zero entries, encoder time per call and the PPO
 update's share of the learner's CPU time. Prints figures; asserts nothing.
 
     python benchmarks/observation_versions.py                 # sizes, non-zeros, encoder time (~20 s)

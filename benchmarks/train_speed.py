@@ -1,4 +1,4 @@
-"""Learner steps per second of MaskablePPO on the batched engine, and where the time goes (issue #21 §3).
+"""Learner steps per second of MaskablePPO on the batched engine, and where the time goes.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/train_speed.py --steps 200000
 

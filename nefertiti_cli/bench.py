@@ -1,4 +1,4 @@
-"""`nefertiti bench`: the speeds of issue #20 §5 in one run, next to their peers.
+"""`nefertiti bench`: the engine's speeds in one run, next to their peers (docs/performance.md).
 
 (a) the scalar engine from Python: random play through `NefertitiGame` (legal_actions + apply,
     setup included), beside OpenSpiel's goofspiel (4 players, simultaneous: each player's move
@@ -225,9 +225,8 @@ class Turns(NamedTuple):
 def timed_in_turns(plays: dict, seconds: float, slice_seconds: float = 0.25) -> Turns:
     """Each play() of `plays` timed in turns of `slice_seconds` of CPU time (the order rotating every
     round) until each had about `seconds`: a change of the machine's speed then falls on all of them
-    alike. On 2026-11-27's machine one 3 s figure moved 15-30% between runs minutes apart, and ratios
-    of separately timed figures with it (docs/speed.md, sixth pass). Two rounds at least, so that a ratio
-    has an interval."""
+    alike, where a shared machine's speed moves separately timed figures, and their ratios, by tens of
+    percent between runs minutes apart. Two rounds at least, so that a ratio has an interval."""
     keys, rounds = list(plays), max(2, round(seconds / slice_seconds))
     decisions, spent = {key: np.zeros(rounds) for key in keys}, {key: np.zeros(rounds) for key in keys}
     for r in range(rounds):
@@ -257,8 +256,7 @@ def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int =
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of `masks` (int8 [N, NUM_ACTIONS], each row with one
     legal action or more), in numpy: the legal cells in row order, then one drawn within each row's
-    run of them. About 8x cheaper than a cumulative sum over the whole mask, which took as long as the
-    1,024 games' step itself (docs/speed.md)."""
+    run of them: a cumulative sum over the whole mask would take as long as the games' step itself."""
     cells = np.flatnonzero(masks.view(np.bool_))
     counts = np.add.reduce(masks, axis=1, dtype=np.int64)
     picks = np.cumsum(counts) - counts + (rng.random(len(masks)) * counts).astype(np.int64)

@@ -88,7 +88,7 @@ def _next_game(R, S, i, seed, games):
 
 
 # `_random_move`'s scratch: the mask as uint64 words of eight 0/1 bytes, so that it counts and walks the
-# legal actions a word at a time (a byte's branch per action cost 9% of `random_play`; docs/speed.md, tenth pass)
+# legal actions a word at a time (a branch per action byte mispredicts, in the hottest loop of `random_play`)
 MASK_WORDS = -(-A.NUM_ACTIONS // 8)
 _BYTE_SUM = np.uint64(0x0101010101010101)     # w * _BYTE_SUM >> 56: the sum of w's eight bytes (each 0 or 1)
 
@@ -202,8 +202,7 @@ def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
 def in_threads(kernel, n: int, chunks: int, *args, what: str = "the batched engine") -> None:
     """kernel(*args, lo, hi) on `chunks` runs of the rows 0..n-1 at once: the first in this thread,
     the others in a pool's. The kernels release the GIL (numba's nogil), so the runs use the cores;
-    numba's own parallel kernels (prange) did the same but took over half of the first run's compile
-    time (docs/speed.md). `what` names the kernel in `compile_notice`'s message if its first call compiles."""
+    numba's own parallel kernels (prange) did the same but multiply the first run's compile time. `what` names the kernel in `compile_notice`'s message if its first call compiles."""
     size = -(-n // chunks)
     runs = [(c * size, min(n, (c + 1) * size)) for c in range(chunks)]
     with first_call_notice(kernel, what):
@@ -226,9 +225,8 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL[pid]
 
 
-# Below this many games per thread, waking a thread costs more than its games take. Measured on the
-# shared 2-core machine under load: one numba (OpenMP) thread stepped 64 learner tables 10x faster
-# than two, and 2,048 games no slower (docs/speed.md).
+# Below this many games per thread, waking a thread costs more than its games take (docs/vector.md,
+# "Threads").
 MIN_ROWS_PER_THREAD = 256
 
 

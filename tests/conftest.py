@@ -195,7 +195,7 @@ def reopen_louqsor(g: NefertitiGame, seat: int) -> None:
 
 def last_legal(legal: list[int]) -> int:
     """The highest legal action other than `done` when another exists: a policy that can bid above what
-    anyone pays, or repeat an optional choice, for ever (issue #19)."""
+    anyone pays, or repeat an optional choice, for ever."""
     return legal[-1] if legal[-1] != DONE or len(legal) == 1 else legal[-2]
 
 

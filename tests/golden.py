@@ -1,4 +1,4 @@
-"""Golden games: the safety net for rewriting the engine (issue #20 part 1; docs/golden.md).
+"""Golden games: the safety net for rewriting the engine (docs/golden.md).
 
 Two kinds, both recorded from the engine as it is and replayed by tests/test_golden.py:
 

@@ -1,4 +1,4 @@
-"""Golden bot decisions: the safety net for compiling the bots (issue #21 §1).
+"""Golden bot decisions: the safety net for compiling the bots.
 
 Two corpora. `tests/golden/bots.npz` holds games where every seat is the same heuristic bot
 (greedy, collector, banker, and greedy with the search bot's `samples=1`), 4 seeded games per

@@ -1,4 +1,4 @@
-"""`nefertiti bench` (issue #20 §5): one run reports the scalar, batched, env and search figures with their peers."""
+"""`nefertiti bench`: one run reports the scalar, batched, env and search figures with their peers."""
 from __future__ import annotations
 
 import random

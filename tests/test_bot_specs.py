@@ -1,4 +1,4 @@
-"""Bot specs: every parameter is typed from the bot's constructor and range-checked (issue #19)."""
+"""Bot specs: every parameter is typed from the bot's constructor and range-checked."""
 import pytest
 
 from nefertiti_env.agents import make_bot, parse_spec

@@ -1,4 +1,4 @@
-"""The compiled bots play their recorded decisions (issue #21 §1; tests/golden_bots.py).
+"""The compiled bots play their recorded decisions (tests/golden_bots.py).
 
 Every game of `tests/golden/bots.npz` (the heuristic bots) and `tests/golden/mcts.npz` (the
 search bot, recorded from its Python implementation) is replayed; at each decision where the

@@ -1,4 +1,4 @@
-"""The shipped champion (issue #21 §4, docs/champion.md): its weights are in the package, load without
+"""The shipped champion (docs/champion.md): its weights are in the package, load without
 unpickling, stay small, and play legal games under the bot name "champion" everywhere bots are made."""
 import json
 import time

@@ -1,4 +1,4 @@
-"""Nefertiti-v1's compact observation (issue #21 §2): no information lost or added against v0, bounded, in the
+"""Nefertiti-v1's compact observation: no information lost or added against v0, bounded, in the
 env under its own id. Hidden information is checked for v1 too in tests/test_hidden_information.py."""
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def test_an_engine_kernel_called_from_python_gives_the_compiled_answer():
 
 
 def test_a_long_compile_is_announced_on_stderr_and_a_short_one_is_not(capsys):
-    """A first run compiles for a minute or so (docs/speed.md): past `after` seconds, stderr says what compiles."""
+    """A first run compiles for a minute or so: past `after` seconds, stderr says what compiles."""
     import time
 
     with entry.compile_notice("the slow part", after=0.05):

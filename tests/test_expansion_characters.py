@@ -73,7 +73,7 @@ def test_s6_oracle_swaps_own_gifts_for_ones_of_equal_or_lower_maximum_value():
 
 def test_s6_oracle_exchanges_each_bottom_card_at_most_once():
     """Expansion, Oracle: the gifts are exchanged for the cards that were in the pile, so a gift given in exchange
-    is never taken back: no place twice, at most four exchanges (issue #19: a swap loop never ends otherwise)."""
+    is never taken back: no place twice, at most four exchanges (a swap loop never ends otherwise)."""
     g = oracle_game()
     act(g, "character Oracle", "kind gold", "card 4")       # gold for the bottom gold
     act(g, "kind gold")

@@ -1,4 +1,4 @@
-"""The fuzz run (`benchmarks/fuzz.py`, issue #19) on a few games, so that it cannot rot: its compiled loop
+"""The fuzz run (`benchmarks/fuzz.py`) on a few games, so that it cannot rot: its compiled loop
 plays the very games `run_game` plays, a short run passes, and a failure is reported with its reproducer."""
 import importlib.util
 import subprocess

@@ -1,4 +1,4 @@
-"""The golden games replay identically (issue #20 part 1; docs/golden.md).
+"""The golden games replay identically (docs/golden.md).
 
 Ten text playthroughs and a 5,040-game random corpus over every option set, recorded from
 the engine; an intended change of play re-records them with `python tests/golden.py --write`.

@@ -1,4 +1,4 @@
-"""Hidden information (issue 3; docs/rules.md §1 deck, expansion Oracle): what a seat may know of the undrawn deck.
+"""Hidden information (docs/rules.md §1 deck, expansion Oracle): what a seat may know of the undrawn deck.
 
 Two states that differ only in the order of undrawn cards a seat has not seen must look the same to that
 seat: identical observation vectors (v0 and the compact v1), readable views and legal actions. The Oracle's player knows the bottom

@@ -1,4 +1,4 @@
-"""Per-seat history (issue #20 §3): `history_for(seat)` is what that seat saw, like OpenSpiel's
+"""Per-seat history: `history_for(seat)` is what that seat saw, like OpenSpiel's
 information state. The Oracle player's choices of bottom places (which card it took, the new order)
 are private: every other seat sees `HIDDEN` there; every public action is the same in every view."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Issue #19: untrusted inputs are checked. `apply` takes integer ids only, `from_json` lists every
+"""Untrusted inputs are checked. `apply` takes integer ids only, `from_json` lists every
 problem of a saved state at once (shape, keys, types, ranges, conservation, phase context), and a
 replay names the index of the action it failed at."""
 import json

@@ -1,4 +1,4 @@
-"""Long runs survive kills, stops and bad folders (issue #19): tournaments and balance studies
+"""Long runs survive kills, stops and bad folders: tournaments and balance studies
 save each game as it ends, stop their workers on SIGTERM, and --resume gives the same files."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The board picture (issue #23): SVG from the state and its ruleset, rgb_array via resvg."""
+"""The board picture: SVG from the state and its ruleset, rgb_array via resvg."""
 from __future__ import annotations
 
 import copy

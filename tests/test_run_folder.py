@@ -1,4 +1,4 @@
-"""Run folders: a user's files are never touched, problems show at start (issue #19)."""
+"""Run folders: a user's files are never touched, problems show at start."""
 import os
 import signal
 import subprocess

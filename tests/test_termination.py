@@ -1,4 +1,4 @@
-"""Issue #19: every game ends, terminated or truncated, and no character's power runs longer than its
+"""Every game ends, terminated or truncated, and no character's power runs longer than its
 rules allow, under the two fixed-order policies (first legal action; last legal action other than
 `done`) over every option set; and the heuristic bots never loop (the reporter's tournament)."""
 import itertools

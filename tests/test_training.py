@@ -383,7 +383,7 @@ def test_a_trained_agent_enters_the_tournament_harness(tmp_path, trained_run):
         make_bot("ppo")
 
 
-# ---------------------------------------------------------------- safe loading (issue #19)
+# ---------------------------------------------------------------- safe loading
 
 class Payload:
     """Pickles into a call that creates `marker`: what a malicious model file would carry."""
@@ -454,7 +454,7 @@ def test_model_file_holds_plain_weights_and_json(trained_run):
     assert all(isinstance(t, torch.Tensor) for t in data["policy"].values())
 
 
-# ---------------------------------------------------------------- the run folder (issue #19)
+# ---------------------------------------------------------------- the run folder
 
 def test_train_refuses_a_user_folder_and_touches_nothing(tmp_path, capsys):
     from nefertiti_cli import main

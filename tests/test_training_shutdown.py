@@ -1,6 +1,6 @@
 """Stopping `nefertiti train` (SIGTERM, as Ctrl-C takes the same path) during an evaluation with
 worker processes: the run exits promptly, no process of its group survives, and --resume continues
-from the saved checkpoint (issue #19)."""
+from the saved checkpoint."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Issue #19: the decision limit. A policy that always bids above what anyone pays plays for ever
+"""The decision limit. A policy that always bids above what anyone pays plays for ever
 under the rules; the game option `max_decisions` truncates it: no legal action is left, no seat wins,
 the record replays it, and the PettingZoo and Gymnasium views report truncation (reward 0)."""
 import json

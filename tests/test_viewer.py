@@ -1,4 +1,4 @@
-"""Replay pages, `play --svg` and the play server's session, without a browser (issue #23)."""
+"""Replay pages, `play --svg` and the play server's session, without a browser."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Heuristic bots at the batched env's tables, played in compiled code (issue #21 §3).
+"""Heuristic bots at the batched env's tables, played in compiled code.
 
 A bot table's opponent seats are all one heuristic bot (greedy, collector, banker, or a spec of
 theirs such as "banker:samples=1"). `play_bots` moves every such game on, in place and across the

@@ -1,9 +1,9 @@
-"""Snapshot opponents at the batched env's tables, decided in one compiled call (issue #21 §3).
+"""Snapshot opponents at the batched env's tables, decided in one compiled call.
 
 A snapshot table's opponent seats are all one frozen copy of the learner. One torch forward pass
-per distinct snapshot costs about 0.2 ms whatever the batch, and an opponent decision needed up to
-one pass per snapshot in the pool: with 20 snapshots the champion's mix trained at 2,250 learner
-steps/s against 3,140 with one (`benchmarks/train_speed.py --mixes champion --snapshots 20`).
+per distinct snapshot costs the same whatever the batch, and an opponent decision needed up to
+one pass per snapshot in the pool, so a full pool slowed training (`benchmarks/train_speed.py
+--mixes champion --snapshots 20` measures it).
 Here the actor networks of the pool are stacked in one array and all waiting tables are decided by
 one call, each row through its own snapshot's layers, skipping the observation's zero entries
 (most of them) in the first layer. The logits are the torch policy's up to float32 rounding. The
@@ -96,7 +96,7 @@ def actor_logits(params, sizes, relu, which, obs, out):
 def _layer(p, off, x, y, n_in, n_out):
     """y = b + x W for the layer stored at p[off:]: W transposed (row j: input j's weights to every
     output, so a zero input is skipped), then b. Returns the next layer's offset. (A function of its
-    own: inlined in the loop above, the inner loop was not vectorised and ran 5x slower.)"""
+    own: inlined in the loop above, the inner loop was not vectorised.)"""
     bias = off + n_in * n_out
     for k in range(n_out):
         y[k] = p[bias + k]

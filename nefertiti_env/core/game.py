@@ -461,8 +461,8 @@ class NefertitiGame:
 
 
 def _decide(R, W, action, known) -> int:
-    """`step.decide`; the first call rebinds `_decide` to its `typed_entry` (about 0.4 us of the 1 us
-    a call cost was numba's dispatch). Only the game calls it, with the arrays it made."""
+    """`step.decide`; the first call rebinds `_decide` to its `typed_entry` (numba's dispatch was a large
+    share of a decision's cost). Only the game calls it, with the arrays it made."""
     global _decide
     _decide = typed_entry(decide, R, W, action, known, what="the rules engine")
     return _decide(R, W, action, known)

@@ -245,8 +245,8 @@ def state_vector(R, S, seat, vec):
 
 class Plan(NamedTuple):
     """An observer's tables, packed into one int64 and one float32 array (`make_plan`; the tables are
-    views of them): a compiled call from Python unboxes each array it takes, every call, and with the
-    eleven tables as arguments the AEC env's loop ran 1-4% slower (docs/speed.md, ninth pass)."""
+    views of them): a compiled call from Python unboxes each array it takes, every call, so two arrays
+    cost the AEC env's loop less than eleven tables."""
     ints: np.ndarray          # the table lengths (_PLAN_HEADER), then src, ind_src, ind_offset, lit, face_down
     floats: np.ndarray        # a, b, lit_value
     size: int                 # entries of the vector
@@ -257,14 +257,14 @@ class Plan(NamedTuple):
     # minus _LOWEST. [S * _WIDTH] lit: the entry number S sets when it has value v (`size`: none); lit_value:
     # the value it sets there (1 for one-hots; v1 also writes codes). [market * place] face_down: the entry
     # a face-down card sets to 1.
-    src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[0])
-    a = property(lambda self: plan_tables.py_func(self.ints, self.floats)[1])
-    b = property(lambda self: plan_tables.py_func(self.ints, self.floats)[2])
-    ind_src = property(lambda self: plan_tables.py_func(self.ints, self.floats)[3])
-    ind_offset = property(lambda self: plan_tables.py_func(self.ints, self.floats)[4])
-    lit = property(lambda self: plan_tables.py_func(self.ints, self.floats)[5])
-    lit_value = property(lambda self: plan_tables.py_func(self.ints, self.floats)[6])
-    face_down = property(lambda self: plan_tables.py_func(self.ints, self.floats)[7])
+    src = property(lambda self: _plan_tables_py(self.ints, self.floats)[0])
+    a = property(lambda self: _plan_tables_py(self.ints, self.floats)[1])
+    b = property(lambda self: _plan_tables_py(self.ints, self.floats)[2])
+    ind_src = property(lambda self: _plan_tables_py(self.ints, self.floats)[3])
+    ind_offset = property(lambda self: _plan_tables_py(self.ints, self.floats)[4])
+    lit = property(lambda self: _plan_tables_py(self.ints, self.floats)[5])
+    lit_value = property(lambda self: _plan_tables_py(self.ints, self.floats)[6])
+    face_down = property(lambda self: _plan_tables_py(self.ints, self.floats)[7])
 
 
 _PLAN_HEADER = 3                 # a Plan's `ints` start with the lengths of src, ind_src and lit
@@ -290,6 +290,9 @@ def plan_tables(ints, floats):
     at += n_src + n_ind
     ind_offset, lit, face_down = ints[at:at + n_ind], ints[at + n_ind:at + n_ind + n_lit], ints[at + n_ind + n_lit:]
     return src, floats[:n_src], floats[n_src:2 * n_src], ind_src, ind_offset, lit, floats[2 * n_src:], face_down
+
+
+_plan_tables_py = getattr(plan_tables, "py_func", plan_tables)     # the function itself under NUMBA_DISABLE_JIT
 
 
 # Values an indicator's number can take: _NONE up to the largest card code, piece or index.
@@ -547,20 +550,20 @@ def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: Bat
     return out
 
 
-_FLOAT32 = np.dtype(np.float32)         # np.empty with a dtype object: 0.1 us less than with the type
+_FLOAT32 = np.dtype(np.float32)         # np.empty with a dtype object skips numpy's conversion of the type
 
 
 def encode(game, seat: int, plan: Plan) -> np.ndarray:
     """The vector of `seat` laid out by `plan` (v0's, or one derived from it such as v1's). The array is
-    made here: numba's allocation and boxing of a returned one cost twice numpy's (about 0.7 us)."""
+    made here: numba's allocation and boxing of a returned one cost more than numpy's."""
     out = np.empty(plan.size, dtype=_FLOAT32)
     _encode(game.R, game.S, seat, plan.ints, plan.floats, out)
     return out
 
 
 def _encode(*args) -> None:
-    """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch on its six
-    arguments cost about 0.5 us a call. Only `encode` calls it, with a game's int64 arrays and a Plan's
+    """`_observe`; the first call rebinds `_encode` to its `typed_entry`: numba's dispatch checks its six
+    arguments' types on every call. Only `encode` calls it, with a game's int64 arrays and a Plan's
     packed tables, whose types are always the same (`make_plan`)."""
     global _encode
     _encode = typed_entry(_observe, *args, what="the observation encoder")

@@ -143,7 +143,7 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         game, seat = self.game, self._seat[agent]
-        if game.R is not self._plans_of:       # kept here: the encoder's cache lookup per call cost 0-4% (docs/speed.md)
+        if game.R is not self._plans_of:       # kept here: the encoder's own cache lookup on every call costs more
             self._plans_of, self._plans = game.R, [self.encoder.plan(game, s) for s in range(game.num_players)]
         mask = game.legal_action_mask(writable=True) if seat == game.current_player else np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": encode(game, seat, self._plans[seat]), "action_mask": mask}

@@ -122,7 +122,8 @@ def occ_bits(S, m) -> int:
 def is_free(R, S, m, v) -> bool:
     """May a piece go on square v of market m: the market is open, the square exists on its
     visible stall and is empty? The three tests are all made (`&`, no branch), so that the legal
-    placements are marked without a branch per square (docs/speed.md, "Eighth pass")."""
+    placements are marked without a branch per square (mispredicted branches cost the legal-move
+    generator more than the tests)."""
     return ((S[L.IS_OPEN + m] != 0) & (S[L.OCC + m * NUM_BIDS + v] < 0)
             & (R[L.SQUARE_EXISTS + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] != 0))
 

@@ -1,14 +1,17 @@
 """How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
 `borrow` for the arrays a kernel Python calls hands down, `compile_notice` and `first_call_notice` to say
-so when a first run compiles."""
+so when a first run compiles. Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function
+(or array), so the same engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import types
 from contextlib import contextmanager, nullcontext
 
 import numba
+import numpy as np
 from numba.core import types as nbtypes
 from numba.core.types import unliteral
 from numba.core.registry import CPUDispatcher
@@ -18,17 +21,22 @@ from numba.extending import intrinsic
 class _Shared(CPUDispatcher):
     """A dispatcher that compiles one machine code for the types of a compiled caller's arguments,
     whatever constants it passes: numba types a constant argument as its value (`f(S, -1)` and
-    `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which made 20
-    of the first run's 164 compiles (docs/speed.md, "Fifth pass")."""
+    `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which lengthened
+    the first run's compile (docs/engine.md "Compile time")."""
 
     def get_call_template(self, args, kws):
         return super().get_call_template([unliteral(a) for a in args],
                                          {k: unliteral(v) for k, v in kws.items()})
 
 
+PLAIN_PYTHON = numba.config.DISABLE_JIT     # NUMBA_DISABLE_JIT=1: `njit` returns the function itself
+
+
 def shared(fn):
     """`@njit(cache=True)` for a kernel that both Python and kernels call, with `_Shared`'s one compile
     per argument types."""
+    if PLAIN_PYTHON:
+        return fn
     dispatcher = _Shared(py_func=fn, locals={}, targetoptions={"nopython": True})
     dispatcher.enable_caching()
     return dispatcher
@@ -36,7 +44,7 @@ def shared(fn):
 
 class _Kernel(_Shared):
     """A dispatcher whose machine code has no CPython wrapper (numba's argument unboxing and boxing,
-    about 40% of a small kernel's compile time, docs/engine.md "Compile time"), since only
+    a large share of a small kernel's compile time, docs/engine.md "Compile time"), since only
     compiled callers, which call the machine code directly, use it. A call from Python, which would
     jump to the missing wrapper, goes to a twin instead: the same function compiled with a wrapper,
     on that first call, and cached apart (its own name)."""
@@ -64,6 +72,8 @@ def kernel(fn):
     """`@njit(cache=True)` for a kernel that only other kernels call (a call from Python still works,
     through `_Kernel`'s twin), one compile per argument types (`_Shared`); a kernel Python calls keeps
     `@njit(cache=True)`, or `shared` if kernels call it with constants."""
+    if PLAIN_PYTHON:
+        return fn
     dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={
         "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
     dispatcher.enable_caching()
@@ -71,11 +81,11 @@ def kernel(fn):
 
 
 @intrinsic
-def borrow(typingctx, array):
+def _borrow(typingctx, array):
     """`array` as a view that counts no references (its meminfo NULL). numba counts a reference in and
     out of every compiled call an array is passed to that it does not inline, each an atomic operation:
-    in the engine that was 37% of random play's time (docs/speed.md, tenth pass), in the bots a fifth of
-    theirs (docs/bots.md). A kernel that Python calls borrows its array arguments once at its top; never
+    with R and S handed down through the engine's calls, those counts were a large share of random
+    play's and the bots' time (docs/engine.md "Reference counts"). A kernel that Python calls borrows its array arguments once at its top; never
     an array it allocates itself, and never one it returns or stores: only the caller, which holds them
     for the call, keeps their data alive."""
     if not isinstance(array, nbtypes.Array):
@@ -90,6 +100,14 @@ def borrow(typingctx, array):
     return array(array), codegen
 
 
+def _borrow_in_python(array):
+    """`borrow` as plain Python: Python counts its own references, so the array itself."""
+    return array
+
+
+borrow = _borrow_in_python if PLAIN_PYTHON else _borrow
+
+
 def _say(message: str) -> None:
     """`message` on stderr, on a line of its own even when a progress bar is being drawn there (the
     training's evaluation draws one while its worker processes compile)."""
@@ -99,8 +117,7 @@ def _say(message: str) -> None:
 @contextmanager
 def compile_notice(what: str, after: float = 3.0):
     """Say on stderr that `what` is being compiled if the block still runs `after` seconds on: numba
-    compiles the engine on its first use after an install or an edit (about a minute of CPU on the
-    2-core machine, docs/speed.md) without a word, and later runs load it from its cache in seconds."""
+    compiles the engine on its first use after an install or an edit (a minute or so of CPU) without a word, and later runs load it from its cache in seconds."""
     timer = threading.Timer(after, _say, [f"nefertiti: compiling {what} for this machine (numba; the first run "
                                           "after an install or an edit takes a minute or so, later runs load it "
                                           "from the cache)"])
@@ -115,16 +132,32 @@ def compile_notice(what: str, after: float = 3.0):
 def first_call_notice(dispatcher, what: str):
     """`compile_notice(what)` around a call of `dispatcher` that may be its first (no machine code yet,
     neither compiled nor loaded from the cache); nothing around the later ones."""
-    return nullcontext() if dispatcher.overloads else compile_notice(what)
+    return nullcontext() if PLAIN_PYTHON or dispatcher.overloads else compile_notice(what)
+
+
+def _boxed_like_numba(fn):
+    """`fn` returning what its compiled code returns to Python: numba boxes a numpy scalar result as a
+    Python int, float or bool (tuples item by item), and callers store those as they come (a game's
+    `private_to`, saved as JSON, must hold Python ints)."""
+    def box(value):
+        if isinstance(value, tuple):
+            return tuple(box(v) for v in value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    @functools.wraps(fn)
+    def call(*args):
+        return box(fn(*args))
+    return call
 
 
 def typed_entry(dispatcher, *args, what: str):
     """`dispatcher` (an `@njit` kernel) compiled (or loaded from the cache) for the types of `args`, as
     a function that skips numba's dispatch: a dispatcher checks the type of every argument on every
-    call, about 0.1 us each, which cost the facade's per-decision calls more than their Python
-    around them. The caller
+    call, which costs the facade's per-decision calls more than their Python around them. The caller
     must pass arguments of exactly these types ever after: a wrong one is not detected (an int64
     array is read as one whatever it is), so use it only where the caller made the arrays.
     `what` names the compiled code in `compile_notice`'s message."""
+    if PLAIN_PYTHON:
+        return _boxed_like_numba(dispatcher)
     with compile_notice(what):
         return dispatcher.compile(tuple(numba.typeof(arg) for arg in args))

@@ -126,8 +126,8 @@ def legal_list(R, S, out) -> int:
 def legal_list_into(R, S, out, mask) -> int:
     """`legal_list` with the caller's `mask` (NUM_ACTIONS int8) as scratch, so that a search's hot
     loop allocates nothing. The list is written without a branch (each action written, the count
-    moved on when it is legal): a branch per action mispredicted often enough to cost about 40 ns
-    a decision (docs/speed.md, "Eighth pass")."""
+    moved on when it is legal): a branch per action mispredicts often, in the hottest loop of every
+    decision."""
     for a in range(A.NUM_ACTIONS):
         mask[a] = 0
     legal_mask(R, S, mask)
@@ -150,8 +150,7 @@ def decide(R, W, action, known) -> int:
     """One decision for the Python facade in one call: check that `action` is legal (else return -1,
     the state unchanged), apply it, and list the next legal actions. `W` (W_SIZE) is the game's
     state `S`, then room for its legal actions listed and for their int8 mask, which the facade
-    copies as `legal_action_mask` (one array: each array argument costs the call about 0.1 us to
-    unbox). `legal[:known]` and the mask already hold the legal actions of S when `known` >= 0 (the
+    copies as `legal_action_mask` (one array: each array argument costs the call an unboxing). `legal[:known]` and the mask already hold the legal actions of S when `known` >= 0 (the
     previous call's output), so they are computed once per decision. Returns their number, or
     -2 - (8 * number + the seat that alone sees this decision) for a private one, so the common case
     needs no unpacking. The action LIST only lists the legal actions (returns their number); NEW_GAME
