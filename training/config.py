@@ -25,6 +25,7 @@ from nefertiti_env.env.aec import REWARDS
 
 from .bot_tables import seats_at_bot_tables
 from .opponents import RANDOM, SNAPSHOT
+from .snapshot_tables import plays_at_snapshot_tables
 
 Count = Annotated[Int, Field(ge=1)]
 # Caps on what a config may ask for, so that a typo (an extra zero or ten) fails here in one line
@@ -90,7 +91,8 @@ class EnvConfig(TableOptions):
     workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
-                                            "random, snapshot and heuristic bot opponents (one kind per table) "
+                                            "random, snapshot, heuristic bot and trained agent (champion, "
+                                            "ppo:path=...) opponents (one kind per table) "
                                             "and the win_loss reward only")
 
     def table_list(self) -> list[TableConfig]:
@@ -215,10 +217,12 @@ class Config(Section):
     def _vector_env_can_play_it(self):
         if not self.env.vector:
             return self
-        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT} if not seats_at_bot_tables(k)]
+        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}
+                  if not seats_at_bot_tables(k) and not plays_at_snapshot_tables(k)]
         if others or self.env.reward != "win_loss":
-            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT} and heuristic bot opponents "
-                             f"(greedy, collector, banker) with the win_loss reward; got {self.opponents.weights} "
+            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT}, heuristic bot opponents "
+                             f"(greedy, collector, banker) and trained agents without search (champion, "
+                             f"ppo:path=...) with the win_loss reward; got {self.opponents.weights} "
                              f"and {self.env.reward!r}")
         return self
 
