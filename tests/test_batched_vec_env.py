@@ -208,6 +208,38 @@ def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
         BatchedVecEnv(2, observation="v2", opponents=spec)
 
 
+def test_score_diff_reward_is_the_final_score_less_the_others_mean():
+    """reward="score_diff" as the AEC env's (docs/rules.md §8 scoring): (own - mean of the others) / 100
+    on the last transition; the same games, wins and scores as under win_loss."""
+    envs = [BatchedVecEnv(3, num_players=3, seed=6, observation="v1", reward=r) for r in ("win_loss", "score_diff")]
+    finals = {}
+    step = envs[1].venv.step
+
+    def remember(*args, **kwargs):
+        out = step(*args, **kwargs)
+        for i in np.flatnonzero(out[4] | out[5]):
+            finals[int(i)] = out[6]["final_scores"][i].copy()
+        return out
+    envs[1].venv.step = remember
+    for env in envs:
+        env.reset()
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(150):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in envs[0].action_masks()])
+        (_, r0, d0, i0), (_, r1, d1, i1) = [(env.step_async(actions), env.step_wait())[1] for env in envs]
+        assert np.array_equal(d0, d1) and [(a["win"], a["score"]) for a in i0] == [(b["win"], b["score"]) for b in i1]
+        for i in np.flatnonzero(d1):
+            s, seat = finals[int(i)], i1[i]["seat"]
+            assert s[seat] == i1[i]["score"]
+            assert r1[i] == np.float32((s[seat] - (s.sum() - s[seat]) / 2) / 100) and r0[i] in (-1, 1)
+            checked += 1
+        assert not r1[~d1].any()
+    assert checked >= 3
+    with pytest.raises(ValueError, match="reward must be one of"):
+        BatchedVecEnv(2, reward="rank")
+
+
 def test_maskable_ppo_learns_on_it():
     """A few hundred learner steps of MaskablePPO, masks through env_method("action_masks")."""
     from sb3_contrib import MaskablePPO

@@ -32,6 +32,14 @@ from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tabl
 from .vec_env import MASKS
 
 ADD_SNAPSHOT = "add_snapshot"
+VECTOR_REWARDS = ("win_loss", "score_diff")      # the AEC env's rewards this env gives (`env.aec.final_rewards`)
+
+
+def score_diff(finals: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The "score_diff" reward of each row's seat: its final score less the others' mean, over 100
+    (as `env.aec.final_rewards`); a denser signal than win_loss where wins are rare."""
+    own = finals[np.arange(len(seats)), seats].astype(np.float64)
+    return (own - (finals.sum(axis=1) - own) / (finals.shape[1] - 1)) / 100
 
 
 class CompiledVecEnv(VecEnv):
@@ -78,9 +86,11 @@ class BatchedVecEnv(CompiledVecEnv):
     opponent seats; more come with `env_method("add_snapshot", path)`; a new game draws one of the
     newest `max_snapshots`, as `opponents.OpponentPool` does; `deterministic`: their most likely
     action instead of a sample), a fixed trained agent ("champion", "ppo:path=FILE", played like a
-    snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's), or
-    a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`). Other keywords: NefertitiVectorEnv's (seed, observation, ruleset,
-    setup, memphis, characters, max_decisions).
+    snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's),
+    or a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`). reward:
+    "win_loss" (+1/-1) or "score_diff" (the learner's final score less the others' mean, over 100).
+    Other keywords: NefertitiVectorEnv's (seed, observation, ruleset, setup, memphis, characters,
+    max_decisions).
 
     info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
     it just played), opponents (that game's kind), win (bool) and score (int: the learner's final
@@ -88,11 +98,14 @@ class BatchedVecEnv(CompiledVecEnv):
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(), max_snapshots: int = 20,
-                 deterministic: bool = False, seed: int = 0, **options):
+                 deterministic: bool = False, seed: int = 0, reward: str = "win_loss", **options):
         weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
         if not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
             raise ValueError(f"opponents must be a kind or non-negative weights of kinds with a positive total, "
                              f"got {opponents!r}")
+        if reward not in VECTOR_REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(VECTOR_REWARDS)}; got {reward!r}")
+        self.reward = reward
         total = sum(weights.values())
         self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=True,
                                        random_share=weights.get(RANDOM, 0.0) / total, **options)
@@ -146,21 +159,25 @@ class BatchedVecEnv(CompiledVecEnv):
         obs, masks, _, rewards, terminated, truncated, info = self.venv.step(self._actions)
         reward = rewards[self.rows, seats].astype(np.float32)
         done = terminated | truncated
-        scores = info["final_scores"][self.rows, seats].copy()
-        self._play_opponents(reward, done, scores)
+        finals = info["final_scores"].copy()
+        self._play_opponents(reward, done, finals)
+        scores = finals[self.rows, seats]
+        win = reward > 0
+        if self.reward == "score_diff" and done.any():
+            reward = np.where(reward != 0, score_diff(finals, seats), 0.0).astype(np.float32)
         infos = []
         for i in range(self.num_envs):
-            entry = {"seat": int(seats[i]), "opponents": kinds[i], "win": bool(reward[i] > 0),
+            entry = {"seat": int(seats[i]), "opponents": kinds[i], "win": bool(win[i]),
                      "score": int(scores[i]), "illegal": False, "TimeLimit.truncated": False}
             if done[i]:
                 entry["terminal_observation"] = self.venv.obs[i].copy()
             infos.append(entry)
         return self.venv.obs.copy(), reward, done.copy(), infos
 
-    def _play_opponents(self, reward, done, scores) -> None:
+    def _play_opponents(self, reward, done, finals) -> None:
         """Move the envs not at the learner's turn on until every env waits on the learner: the bot
         tables in one compiled call, the snapshot tables in another. An ended
-        game's learner reward and score go to reward, done and scores (in place), and its next game
+        game's learner win_loss reward and final scores go to reward, done and finals (in place), and its next game
         draws its table. (The random tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
         started = done.copy()
@@ -182,8 +199,8 @@ class BatchedVecEnv(CompiledVecEnv):
             started = terminated | truncated
             reward[started] = rewards[started, seats[started]]
             done |= started
-            if scores is not None:
-                scores[started] = info["final_scores"][started, seats[started]]
+            if finals is not None:
+                finals[started] = info["final_scores"][started]
 
     def _draw_tables(self, started: np.ndarray) -> None:
         """The opponents of each game just started: random (drawn by the env from the game's seed),

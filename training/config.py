@@ -23,6 +23,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
+from .batched_vec_env import VECTOR_REWARDS
 from .bot_tables import seats_at_bot_tables
 from .opponents import RANDOM, SNAPSHOT
 from .snapshot_tables import plays_at_snapshot_tables
@@ -93,7 +94,7 @@ class EnvConfig(TableOptions):
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
                                             "random, snapshot, heuristic bot and trained agent (champion, "
                                             "ppo:path=...) opponents (one kind per table) "
-                                            "and the win_loss reward only")
+                                            "and the win_loss or score_diff reward")
 
     def table_list(self) -> list[TableConfig]:
         """The tables trained at: the mixture, or the single table with weight 1."""
@@ -219,10 +220,10 @@ class Config(Section):
             return self
         others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}
                   if not seats_at_bot_tables(k) and not plays_at_snapshot_tables(k)]
-        if others or self.env.reward != "win_loss":
+        if others or self.env.reward not in VECTOR_REWARDS:
             raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT}, heuristic bot opponents "
                              f"(greedy, collector, banker) and trained agents without search (champion, "
-                             f"ppo:path=...) with the win_loss reward; got {self.opponents.weights} "
+                             f"ppo:path=...) with the {' or '.join(VECTOR_REWARDS)} reward; got {self.opponents.weights} "
                              f"and {self.env.reward!r}")
         return self
 
