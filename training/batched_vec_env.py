@@ -113,8 +113,8 @@ class BatchedVecEnv(CompiledVecEnv):
         self.kinds = [k for k, w in weights.items() if k != RANDOM and w > 0]
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
-        self.fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
-        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT and k not in self.fixed}
+        fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
+        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT and k not in fixed}
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
@@ -131,7 +131,7 @@ class BatchedVecEnv(CompiledVecEnv):
         for snapshot in snapshots:
             self._add_snapshot(snapshot)
         self.fixed_stacks = {}                                   # a fixed agent's actor, by its index in kinds
-        for k, (policy, fixed_deterministic) in self.fixed.items():
+        for k, (policy, fixed_deterministic) in fixed.items():
             stack = SnapshotStack()
             stack.add(_policy(policy, self.venv.encoder.size))
             self.fixed_stacks[self.kinds.index(k)] = stack, fixed_deterministic
@@ -177,8 +177,8 @@ class BatchedVecEnv(CompiledVecEnv):
     def _play_opponents(self, reward, done, finals) -> None:
         """Move the envs not at the learner's turn on until every env waits on the learner: the bot
         tables in one compiled call, the snapshot tables in another. An ended
-        game's learner win_loss reward and final scores go to reward, done and finals (in place), and its next game
-        draws its table. (The random tables never wait: the kernel plays their opponents.)"""
+        game's learner win_loss reward and final scores go to reward, done and finals (in place), and
+        its next game draws its table. (The random tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
         started = done.copy()
         while True:
@@ -214,7 +214,7 @@ class BatchedVecEnv(CompiledVecEnv):
         self.kind[rows] = kinds = self.rng.choice(len(self.kinds), size=len(rows), p=self.kind_probs)
         for i, k in zip(rows.tolist(), kinds.tolist()):
             name = self.kinds[k]
-            if name in self.fixed:
+            if k in self.fixed_stacks:
                 continue
             if name == SNAPSHOT:
                 if not self.live:
