@@ -223,8 +223,8 @@ class Config(Section):
         if others or self.env.reward not in VECTOR_REWARDS:
             raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT}, heuristic bot opponents "
                              f"(greedy, collector, banker) and trained agents without search (champion, "
-                             f"ppo:path=...) with the {' or '.join(VECTOR_REWARDS)} reward; got {self.opponents.weights} "
-                             f"and {self.env.reward!r}")
+                             f"ppo:path=...) with the {' or '.join(VECTOR_REWARDS)} reward; got "
+                             f"{self.opponents.weights} and {self.env.reward!r}")
         return self
 
     @field_validator("init_from")
