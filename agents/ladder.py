@@ -125,7 +125,7 @@ def markdown(rows: list[dict], pairs: dict, params: dict, games: int, command: s
     met = sorted(set(meetings(tables).values()))
     deals = params["games_per_lineup"] // players
     lines = [
-        "# Nefertiti bot ladder", "",
+        "# Nefertiti bot ladder", "", f"At the table of {table_label(players, params['options'])}.", "",
         f"openskill Plackett-Luce ratings from {games} {players}-player games: {len(tables)} line-ups (every "
         f"{players} of the {len(bots)} bots; each pair of bots shares {' to '.join(map(str, met))} of them), "
         f"each on {deals} deal{'s' * (deals > 1)} played in all {players} seat rotations. Ordinal = mu - 3 sigma, "
@@ -157,6 +157,18 @@ def markdown(rows: list[dict], pairs: dict, params: dict, games: int, command: s
               f"- versions: nefertiti-env {version('nefertiti-env')}, openskill {version('openskill')}, "
               f"Python {platform.python_version()}", ""]
     return "\n".join(lines)
+
+
+def table_label(players: int, options: dict) -> str:
+    """The table a ladder was played at, in words ("4 players, beginner setup, base characters"): a
+    ladder rates the bots at one table, and their order changes from table to table."""
+    characters = options.get("characters") or "base"
+    memphis = options.get("memphis")
+    label = (f"{players} players, {options.get('setup') or 'beginner'} setup, "
+             f"{characters if isinstance(characters, str) else '+'.join(characters)} characters")
+    label += ", the Port of Memphis" if memphis or (memphis is None and players == 5) else ""
+    ruleset = options.get("ruleset") or "default"
+    return label + ("" if ruleset == "default" else f", ruleset {ruleset}")
 
 
 def plot_ladder(path: Path, rows: list[dict], players: int, games: int) -> None:

@@ -2,8 +2,8 @@
 
 Layers, one direction of dependency: `core` (rules) <- `encoding` (observations)
 <- `env` (PettingZoo). Importing this package registers the PettingZoo
-environments "nefertiti/Nefertiti-v0" and "nefertiti/Nefertiti-v1" (the same env with the compact
-observation, `observation="v1"`) and exports `env()` and `raw_env()` like
+environments "nefertiti/Nefertiti-v0", "nefertiti/Nefertiti-v1" (the same env with the compact
+observation, `observation="v1"`) and "nefertiti/Nefertiti-v2" (v1 and the table, `observation="v2"`) and exports `env()` and `raw_env()` like
 PettingZoo's classic environments, and registers the single-agent Gymnasium view
 "nefertiti/NefertitiSingleAgent-v0" (the learner at one seat, opponents played
 inside; `training.single_agent`, imported only by `gymnasium.make`).
@@ -28,6 +28,8 @@ if find_spec("pettingzoo") is not None:          # the rules core also works wit
     _pettingzoo.register("aec", "nefertiti/Nefertiti-v0", entry_point="nefertiti_env.env.aec:env")
     _pettingzoo.register("aec", "nefertiti/Nefertiti-v1", entry_point="nefertiti_env.env.aec:env",
                          kwargs={"observation": "v1"})
+    _pettingzoo.register("aec", "nefertiti/Nefertiti-v2", entry_point="nefertiti_env.env.aec:env",
+                         kwargs={"observation": "v2"})
     __all__ += ["env", "raw_env"]
 
     import gymnasium as _gymnasium

@@ -166,6 +166,80 @@ def test_bot_tables_play_the_heuristic_bots_moves():
     assert int(game.scores()[info["seat"]]) == info["score"]
 
 
+def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
+    """A fixed trained agent ("ppo:path=FILE", "champion") sits at every opponent seat and moves as
+    `PPOAgent.act` would: the games replay move for move through NefertitiGame with that bot; an
+    agent with search, or reading another observation, is refused."""
+    from sb3_contrib import MaskablePPO
+    from nefertiti_env import NefertitiGame
+    from nefertiti_env.agents import make_bot, policy_file
+    from nefertiti_env.vector import game_seed
+
+    model = tmp_path / "frozen.pt"
+    policy = MaskablePPO("MlpPolicy", BatchedVecEnv(1, num_players=3, observation="v1"),
+                         policy_kwargs={"net_arch": [32]}, seed=7).policy
+    policy_file.save(model, policy)
+    spec = f"ppo:path={model}"
+    env = BatchedVecEnv(3, num_players=3, seed=11, observation="v1", opponents=spec)
+    env.env_method("add_snapshot", MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}).policy)
+    actions = {}
+    env.reset()
+    rng = np.random.default_rng(0)
+    ended = []
+    for _ in range(150):
+        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        for i, a in enumerate(chosen):
+            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
+        env.step_async(chosen)
+        _, _, done, infos = env.step_wait()
+        ended += [(i, infos[i]) for i in np.flatnonzero(done) if env.venv.games[i] == 1]
+    assert len(ended) == 3 and {info["opponents"] for _, info in ended} == {spec}
+    bot = make_bot(spec, seed=0)
+    for i, info in ended:
+        game = NefertitiGame(num_players=3, seed=int(game_seed(11, i, 0)))
+        learner = iter(actions[(i, 0)])
+        while not game.is_over():
+            p = game.current_player
+            game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
+        assert int(game.scores()[info["seat"]]) == info["score"]
+    with pytest.raises(ValueError, match="not a heuristic bot"):
+        BatchedVecEnv(2, opponents=f"{spec}:search=10")
+    with pytest.raises(ValueError, match="reads 657 floats"):
+        BatchedVecEnv(2, observation="v2", opponents=spec)
+
+
+def test_score_diff_reward_is_the_final_score_less_the_others_mean():
+    """reward="score_diff" as the AEC env's (docs/rules.md §8 scoring): (own - mean of the others) / 100
+    on the last transition; the same games, wins and scores as under win_loss."""
+    envs = [BatchedVecEnv(3, num_players=3, seed=6, observation="v1", reward=r) for r in ("win_loss", "score_diff")]
+    finals = {}
+    step = envs[1].venv.step
+
+    def remember(*args, **kwargs):
+        out = step(*args, **kwargs)
+        for i in np.flatnonzero(out[4] | out[5]):
+            finals[int(i)] = out[6]["final_scores"][i].copy()
+        return out
+    envs[1].venv.step = remember
+    for env in envs:
+        env.reset()
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(150):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in envs[0].action_masks()])
+        (_, r0, d0, i0), (_, r1, d1, i1) = [(env.step_async(actions), env.step_wait())[1] for env in envs]
+        assert np.array_equal(d0, d1) and [(a["win"], a["score"]) for a in i0] == [(b["win"], b["score"]) for b in i1]
+        for i in np.flatnonzero(d1):
+            s, seat = finals[int(i)], i1[i]["seat"]
+            assert s[seat] == i1[i]["score"]
+            assert r1[i] == np.float32((s[seat] - (s.sum() - s[seat]) / 2) / 100) and r0[i] in (-1, 1)
+            checked += 1
+        assert not r1[~d1].any()
+    assert checked >= 3
+    with pytest.raises(ValueError, match="reward must be one of"):
+        BatchedVecEnv(2, reward="rank")
+
+
 def test_maskable_ppo_learns_on_it():
     """A few hundred learner steps of MaskablePPO, masks through env_method("action_masks")."""
     from sb3_contrib import MaskablePPO

@@ -165,3 +165,47 @@ def test_default_bots_are_every_shipped_bot():
     assert {spec.partition(":")[0] for spec in LADDER_BOTS} == set(SHIPPED) - {"ppo"}
     assert len(set(LADDER_BOTS)) == len(LADDER_BOTS)
     ladder.check(LADDER_BOTS, 4, 8)
+
+
+def test_a_ladder_plays_and_names_the_table_it_is_given(tmp_path):
+    """`nefertiti ladder --players 3 --setup advanced --characters expansion --memphis`: every game is
+    played at that table (docs/rules.md §1 setup, §7 Memphis: the options a game records) and the page names it."""
+    import json
+
+    out = tmp_path / "ladder"
+    assert main(["ladder", "--bots", "random,greedy:samples=1,banker:samples=1", "--players", "3",
+                 "--games-per-lineup", "3", "--setup", "advanced", "--characters", "expansion", "--memphis",
+                 "--out", str(out), "--quiet"]) == 0
+    records = [json.loads(line)["record"]["options"] for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 3 and all((r["num_players"], r["setup"], r["characters"], r["memphis"]) ==
+                                     (3, "advanced", "expansion", True) for r in records)
+    assert "At the table of 3 players, advanced setup, expansion characters, the Port of Memphis." in \
+        (out / "ladder.md").read_text()
+    assert ladder.table_label(5, {}) == "5 players, beginner setup, base characters, the Port of Memphis"
+
+
+def test_ladder_tables_rates_the_bots_at_each_table(tmp_path):
+    """benchmarks/ladder_tables.py: one ladder per table of the bar, in its own folder, and the places side by side."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "ladder_tables.py"
+    spec = importlib.util.spec_from_file_location("ladder_tables", script)
+    ladder_tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ladder_tables)
+    out = tmp_path / "tables"
+    bots = "random,greedy:samples=1,banker:samples=1"
+    assert ladder_tables.main(["--bots", bots, "--tables", "2p-base,3p-expansion-memphis", "--games-per-lineup", "6",
+                               "--out", str(out), "--quiet"]) == 0
+    with open(out / "ladder_tables.csv") as f:
+        rows = list(csv.DictReader(f))
+    for table, players in (("2p-base", 2), ("3p-expansion-memphis", 3)):
+        mine = [r for r in rows if r["table"] == table]
+        assert [int(r["place"]) for r in mine] == [1, 2, 3] and {r["bot"] for r in mine} == set(bots.split(","))
+        with open(out / table / "ladder.csv") as f:
+            assert [r["bot"] for r in csv.DictReader(f)] == [r["bot"] for r in mine]
+        assert len((out / table / "games.csv").read_text().splitlines()) == 1 + 6 * len(ladder.lineups(
+            bots.split(","), players))
+    page = (out / "ladder_tables.md").read_text()
+    assert "| bot | 2p-base | 3p-expansion-memphis |" in page and "the Port of Memphis" in page
+    assert ladder_tables.main(["--bots", bots, "--tables", "5p-base", "--out", str(out), "--quiet"]) == 2  # 3 bots < 5

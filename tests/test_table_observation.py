@@ -88,3 +88,26 @@ def test_the_table_block_names_each_table():
 def test_one_size_at_every_table_and_docs_show_the_layout():
     assert OBSERVATIONS["v2"].size == V2_SIZE == V1_SIZE + 23
     assert layout_markdown(V2_BLOCKS) in DOCS.read_text()
+
+
+def test_nefertiti_v2_env_and_the_single_agent_view_observe_v2():
+    """The registered ids: `nefertiti/Nefertiti-v2` (PettingZoo) and the Gymnasium single-agent view with
+    observation="v2" observe v2 at a 3-player Memphis table (§7), and the PettingZoo env passes its API test."""
+    import warnings
+
+    import gymnasium
+    import pettingzoo
+    from pettingzoo.test import api_test
+
+    env = pettingzoo.make("aec", "nefertiti/Nefertiti-v2", num_players=3, memphis=True)
+    env.reset(seed=5)
+    agent = env.agent_selection
+    assert np.array_equal(env.observe(agent)["observation"], observe_v2(env.unwrapped.game, int(agent[-1])))
+    assert env.observation_space(agent)["observation"].shape == (V2_SIZE,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # Dict observations draw advisory warnings only
+        api_test(pettingzoo.make("aec", "nefertiti/Nefertiti-v2", num_players=2), num_cycles=100)
+    single = gymnasium.make("nefertiti/NefertitiSingleAgent-v0", observation="v2", num_players=3, memphis=True)
+    obs, _ = single.reset(seed=3)
+    game = single.unwrapped.game
+    assert obs.shape == (V2_SIZE,) and np.array_equal(obs, observe_v2(game, game.current_player))

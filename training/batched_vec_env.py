@@ -5,8 +5,8 @@ The learner holds one seat per game, rotating by game (`vector.learner_seat`); t
 are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
 by snapshots of the learner (policy files or policy objects): every snapshot table draws one of
 the newest `max_snapshots`, and all waiting snapshot tables are decided by one compiled call
-(`snapshot_tables.py`); or by a
-heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
+(`snapshot_tables.py`); by a fixed trained agent (`champion`, `ppo:path=...`), decided the same
+way; or by a heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
 ended the game. Masks come through `env_method("action_masks")` like `vec_env.WorkerVecEnv`.
@@ -28,10 +28,18 @@ from nefertiti_env.vector import NefertitiVectorEnv
 
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
-from .snapshot_tables import SnapshotStack
+from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tables
 from .vec_env import MASKS
 
 ADD_SNAPSHOT = "add_snapshot"
+VECTOR_REWARDS = ("win_loss", "score_diff")      # the AEC env's rewards this env gives (`env.aec.final_rewards`)
+
+
+def score_diff(finals: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The "score_diff" reward of each row's seat: its final score less the others' mean, over 100
+    (as `env.aec.final_rewards`); a denser signal than win_loss where wins are rare."""
+    own = finals[np.arange(len(seats)), seats].astype(np.float64)
+    return (own - (finals.sum(axis=1) - own) / (finals.shape[1] - 1)) / 100
 
 
 class CompiledVecEnv(VecEnv):
@@ -77,9 +85,12 @@ class BatchedVecEnv(CompiledVecEnv):
     "snapshot" (one of `snapshots`, model files or MaskableActorCriticPolicy objects, plays all the
     opponent seats; more come with `env_method("add_snapshot", path)`; a new game draws one of the
     newest `max_snapshots`, as `opponents.OpponentPool` does; `deterministic`: their most likely
-    action instead of a sample), or a heuristic bot spec ("banker", "greedy:samples=1", ...:
-    `bot_tables.play_bots`). Other keywords: NefertitiVectorEnv's (seed, observation, ruleset,
-    setup, memphis, characters, max_decisions).
+    action instead of a sample), a fixed trained agent ("champion", "ppo:path=FILE", played like a
+    snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's),
+    or a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`). reward:
+    "win_loss" (+1/-1) or "score_diff" (the learner's final score less the others' mean, over 100).
+    Other keywords: NefertitiVectorEnv's (seed, observation, ruleset, setup, memphis, characters,
+    max_decisions).
 
     info per env, with `single_agent.SingleAgentEnv`'s keys: seat (the learner's seat in the game
     it just played), opponents (that game's kind), win (bool) and score (int: the learner's final
@@ -87,11 +98,14 @@ class BatchedVecEnv(CompiledVecEnv):
     """
 
     def __init__(self, num_envs: int, num_players: int = 4, opponents=RANDOM, snapshots=(), max_snapshots: int = 20,
-                 deterministic: bool = False, seed: int = 0, **options):
+                 deterministic: bool = False, seed: int = 0, reward: str = "win_loss", **options):
         weights = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
         if not weights or min(weights.values()) < 0 or sum(weights.values()) <= 0:
             raise ValueError(f"opponents must be a kind or non-negative weights of kinds with a positive total, "
                              f"got {opponents!r}")
+        if reward not in VECTOR_REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(VECTOR_REWARDS)}; got {reward!r}")
+        self.reward = reward
         total = sum(weights.values())
         self.venv = NefertitiVectorEnv(num_envs, num_players, seed=seed, learner=True,
                                        random_share=weights.get(RANDOM, 0.0) / total, **options)
@@ -99,7 +113,8 @@ class BatchedVecEnv(CompiledVecEnv):
         self.kinds = [k for k, w in weights.items() if k != RANDOM and w > 0]
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
-        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT}
+        fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
+        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT and k not in fixed}
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
@@ -115,6 +130,11 @@ class BatchedVecEnv(CompiledVecEnv):
         self.rows = np.arange(num_envs)
         for snapshot in snapshots:
             self._add_snapshot(snapshot)
+        self.fixed_stacks = {}                                   # a fixed agent's actor, by its index in kinds
+        for k, (policy, fixed_deterministic) in fixed.items():
+            stack = SnapshotStack()
+            stack.add(_policy(policy, self.venv.encoder.size))
+            self.fixed_stacks[self.kinds.index(k)] = stack, fixed_deterministic
         high = self.venv.encoder.high(self.venv.template.rules)
         super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
                          spaces.Discrete(NUM_ACTIONS))
@@ -139,22 +159,26 @@ class BatchedVecEnv(CompiledVecEnv):
         obs, masks, _, rewards, terminated, truncated, info = self.venv.step(self._actions)
         reward = rewards[self.rows, seats].astype(np.float32)
         done = terminated | truncated
-        scores = info["final_scores"][self.rows, seats].copy()
-        self._play_opponents(reward, done, scores)
+        finals = info["final_scores"].copy()
+        self._play_opponents(reward, done, finals)
+        scores = finals[self.rows, seats]
+        win = reward > 0
+        if self.reward == "score_diff" and done.any():
+            reward = np.where(reward != 0, score_diff(finals, seats), 0.0).astype(np.float32)
         infos = []
         for i in range(self.num_envs):
-            entry = {"seat": int(seats[i]), "opponents": kinds[i], "win": bool(reward[i] > 0),
+            entry = {"seat": int(seats[i]), "opponents": kinds[i], "win": bool(win[i]),
                      "score": int(scores[i]), "illegal": False, "TimeLimit.truncated": False}
             if done[i]:
                 entry["terminal_observation"] = self.venv.obs[i].copy()
             infos.append(entry)
         return self.venv.obs.copy(), reward, done.copy(), infos
 
-    def _play_opponents(self, reward, done, scores) -> None:
+    def _play_opponents(self, reward, done, finals) -> None:
         """Move the envs not at the learner's turn on until every env waits on the learner: the bot
         tables in one compiled call, the snapshot tables in another. An ended
-        game's learner reward and score go to reward, done and scores (in place), and its next game
-        draws its table. (The random tables never wait: the kernel plays their opponents.)"""
+        game's learner win_loss reward and final scores go to reward, done and finals (in place), and
+        its next game draws its table. (The random tables never wait: the kernel plays their opponents.)"""
         venv = self.venv
         started = done.copy()
         while True:
@@ -175,12 +199,13 @@ class BatchedVecEnv(CompiledVecEnv):
             started = terminated | truncated
             reward[started] = rewards[started, seats[started]]
             done |= started
-            if scores is not None:
-                scores[started] = info["final_scores"][started, seats[started]]
+            if finals is not None:
+                finals[started] = info["final_scores"][started]
 
     def _draw_tables(self, started: np.ndarray) -> None:
         """The opponents of each game just started: random (drawn by the env from the game's seed),
-        else a kind drawn with the weights, then a snapshot uniformly, or a bot with its own generator."""
+        else a kind drawn with the weights, then a snapshot uniformly, or a bot with its own generator
+        (a fixed agent needs no draw)."""
         rows = np.flatnonzero(started & ~self.venv.random_tables())
         self.kind[started] = -1
         self.is_bot[started] = False
@@ -189,6 +214,8 @@ class BatchedVecEnv(CompiledVecEnv):
         self.kind[rows] = kinds = self.rng.choice(len(self.kinds), size=len(rows), p=self.kind_probs)
         for i, k in zip(rows.tolist(), kinds.tolist()):
             name = self.kinds[k]
+            if k in self.fixed_stacks:
+                continue
             if name == SNAPSHOT:
                 if not self.live:
                     raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
@@ -200,19 +227,30 @@ class BatchedVecEnv(CompiledVecEnv):
                 self.is_bot[i] = True
 
     def _decide(self, rows: np.ndarray) -> np.ndarray:
-        """The actions of these snapshot tables' snapshots: the most likely legal one, or one sampled
-        from its probabilities (Gumbel-max with this env's generator)."""
-        logits = self.stack.logits(self.snapshot[rows], self.venv.obs[rows]).astype(np.float64)
-        if not self.deterministic:
-            logits += self.rng.gumbel(size=logits.shape)
-        logits[self.venv.masks[rows] == 0] = -np.inf
-        return logits.argmax(axis=1)
+        """The actions of these snapshot and fixed-agent tables' policies: the most likely legal one, or
+        one sampled from its probabilities (Gumbel-max with this env's generator); one compiled call
+        for the snapshot tables and one per fixed agent."""
+        actions = np.zeros(len(rows), dtype=np.int64)
+        kinds = self.kind[rows]
+        groups = [(~np.isin(kinds, list(self.fixed_stacks)), self.stack, self.deterministic, self.snapshot)]
+        groups += [(kinds == k, stack, deterministic, None) for k, (stack, deterministic) in self.fixed_stacks.items()]
+        for at, stack, deterministic, snapshot in groups:
+            if not at.any():
+                continue
+            group = rows[at]
+            which = snapshot[group] if snapshot is not None else np.zeros(len(group), dtype=np.int64)
+            logits = stack.logits(which, self.venv.obs[group]).astype(np.float64)
+            if not deterministic:
+                logits += self.rng.gumbel(size=logits.shape)
+            logits[self.venv.masks[group] == 0] = -np.inf
+            actions[at] = logits.argmax(axis=1)
+        return actions
 
     def _add_snapshot(self, snapshot) -> None:
         """A new snapshot for the games to come; the oldest of more than `max_snapshots` is no longer
         drawn, and leaves the stack once no game plays it."""
         self.live = (self.live + [self.stack.add(_policy(snapshot, self.venv.encoder.size))])[-self.max_snapshots:]
-        playing = (self.kind >= 0) & ~self.is_bot               # the snapshot tables
+        playing = np.isin(self.kind, [self.kinds.index(SNAPSHOT)] if SNAPSHOT in self.kinds else [])
         rows = np.union1d(self.live, self.snapshot[playing])
         if len(rows) < len(self.stack):
             self.stack.keep(rows)

@@ -23,8 +23,10 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
 from nefertiti_env.env.aec import REWARDS
 
+from .batched_vec_env import VECTOR_REWARDS
 from .bot_tables import seats_at_bot_tables
 from .opponents import RANDOM, SNAPSHOT
+from .snapshot_tables import plays_at_snapshot_tables
 
 Count = Annotated[Int, Field(ge=1)]
 # Caps on what a config may ask for, so that a typo (an extra zero or ten) fails here in one line
@@ -90,8 +92,9 @@ class EnvConfig(TableOptions):
     workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
                                             "(training/batched_vec_env.py, docs/vector.md; workers unused): "
-                                            "random, snapshot and heuristic bot opponents (one kind per table) "
-                                            "and the win_loss reward only")
+                                            "random, snapshot, heuristic bot and trained agent (champion, "
+                                            "ppo:path=...) opponents (one kind per table) "
+                                            "and the win_loss or score_diff reward")
 
     def table_list(self) -> list[TableConfig]:
         """The tables trained at: the mixture, or the single table with weight 1."""
@@ -215,11 +218,13 @@ class Config(Section):
     def _vector_env_can_play_it(self):
         if not self.env.vector:
             return self
-        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT} if not seats_at_bot_tables(k)]
-        if others or self.env.reward != "win_loss":
-            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT} and heuristic bot opponents "
-                             f"(greedy, collector, banker) with the win_loss reward; got {self.opponents.weights} "
-                             f"and {self.env.reward!r}")
+        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}
+                  if not seats_at_bot_tables(k) and not plays_at_snapshot_tables(k)]
+        if others or self.env.reward not in VECTOR_REWARDS:
+            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT}, heuristic bot opponents "
+                             f"(greedy, collector, banker) and trained agents without search (champion, "
+                             f"ppo:path=...) with the {' or '.join(VECTOR_REWARDS)} reward; got "
+                             f"{self.opponents.weights} and {self.env.reward!r}")
         return self
 
     @field_validator("init_from")

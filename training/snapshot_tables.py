@@ -14,7 +14,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nefertiti_env.agents import BOTS, PPOAgent, make_bot, parse_spec
+
 ACTIVATIONS = ("Tanh", "ReLU")
+
+
+def plays_at_snapshot_tables(spec: str) -> bool:
+    """Whether the batched env can play `spec` like a snapshot: a fixed trained policy (`champion`,
+    `ppo:path=...`) without search at play time (a search is no single forward pass)."""
+    name, params = parse_spec(spec)
+    return issubclass(BOTS[name], PPOAgent) and not params.get("search", 0)
+
+
+def fixed_policy(spec: str):
+    """(policy, deterministic) of a `plays_at_snapshot_tables` spec: a fixed opponent such as the
+    agent a best response is trained against (benchmarks/exploitability.py)."""
+    if not plays_at_snapshot_tables(spec):
+        raise ValueError(f"{spec!r} is not a trained policy without search (champion, ppo:path=...): the "
+                         "batched env plays only those like snapshots")
+    bot = make_bot(spec, seed=0)
+    return bot.policy, bot.deterministic
 
 
 def actor_layers(policy) -> tuple[list[np.ndarray], np.ndarray, str]:

@@ -218,7 +218,7 @@ class Trainer:
         if cfg.env.vector:
             common = dict(opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
                           max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
-                          seed=session_seed, observation=cfg.env.observation)
+                          seed=session_seed, observation=cfg.env.observation, reward=cfg.env.reward)
             if len(tables) == 1:
                 venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
             else:                               # one batch per table (training/table_mix.py says why)
