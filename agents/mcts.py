@@ -176,7 +176,7 @@ class MCTSBot(Agent):
     def _run(self, game, seat: int, iterations: int) -> None:
         tree = self._tree
         tree.reserve(iterations)
-        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_LEAF
+        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_LEAF[1]
         with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
                                 tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
