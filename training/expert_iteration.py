@@ -80,7 +80,8 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
 STAGE_FOLDER = "expert_iteration"
 
 
-def run_stage(config, start: str | Path, resume: bool = False, force: bool = False, progress: bool = True) -> list[dict]:
+def run_stage(config, start: str | Path, resume: bool = False, force: bool = False,
+              progress: bool = True) -> list[dict]:
     """The `expert_iteration` section of a training config (training/config.py) as rounds in
     `config.out`/expert_iteration, from the model `start`, at the run's tables and seed."""
     from .trainer import game_args

@@ -484,8 +484,8 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
     elif not (resume and ei.rounds and _ppo_stage_done(paths, config.total_timesteps)):
         results = Trainer(config, resume=resume, progress=progress, force=force).run()
     if ei.rounds:
-        from .expert_iteration import run_stage
-        run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / "expert_iteration").is_dir(),
+        from .expert_iteration import STAGE_FOLDER, run_stage
+        run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / STAGE_FOLDER).is_dir(),
                   force=force, progress=progress)
     return results
 
