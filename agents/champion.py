@@ -20,15 +20,16 @@ class ChampionBot(PPOAgent):
     (it plays any table whose observation it reads, but was not trained there).
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
-    search, width, puct: search at play time with the policy as the prior (`PPOAgent`): e.g.
-        `champion:search=800` (docs/champion.md, "With search at play time").
+    search, width, puct, leaf_value: search at play time with the policy as the prior (`PPOAgent`), and
+        its critic at the leaves: e.g. `champion:search=800` or `champion:search=800,leaf_value=1`
+        (docs/champion.md, "With search at play time").
     """
 
     name = "champion"
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
-                 puct: float = 1.0):
+                 puct: float = 1.0, leaf_value: float = 0.0):
         path = SHIPPED.get(CHAMPION, CHAMPION_FILE)      # a cluster's worker: the head's copy
         if not path.is_file():
             raise FileNotFoundError(f"the champion's weights are missing from this install ({path})")
-        super().__init__(path, deterministic, seed, search, width, puct)
+        super().__init__(path, deterministic, seed, search, width, puct, leaf_value)

@@ -1,7 +1,7 @@
 """Keep cached numba code in step with the kernels it compiled in.
 
 numba caches a kernel keyed on its own source file only, but the bots' kernels
-(evaluation.py, heuristic.py, mcts.py) compile the engine's kernels into themselves, and the bot
+(evaluation.py, heuristic.py, mcts.py, network.py) compile the engine's kernels into themselves, and the bot
 tables' (training/bot_tables.py) compile the bots' in turn: after an edit of any of these they would
 run stale machine code. `drop_stale_cache` hashes all the sources a folder's kernels compile in
 (`nefertiti_env.core.engine.SOURCES`, the bots', the folder's own) and deletes that folder's cached
@@ -15,7 +15,7 @@ from pathlib import Path
 from nefertiti_env.core.engine import _ROOT, SOURCES
 
 _HERE = Path(__file__).parent
-KERNEL_SOURCES = ("evaluation.py", "heuristic.py", "mcts.py")
+KERNEL_SOURCES = ("evaluation.py", "heuristic.py", "mcts.py", "network.py")
 
 
 def drop_stale_cache(engine_root: Path = _ROOT, bots: Path = _HERE, folder: Path | None = None,

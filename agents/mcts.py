@@ -24,6 +24,14 @@ decision, docs/champion.md): its `width` most likely actions are searched, and e
 UCB gains the PUCT term puct * P(action) * sqrt(N) / (1 + n), so the search spends its visits where
 the policy expects the good moves unless the rewards say otherwise.
 
+A trained critic can evaluate the leaves instead of (or mixed with) the heuristic (`value`, weighted
+`leaf_value`): after the rollout, each seat's observation of the leaf goes through the policy's value
+network (`agents.network`, compiled, in the kernel) and its value V becomes that seat's reward (1 + V) / 2,
+clipped to 0..1; at a game's end the outcome itself is used (winners 1, others 0). The critic was trained
+on the learner's win_loss returns (+1 win, -1 otherwise, discounted), so (1 + V) / 2 is about its chance of
+winning from there, as every seat sees it from its own seat; the discount pulls early values towards 0.5,
+but the siblings compared in the tree are at about the same depth.
+
 The search is numba kernels over the engine's arrays (docs/bots.md, "Compiled MCTS"): the tree
 is preallocated arrays (`Tree`), a determinisation is copied into one scratch state, and the
 random numbers come from the guide's generator array, drawn as the Python search drew them.
@@ -43,9 +51,13 @@ from nefertiti_env.core.engine.entry import borrow, first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
 
+from nefertiti_env.encoding.observation import VECTOR_SIZE, _fill, state_vector
+from nefertiti_env.encoding.versions import OBSERVATIONS, version_of_size
+
 from .base import Agent
 from .evaluation import Weights, borrowed, clone_into, seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
+from .network import Network, forward
 
 VISITS, AVAIL, PLAYER, ACTION, CHILD, SIBLING = range(6)   # Tree.nodes columns
 CHUNK = 64                # iterations per kernel call under a time budget (the clock is read between)
@@ -86,20 +98,25 @@ class MCTSBot(Agent):
     prior: (game, seat) -> each action's probability (a trained policy's; not a spec parameter): if
         given, it ranks the root's actions instead of the heuristic, and adds the PUCT term.
     puct: weight of the PUCT term puct * P(action) * sqrt(N) / (1 + n) at the root (with a prior).
+    value: a trained policy's critic (`network.Network(policy, "critic")`; not a spec parameter) to
+        evaluate the leaves with, weighted `leaf_value` (0: the heuristic alone, 1: the critic alone).
     Other keywords are `evaluation.Weights` for the evaluation (default: the banker's).
     """
 
     name = "mcts"
     weights = BankerBot.weights
     bounds = {"iterations": ">= 1", "seconds": "> 0", "c": ">= 0", "width": ">= 0", "prior_visits": ">= 0",
-              "rollout_turns": ">= 0", "temperature": "> 0"}
+              "rollout_turns": ">= 0", "temperature": "> 0", "leaf_value": ">= 0"}
 
     def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
                  c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
                  temperature: float = 10.0, prior: Callable[[object, int], np.ndarray] | None = None,
-                 puct: float = 0.0, **weights):
+                 puct: float = 0.0, value: Network | None = None, leaf_value: float = 0.0, **weights):
         if iterations < 1 or (seconds is not None and seconds <= 0):
             raise ValueError("mcts needs iterations >= 1 and seconds > 0")
+        if not 0 <= leaf_value <= 1 or (leaf_value and value is None):
+            raise ValueError(f"leaf_value must be in 0..1, and above 0 only with a trained policy's critic (a ppo or "
+                             f"champion bot with search); got {leaf_value}")
         self.weights = Weights(**{**self.weights.__dict__, **weights})
         self.guide = HeuristicBot(samples=1, **self.weights.__dict__)
         super().__init__(seed)
@@ -107,6 +124,8 @@ class MCTSBot(Agent):
         self.c, self.width, self.prior_visits = c, width, prior_visits
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self.prior, self.puct = prior, puct
+        self.value, self.leaf_value = value, float(leaf_value)
+        self._leaf = _NO_LEAF                       # the critic's arrays for the game searched (`_leaf_arrays`)
         self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
@@ -157,10 +176,34 @@ class MCTSBot(Agent):
     def _run(self, game, seat: int, iterations: int) -> None:
         tree = self._tree
         tree.reserve(iterations)
+        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_LEAF[1]
         with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
                                 tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
-                                self._buffers, self._bonus, self._X)
+                                self._buffers, self._bonus, self._X, self.leaf_value, leaf)
+
+    def _leaf_arrays(self, game) -> tuple:
+        """The critic and every seat's observation tables for `game`'s table (kept while the table is)."""
+        if self._leaf[0] is not game.R:
+            net = self.value
+            plan = OBSERVATIONS[version_of_size(int(net.sizes[0]))].batch_plan(game)
+            width = int(net.sizes.max())
+            self._leaf = (game.R, (net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan.src, plan.a,
+                                   plan.b, plan.ind_src, plan.ind_n.astype(np.int64), plan.ind_offset, plan.lit,
+                                   plan.lit_value, plan.face_down.astype(np.int64), np.empty(VECTOR_SIZE, np.int64),
+                                   np.empty(width, np.float32), np.empty(width, np.float32)))
+        return self._leaf[1]
+
+
+def _no_leaf() -> tuple:
+    """A critic's arrays of the right types, empty: `iterate`'s argument when the heuristic alone evaluates
+    (one compiled signature either way)."""
+    i1, i2, f1, f2 = (np.zeros(1, np.int64), np.zeros((1, 1), np.int64), np.zeros(1, np.float32),
+                      np.zeros((1, 1), np.float32))
+    return (None, (f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1))
+
+
+_NO_LEAF = _no_leaf()
 
 
 # ---------------------------------------------------------------- kernels
@@ -229,11 +272,33 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
 
 
 @njit(cache=True)
+def leaf_values(R, g, V, rewards) -> None:
+    """rewards[p] = (1 + the critic's value of seat p's observation of g) / 2, clipped to 0..1, for every
+    seat; at a game's end (1 + its return) / 2. V: the critic's arrays (`MCTSBot._leaf_arrays`)."""
+    params, sizes, relu, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, vec, x, y = V
+    n = g[L.NUM_PLAYERS]
+    if step.is_over(R, g):
+        out = np.empty(n, dtype=np.float32)
+        step.returns(R, g, step.final_scores(R, g), out)
+        for p in range(n):
+            rewards[p] = (1.0 + out[p]) / 2
+        return
+    size = sizes[0]
+    for p in range(n):
+        state_vector(R, g, p, vec)
+        _fill(vec, src[p], a[p], b[p], ind_src[p], ind_n[p], ind_offset[p], lit[p], lit_value[p], face_down,
+              g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
+        forward(params, sizes, relu[0] != 0, x, y)
+        rewards[p] = min(max((1.0 + x[0]) / 2, 0.0), 1.0)
+
+
+@njit(cache=True)
 def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, rollout_turns, g, buffers, bonus,
-            X) -> int:
+            X, leaf_value, V) -> int:
     """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
     more), each on a fresh determinisation of S for `seat` copied into `g`; return the nodes used.
-    bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space.
+    bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space; leaf_value: the
+    weight of the critic V (`leaf_values`) in a leaf's rewards, beside the rollout's.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
     drawn at random, roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
     R, S, G, w, nodes, total, g = borrow(R), borrow(S), borrow(G), borrow(w), borrow(nodes), borrow(total), borrow(g)
@@ -242,6 +307,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
     path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
     rewards = np.empty(S[L.NUM_PLAYERS])
+    learnt = np.empty(S[L.NUM_PLAYERS])
     k = 0                                       # the root's searched actions
     x = nodes[0, CHILD]
     while x >= 0:
@@ -290,6 +356,10 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
                 break
             n = step.legal_list(R, g, legal)
         rollout(R, g, G, w, rollout_turns, temperature, X, rewards)
+        if leaf_value > 0:
+            leaf_values(R, g, V, learnt)
+            for p in range(rewards.shape[0]):
+                rewards[p] = (1 - leaf_value) * rewards[p] + leaf_value * learnt[p]
         for i in range(depth):
             x = path[i]
             nodes[x, VISITS] += 1

@@ -8,7 +8,9 @@ trained on (v0 or v1, told by the policy's input size) and chooses among the leg
 seed gives the same decisions. torch and sb3-contrib load on first use.
 
 With `search=N` the policy plays through the search bot instead: N iterations of MCTS whose root
-is guided by the policy's probabilities (`MCTSBot`'s `prior`: one forward pass per decision).
+is guided by the policy's probabilities (`MCTSBot`'s `prior`: one forward pass per decision); with
+`leaf_value=1` its leaves are evaluated by the policy's own critic instead of the heuristic
+(`MCTSBot`'s `value`; between 0 and 1, a mix of the two).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from nefertiti_env.encoding.versions import version_of_size
 from . import policy_file
 from .base import Agent
 from .mcts import MCTSBot
+from .network import Network
 
 
 FINAL_MODEL, LEGACY_FINAL_MODEL = "final_model.pt", "final_model.zip"
@@ -66,19 +69,24 @@ class PPOAgent(Agent):
         (`MCTSBot`: the root searches the policy's `width` most likely actions, with the PUCT term
         weighted `puct`) and play the most visited action (`deterministic` then unused); 0 (default)
         plays the policy alone.
+    leaf_value: with search, the weight of the policy's critic in the leaves' evaluation (`MCTSBot`): 0
+        (default) the heuristic rollout alone, 1 the critic alone.
     """
 
     name = "ppo"
-    bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0"}
+    bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0", "leaf_value": ">= 0"}
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None, search: int = 0,
-                 width: int = 8, puct: float = 1.0):
+                 width: int = 8, puct: float = 1.0, leaf_value: float = 0.0):
         self.path = str(path)
         self.deterministic = bool(deterministic)
         self.policy = load_policy(path)
         self.observe = OBSERVATIONS[version_of_size(self.policy.observation_space.shape[0])].observe
-        self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities,
-                                puct=puct) if search else None
+        if leaf_value and not search:
+            raise ValueError(f"leaf_value evaluates the search's leaves: give search > 0 with it (got search={search})")
+        value = Network(self.policy, "critic") if leaf_value else None
+        self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities, puct=puct,
+                                value=value, leaf_value=leaf_value) if search else None
         super().__init__(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -12,10 +12,16 @@ and CSV logs, periodic evaluation against each baseline bot (win rate with a 95%
 confidence interval, seats rotated), checkpoints. At the end: a result table (printed,
 results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.
 
+A config with an `expert_iteration` section then plays rounds of expert iteration (search
+self-play games with the policy as the MCTS prior, the policy fitted to the search's visits
+and its value to the outcomes), or plays them instead of PPO from the model it names; rounds
+go to expert_iteration/ in the run folder, and --resume continues from the last whole round.
+
 examples:
   nefertiti train --config quickstart
   nefertiti train --config selfplay_4p --out runs/long
   nefertiti train --config my_config.yaml
+  nefertiti train --config tiny_expert_iteration --out runs/tiny_ei
   nefertiti train --out runs/long --resume
   nefertiti train --config selfplay_4p --out runs/long --force   # start it over
 

@@ -302,6 +302,7 @@ def test_the_bots_cached_kernels_are_dropped_when_the_engine_or_they_change(tmp_
     (bots / "evaluation.py").write_text("y = 1\n")
     (bots / "heuristic.py").write_text("z = 1\n")
     (bots / "mcts.py").write_text("m = 1\n")
+    (bots / "network.py").write_text("n = 1\n")
     (bots / "tournament.py").write_text("t = 1\n")
     cached = bots / "__pycache__" / "heuristic.action_values-1.nbi"
 
@@ -336,7 +337,7 @@ def test_the_bot_tables_cached_kernels_are_dropped_when_the_bots_or_they_change(
     bots.mkdir()
     (tables / "__pycache__").mkdir(parents=True)
     (engine / "flow.py").write_text("x = 1\n")
-    for name in ("evaluation.py", "heuristic.py", "mcts.py"):
+    for name in ("evaluation.py", "heuristic.py", "mcts.py", "network.py"):
         (bots / name).write_text("y = 1\n")
     (tables / "bot_tables.py").write_text("b = 1\n")
     cached = tables / "__pycache__" / "bot_tables.play_bot_rows-38.nbi"

@@ -86,7 +86,7 @@ def test_only_the_newest_snapshots_are_drawn():
     """As opponents.OpponentPool: new games draw one of the newest max_snapshots; an older one
     leaves the stack once no game plays it, and the tables playing it keep it until then."""
     from sb3_contrib import MaskablePPO
-    from nefertiti_env.training.snapshot_tables import actor_layers
+    from nefertiti_env.agents.network import mlp_layers
 
     env = BatchedVecEnv(8, num_players=2, seed=3, observation="v1", opponents="snapshot", max_snapshots=2)
     policies = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, seed=s).policy for s in range(4)]
@@ -103,7 +103,7 @@ def test_only_the_newest_snapshots_are_drawn():
             env.step_wait()
     newest = [MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, seed=s).policy for s in (2, 3)]
     drawn = {tuple(env.stack.params[r][:5]) for r in env.live}
-    assert drawn == {tuple(np.concatenate(actor_layers(p)[0])[:5].astype(np.float32)) for p in newest}
+    assert drawn == {tuple(np.concatenate(mlp_layers(p)[0])[:5].astype(np.float32)) for p in newest}
 
 
 def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():

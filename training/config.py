@@ -191,6 +191,36 @@ class EvalConfig(Section):
     _baselines = field_validator("baselines")(_check_specs)
 
 
+def _model_exists(path: str) -> str:
+    """`path` if empty or a model file (or a run folder with one); else a ValueError."""
+    if path and not model_file(path).is_file():
+        raise ValueError(f"no model at {path!r} (give a model .pt, or a run folder with final_model.pt)")
+    return path
+
+
+class ExpertIterationConfig(Section):
+    """Expert iteration (training/expert_iteration.py): `rounds` rounds of search self-play games at the run's
+    tables, the policy as the search's root prior, then the policy fitted to the search's visits and its value
+    to the games' outcomes. After the PPO stage, from its final model; or instead of it, from `start`."""
+
+    rounds: Annotated[Int, Field(ge=0, le=10_000)] = Field(0, description="rounds to play (0: no expert iteration)")
+    start: str = Field("", description="a model .pt or run folder to start the rounds from, skipping the PPO "
+                                       "stage (empty: after the PPO stage, from its final model)")
+    games: Games = Field(16, description="search self-play games per table and round")
+    iterations: Count = Field(800, description="MCTS iterations per searched decision")
+    leaf_value: Annotated[Float, Field(ge=0, le=1)] = Field(0.0, description="weight of the policy's critic at "
+                                                                             "the search's leaves (0: the heuristic)")
+    learning_rate: Annotated[Float, Field(gt=0)] = 1e-4
+    epochs: Annotated[Int, Field(ge=1, le=1000)] = 2
+    batch_size: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 256
+    vf_coef: Annotated[Float, Field(ge=0)] = Field(0.5, description="weight of the value loss in the fit")
+    workers: Workers = Field(2, description="processes that play the search games")
+    ray: str | None = Field(None, description="a Ray cluster's address (or auto) to play the search games on "
+                                              "instead of `workers` processes (docs/cluster.md)")
+
+    _start = field_validator("start")(_model_exists)
+
+
 class Config(Section):
     """A whole training run. `out` is the run folder (checkpoints, logs, results)."""
 
@@ -206,6 +236,7 @@ class Config(Section):
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
+    expert_iteration: ExpertIterationConfig = Field(default_factory=ExpertIterationConfig)
 
     @model_validator(mode="after")
     def _rollout_fits(self):
@@ -229,10 +260,8 @@ class Config(Section):
 
     @field_validator("init_from")
     @classmethod
-    def _model_exists(cls, init_from):
-        if init_from and not model_file(init_from).is_file():
-            raise ValueError(f"no model at {init_from!r} (give a model .pt, or a run folder with final_model.pt)")
-        return init_from
+    def _init_model_exists(cls, init_from):
+        return _model_exists(init_from)
 
     def to_dict(self) -> dict:
         return self.model_dump()

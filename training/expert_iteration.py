@@ -6,6 +6,9 @@ and times) and `rounds/round_NNN.pt` (the policy and its optimiser after round N
 A round depends only on the previous round's file and its own seed (`seed + round`), so a run stopped
 between rounds and resumed (`resume=True`) gives the same files as one that went through; a round stopped
 midway is played again.
+
+`nefertiti train` runs the rounds after the PPO stage (or instead of it) when its config has an
+`expert_iteration` section (`run_stage`), in the run folder's `expert_iteration/`.
 """
 from __future__ import annotations
 
@@ -35,15 +38,18 @@ def _load_with_optimizer(path: Path):
 def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: int, games: int,
                      iterations: int = 800, learning_rate: float = 1e-4, epochs: int = 2, batch_size: int = 256,
                      seed: int = 0, workers: int = 1, resume: bool = False, force: bool = False,
-                     progress: bool = True, ray: str | None = None) -> list[dict]:
+                     progress: bool = True, ray: str | None = None, leaf_value: float = 0.0,
+                     vf_coef: float = 0.5) -> list[dict]:
     """Play rounds up to `rounds` (the first from the model `start`, a model file or run folder): each round
     `games` search self-play games per table (game options dicts), then `epochs` passes of `distill`.
-    The search games run on `workers` processes or the Ray cluster at `ray`, with the same rows either way.
+    The search games run on `workers` processes or the Ray cluster at `ray`, with the same rows either way;
+    `leaf_value` weighs the policy's critic at the search's leaves, `vf_coef` its loss in `distill`.
     Returns the rows of every round, resumed ones included."""
     out = prepare(out, RUN_KIND, resume=resume, force=force)
     log = out / "rounds.json"
     settings = {"start": str(model_file(start)), "tables": tables, "games": games, "iterations": iterations,
-                "learning_rate": learning_rate, "epochs": epochs, "batch_size": batch_size, "seed": seed}
+                "learning_rate": learning_rate, "epochs": epochs, "batch_size": batch_size, "seed": seed,
+                "leaf_value": leaf_value, "vf_coef": vf_coef}
     state = json.loads(log.read_text()) if resume and log.is_file() else {"settings": settings, "rounds": []}
     if state["settings"] != settings:
         changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
@@ -55,10 +61,11 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
         model = out / "rounds" / f"round_{k - 1:03d}.pt" if k > 1 else model_file(start)
         clock, cpu = time.perf_counter(), time.process_time()
         data = search_games(str(model), tables, games, seed=seed + k * 1_000_003, iterations=iterations,
-                            workers=workers, ray=ray)
+                            workers=workers, ray=ray, leaf_value=leaf_value)
         search_seconds = time.perf_counter() - clock
         policy = _load_with_optimizer(model)
-        losses = distill(policy, data, learning_rate, epochs=epochs, batch_size=batch_size, seed=seed + k)
+        losses = distill(policy, data, learning_rate, epochs=epochs, batch_size=batch_size, vf_coef=vf_coef,
+                         seed=seed + k)
         policy_file.save(out / "rounds" / f"round_{k:03d}.pt", policy, optimizer=True, round=k)
         state["rounds"].append({"round": k, "rows": len(data.obs), "loss_first_epoch": round(losses[0], 5),
                                 "loss_last_epoch": round(losses[-1], 5), "search_seconds": round(search_seconds, 1),
@@ -68,3 +75,21 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
         bar.update(1)
     bar.close()
     return state["rounds"]
+
+
+STAGE_FOLDER = "expert_iteration"
+
+
+def run_stage(config, start: str | Path, resume: bool = False, force: bool = False,
+              progress: bool = True) -> list[dict]:
+    """The `expert_iteration` section of a training config (training/config.py) as rounds in
+    `config.out`/expert_iteration, from the model `start`, at the run's tables and seed."""
+    from .trainer import game_args
+
+    ei = config.expert_iteration
+    tables = [game_args(config, table) for table in config.env.table_list()]
+    return expert_iteration(str(start), Path(config.out) / STAGE_FOLDER, tables, ei.rounds, ei.games,
+                            iterations=ei.iterations, learning_rate=ei.learning_rate, epochs=ei.epochs,
+                            batch_size=ei.batch_size, seed=config.seed, workers=ei.workers, resume=resume,
+                            force=force, progress=progress, ray=ei.ray, leaf_value=ei.leaf_value,
+                            vf_coef=ei.vf_coef)

@@ -46,12 +46,13 @@ class SearchJob:
     seed: int
     iterations: int
     explore: bool = True
+    leaf_value: float = 0.0   # the policy's critic at the search's leaves (`MCTSBot`)
 
 
 def play_search_game(job: SearchJob) -> SearchData:
     """One self-play game searched at every decision; its rows."""
     game = NefertitiGame(seed=job.seed, **dict(job.options))
-    agent = PPOAgent(job.model, seed=job.seed, search=job.iterations)
+    agent = PPOAgent(job.model, seed=job.seed, search=job.iterations, leaf_value=job.leaf_value)
     rng = np.random.default_rng(job.seed)
     obs, masks, targets, seats = [], [], [], []
     while not game.is_over():
@@ -78,10 +79,11 @@ def play_search_game(job: SearchJob) -> SearchData:
 
 
 def search_games(model: str, tables: list[dict], games: int, seed: int, iterations: int = 800, workers: int = 1,
-                 explore: bool = True, ray: str | None = None) -> SearchData:
+                 explore: bool = True, ray: str | None = None, leaf_value: float = 0.0) -> SearchData:
     """`games` self-play games per table (game options dicts), game i of table t seeded seed + t * games + i;
-    on `workers` processes, or on the Ray cluster at `ray` (the model sent by value: docs/cluster.md)."""
-    jobs = [SearchJob(str(model), tuple(sorted(table.items())), seed + t * games + i, iterations, explore)
+    on `workers` processes, or on the Ray cluster at `ray` (the model sent by value: docs/cluster.md);
+    `leaf_value`: the weight of the policy's critic at the search's leaves."""
+    jobs = [SearchJob(str(model), tuple(sorted(table.items())), seed + t * games + i, iterations, explore, leaf_value)
             for t, table in enumerate(tables) for i in range(games)]
     with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
         return SearchData.join(list(map_(play_search_game, jobs)))

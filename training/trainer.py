@@ -471,7 +471,29 @@ def _at_most(text: str, limit: int) -> bool:
 
 
 def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:
-    """Run (or resume, or with `force` start over) the training described by `config`; returns the
-    final evaluation results."""
-    return Trainer(config, resume=resume, progress=progress, force=force).run()
+    """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
+    its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
+    `start`). Returns the PPO stage's final evaluation results (none without that stage)."""
+    ei = config.expert_iteration
+    paths = RunPaths(config.out)
+    results = []
+    if ei.start:
+        prepare(paths.out, RUN_KIND, resume=resume, force=force)
+        if not resume:
+            write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
+    elif not (resume and ei.rounds and _ppo_stage_done(paths, config.total_timesteps)):
+        results = Trainer(config, resume=resume, progress=progress, force=force).run()
+    if ei.rounds:
+        from .expert_iteration import STAGE_FOLDER, run_stage
+        run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / STAGE_FOLDER).is_dir(),
+                  force=force, progress=progress)
+    return results
+
+
+def _ppo_stage_done(paths: RunPaths, total_timesteps: int) -> bool:
+    """The PPO stage ended (its final model and summary written) at `total_timesteps`: a resumed run goes on
+    to its expert iteration rounds without evaluating it again."""
+    if not (paths.final_model.is_file() and paths.summary.is_file()):
+        return False
+    return json.loads(paths.summary.read_text()).get("timesteps", -1) >= total_timesteps
 
