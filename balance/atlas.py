@@ -151,9 +151,13 @@ def parse(data, source: str = "<dict>") -> AtlasConfig:
         cfg = AtlasConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(source, problems(err, data, AtlasConfig)) from None
-    bad = [c for c in cfg.characters if c not in ("base", "expansion") and c not in load_ruleset(cfg.ruleset).scenarios]
-    if bad:
-        raise ConfigError(source, [("characters", f"unknown roster(s) {bad}: base, expansion or a scenario name")])
+    rules = load_ruleset(cfg.ruleset)
+    wrong = [("players", f"player counts {sorted(rules.players)} only, got {n}") for n in cfg.players
+             if n not in rules.players]
+    bad = [c for c in cfg.characters if c not in ("base", "expansion") and c not in rules.scenarios]
+    wrong += [("characters", f"unknown roster(s) {bad}: base, expansion or a scenario name")] if bad else []
+    if wrong:
+        raise ConfigError(source, wrong)
     studies(cfg)                         # a table the rules cannot set up fails here, before any game
     return cfg
 
