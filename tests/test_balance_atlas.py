@@ -115,3 +115,19 @@ def test_atlas_page_shows_its_figures(small_atlas, browser, tmp_path):  # noqa: 
     shot = np.asarray(Image.open(tmp_path / "atlas.png").convert("L"), dtype=float)
     assert shot.std() > 10 and (shot < 128).mean() > 0.005                 # text and figures, not a blank page
     assert not math.isnan(shot.mean())
+
+
+def test_recorder_buys_cards_that_are_no_gift():
+    """Expansion tables deal cards past the gift kinds (the Roaming Thief's card): bought, of no gift type."""
+    from nefertiti_env import NefertitiGame
+    from nefertiti_env.agents import make_bot
+    from nefertiti_env.balance import record
+
+    game = NefertitiGame(2, seed=3, characters="expansion")      # greedy buys the Roaming Thief's card here
+    bots = [make_bot("greedy", seed=s) for s in range(2)]
+    for b, s in zip(bots, range(2)):
+        b.reset(s)
+    rows = record.play_recorded(game, bots, ["greedy", "greedy"], ("main", "default", 2, 0))
+    seat_cards = sum(r[tables.COLUMNS["seats"].index("cards_bought")] for r in rows["seats"])
+    gift_cards = sum(r[tables.COLUMNS["gifts"].index("cards_bought")] for r in rows["gifts"])
+    assert game.slots.size and 0 < gift_cards <= seat_cards
