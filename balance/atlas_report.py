@@ -14,7 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from . import analysis, atlas, atlas_plots, plots, runner, tables
+from nefertiti_env import load_ruleset
+
+from . import analysis, atlas, atlas_plots, plots, tables
 from .atlas_findings import Question, character_questions, memphis_question, seat_questions, seat_summary
 from .page import Page
 from .report import num, pct, pp
@@ -54,7 +56,7 @@ def write(folder: str | Path) -> Path:
     values = {}
     for t in by_table.values():
         if atlas.valued(cfg, t):
-            names = atlas.roster(tables_rules(cfg), t.characters)
+            names = atlas.roster(load_ruleset(cfg.ruleset), t.characters)
             values[t.name] = character_questions(t, t.players, {p: data[t.name, p] for p in pops}, names)
             questions += values[t.name]
     memphis = []
@@ -98,11 +100,6 @@ def write(folder: str | Path) -> Path:
     (folder / "atlas.md").write_text(md, encoding="utf-8")
     (folder / "atlas.html").write_text(findings.fill(page.html()), encoding="utf-8")
     return folder / "atlas.md"
-
-
-def tables_rules(cfg):
-    from nefertiti_env import load_ruleset
-    return load_ruleset(cfg.ruleset)
 
 
 def _figure(a, unit: str) -> str:
@@ -189,30 +186,28 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
 def _cost(page: Page, cfg, subs) -> None:
     """Games/s per table (from each sub-study's run.json) and what the full scale would cost at these rates."""
     page.heading("Cost")
-    rows, per_table = [], defaultdict(lambda: [0, 0.0])
+    rows, games, seconds, hours, full = [], 0, 0.0, 0.0, 0
     for t, pop, sub in subs:
         try:
             run = json.loads((Path(sub.out) / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        per_table[t.title][0] += run["games"]
-        per_table[t.title][1] += run["seconds"]
-        rows.append([t.title, pop, run["games"], f"{run['seconds']:.1f}",
-                     f"{run['games'] / run['seconds']:.1f}" if run["seconds"] else "n/a"])
-    page.text("Games per second of each table and population on the machine that ran the atlas (machine "
-              "dependent; from each sub-study's run.json).")
+        rate = run["games"] / run["seconds"] if run["seconds"] else math.nan
+        games, seconds = games + run["games"], seconds + run["seconds"]
+        arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
+        scale = max(1000, cfg.games) * (1 + arms)          # >= 1,000 games per table, population and arm
+        full += scale
+        hours += scale / rate / 3600
+        rows.append([t.title, pop, run["games"], f"{run['seconds']:.1f}", f"{rate:.1f}"])
+    page.text("Games per second of each table and population (the character arms included) on the machine that "
+              "ran the atlas: machine dependent, from each sub-study's run.json.")
     page.table(["table", "population", "games", "seconds", "games/s"], rows)
-    games = sum(g for g, _ in per_table.values())
-    seconds = sum(s for _, s in per_table.values())
     if games and seconds:
-        full = 0
-        for t, pop, sub in subs:
-            arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
-            full += max(1000, cfg.games) * (1 + arms)
-        page.text(f"At this run's mean rate ({games / seconds:.1f} games/s), the atlas at >= 1,000 games per table, "
-                  f"population and arm ({full:,} games) would take about {full / (games / seconds) / 3600:.1f} hours "
-                  f"on the same machine. A headline question at 3 points of minimum detectable effect needs about "
-                  f"3,500 games per arm at a 25% win rate (two arms) or 1,700 against a known parity.")
+        page.text(f"This run: {games} games in {seconds / 60:.1f} minutes. At these rates, per table and "
+                  f"population, the atlas at 1,000 games per table, population and arm ({full:,} games) would take "
+                  f"about {hours:.1f} hours on the same machine. A headline question at 3 points of minimum "
+                  "detectable effect needs about 3,500 games per arm for a difference of two win rates near 25% "
+                  "(restricted play) or 1,700 for one win rate against parity.")
 
 
 def _method(page: Page) -> None:

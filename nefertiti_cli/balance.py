@@ -11,6 +11,7 @@ EXAMPLE = """examples:
   nefertiti balance --config balance --workers 2
   nefertiti balance --config balance_random --games 10000 --out results/balance/random10k
   nefertiti balance --config my_study.yaml
+  nefertiti balance --config atlas --games 12 --out results/balance/atlas-small   # every table, 3 populations
   nefertiti balance --config balance --workers 2 --resume   # continue a killed or stopped study
   nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
 
@@ -31,7 +32,7 @@ def add_parser(subparsers) -> None:
                     "docs/balance.md and `nefertiti configs --schema balance`.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random; "
+    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random, atlas; "
                                                                "`nefertiti configs` lists them) or a YAML file")
     source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
                                                                 "a finished study folder")
