@@ -95,7 +95,7 @@ def character_questions(table, n: int, tabs_by_population: dict[str, dict], name
             out[name].answers.append(Answer(pop, value, r["win_p"], r["detectable"]))
             out[name].extra[pop] = {
                 "take_rate": proportion(len(set(mine["game"].tolist())), games),
-                "points_per_seal": analysis.interval(tables.where(control["characters"], character=name)["points_gained"]),
+                "points_per_seal": analysis.interval(tables.where(control["characters"], character=name)["score_gain"]),
                 "forced": r["forced"]}
     return list(out.values())
 
