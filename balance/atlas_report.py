@@ -153,7 +153,8 @@ def _characters(page: Page, table, qs: list[Question], qv) -> None:
     page.text("Value: the win rate of the seat that may take the character (unrestricted control) minus the same "
               "seat's with that character forbidden by the engine (same deals), in points of win rate. Take rate: "
               "share of control games in which that seat played it; points per seal: the score the play gained, "
-              "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). Ranked by the mean value over populations. In an expansion "
+              "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). "
+              "Ranked by the mean value over populations. In an expansion "
               "table a drawn character is absent from some deals, which dilutes its value.")
     rows = []
     for q in sorted(qs, key=lambda q: -_mean(q)):
