@@ -88,6 +88,9 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
     assert {p: p.read_bytes() for p in out.rglob("*.csv")} == before
     assert main(["balance", "--config", str(path), "--quiet"]) == 2           # a finished atlas is not overwritten
+    page = (out / "atlas.html").read_bytes()
+    assert main(["balance", "--report-only", str(out)]) == 0                    # redrawn from the CSV tables alone
+    assert (out / "atlas.md").read_text() == md and (out / "atlas.html").read_bytes() == page
 
 
 def test_character_control_is_kept_by_the_engine(small_atlas):
