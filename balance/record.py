@@ -58,7 +58,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     labels: the bot name per seat for the tables; key: (arm, ruleset, players, game index).
     """
     g, rules, n = game, game.rules, game.num_players
-    kind_type = rules.kind_type.tolist()
+    kind_type = rules.kind_type.tolist()     # card codes past the gift kinds (Akhenaton, the Roaming Thief's card) have no type
     paid = np.zeros((n, rules.num_types))
     bought = np.zeros((n, rules.num_types), dtype=np.int64)
     turn = 0
@@ -97,20 +97,21 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                     row[v] = seat
             elif a < A.MARKET:
                 char = (a - A.CHARACTER, seat, turn, len(history), len(snaps) - 1, [])
-        elif ph == PH_CHARACTER:
+        elif ph == PH_CHARACTER and char is not None:   # else a card's power (the Roaming Thief's, when taken)
             char[5].append(g.action_to_string(a))
         elif ph == PH_HIGH:
             m = g.res_market
-            open_closings[m].high_types.append(kind_type[g.slots[m, a - A.CARD]])
+            open_closings[m].high_types.append(_gift_type(kind_type, g.slots[m, a - A.CARD]))
         elif ph == PH_OTHER:
             rec = open_closings[g.res_market]
             if a == A.TAKE_HALF:
                 rec.halves += 1
             else:
-                t = kind_type[g.slots[g.res_market, a - A.CARD]]
+                t = _gift_type(kind_type, g.slots[g.res_market, a - A.CARD])
                 rec.bought += 1
-                bought[seat, t] += 1
-                paid[seat, t] += g.res_order[g.res_pos]
+                if t is not None:
+                    bought[seat, t] += 1
+                    paid[seat, t] += g.res_order[g.res_pos]
         decision = len(history)
         g.apply(a)
 
@@ -138,6 +139,11 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
 
 
+def _gift_type(kind_type: list[int], code: int) -> int | None:
+    """The gift type of a card code, None for a card that is no gift (its Deben are not a gift's price)."""
+    return kind_type[code] if code < len(kind_type) else None
+
+
 def _state(g):
     return g.owned.copy(), g.money.copy(), g.seals.copy(), g.points.copy()
 
@@ -160,7 +166,7 @@ def _close(g, rec: _Closing, key, paid, bought) -> tuple:
     """The resolution is over: the highest bidder's bid is shared by the cards it bought."""
     m = rec.market
     if rec.high_paid and rec.high_types:
-        for t in rec.high_types:
+        for t in filter(lambda t: t is not None, rec.high_types):
             bought[rec.high_seat, t] += 1
             paid[rec.high_seat, t] += rec.bid / len(rec.high_types)
     name = g.rules.markets[m].name if m < len(g.rules.markets) else "Memphis"

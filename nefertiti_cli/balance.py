@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from . import add_cluster_option, add_run_folder_options, cluster_failed, fail, stopped
 from .configs import resolve
@@ -10,6 +11,7 @@ EXAMPLE = """examples:
   nefertiti balance --config balance --workers 2
   nefertiti balance --config balance_random --games 10000 --out results/balance/random10k
   nefertiti balance --config my_study.yaml
+  nefertiti balance --config atlas --games 12 --out results/balance/atlas-small   # every table, 3 populations
   nefertiti balance --config balance --workers 2 --resume   # continue a killed or stopped study
   nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
 
@@ -30,7 +32,7 @@ def add_parser(subparsers) -> None:
                     "docs/balance.md and `nefertiti configs --schema balance`.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random; "
+    source.add_argument("--config", metavar="NAME|YAML", help="a packaged study (balance, balance_random, atlas; "
                                                                "`nefertiti configs` lists them) or a YAML file")
     source.add_argument("--report-only", metavar="FOLDER", help="only rebuild report.md and the figures of "
                                                                 "a finished study folder")
@@ -48,12 +50,13 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from nefertiti_env.agents.cluster import ClusterError
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
-    from nefertiti_env.balance import config, report, runner
+    from nefertiti_env.balance import atlas, atlas_report, config, report, runner
     from nefertiti_env.balance.tables import TableError
 
     if args.report_only:
         try:
-            path = report.write(args.report_only)
+            path = (atlas_report.write if (Path(args.report_only) / atlas.ATLAS).exists() else report.write)(
+                args.report_only)
         except FileNotFoundError as err:
             return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
         except (config.ConfigError, TableError) as err:
@@ -68,6 +71,8 @@ def run(args) -> int:
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
     try:
         raw = config.read(resolve(args.config))
+        if atlas.is_atlas(raw):
+            return _atlas(args, raw, overrides)
         if isinstance(raw, dict):
             if args.games is not None and isinstance(raw.get("restricted"), dict):
                 overrides["restricted"] = {**raw["restricted"], "games": args.games}
@@ -95,4 +100,33 @@ def run(args) -> int:
     print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s {where}: "
           f"{figures['games_per_second']} games/s, {figures['decisions_per_second']} decisions/s")
     print(f"tables and figures in {cfg.out}/; report: {path}")
+    return 0
+
+
+def _atlas(args, raw: dict, overrides: dict) -> int:
+    """`--config atlas`: every table and population as sub-studies, then the atlas report."""
+    from nefertiti_env.agents.cluster import ClusterError
+    from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
+    from nefertiti_env.balance import atlas, atlas_report, config
+
+    if args.games is not None and isinstance(raw.get("values"), dict):
+        overrides["values"] = {**raw["values"], "games": args.games}
+    try:
+        cfg = atlas.parse({**raw, **overrides}, args.config)
+    except config.ConfigError as err:
+        return fail("balance", str(err))
+    try:
+        with stop_on_sigterm():
+            sessions = atlas.run(cfg, workers=args.workers, progress=not args.quiet, resume=args.resume,
+                                 force=args.force, ray=args.ray)
+    except RunFolderError as err:
+        return fail("balance", str(err))
+    except ClusterError as err:
+        return cluster_failed(args, err, *atlas.saved(cfg), cfg.out)
+    except KeyboardInterrupt:
+        return stopped(args, *atlas.saved(cfg), cfg.out)
+    games = sum(s.get("games", 0) for s in sessions)
+    seconds = sum(s.get("seconds", 0) for s in sessions)
+    print(f"{games} games in {seconds:.1f} s over {len(sessions)} tables x populations")
+    print(f"atlas report: {atlas_report.write(cfg.out)}")
     return 0

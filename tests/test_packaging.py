@@ -139,14 +139,17 @@ def test_version_comes_from_the_package_metadata(capsys):
 def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
     import yaml
 
+    from nefertiti_env.balance import atlas
     from nefertiti_env.balance.config import load
     from nefertiti_cli.configs import packaged, resolve
     from nefertiti_env.training.config import config_from_dict
 
     configs = packaged()
     assert {"quickstart", "tiny", "balance", "balance_random"} <= set(configs)
-    for name, path in configs.items():          # each is a valid config of one of the two formats
-        if name.startswith("balance"):
+    for name, path in configs.items():          # each is a valid config of one of the three formats
+        if name == "atlas":
+            atlas.parse(yaml.safe_load(path.read_text()), name)
+        elif name.startswith("balance"):
             load(path)
         else:                                   # a second stage's init_from is the first stage's run
             config_from_dict({**yaml.safe_load(path.read_text()), "init_from": ""}, source=name)
@@ -155,7 +158,7 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
     listing = capsys.readouterr().out.splitlines()
     assert len(listing) == len(configs) and listing[2].split()[0] == sorted(configs)[2]
     assert main(["train", "--config", "quickstrat"]) == 2
-    assert "config file not found: quickstrat (packaged configs: balance," in capsys.readouterr().err
+    assert "config file not found: quickstrat (packaged configs: atlas, balance," in capsys.readouterr().err
 
 
 def test_config_formats_print_their_json_schema(capsys):

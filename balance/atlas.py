@@ -1,0 +1,194 @@
+"""The balance atlas: every table of the game, played by several populations of bots.
+
+A table is one way to sit down to the game: player count, setup, character roster (base,
+expansion or a scenario) and the Port of Memphis. The atlas plays each table with each
+population in self-play (every seat the same bot spec), so a seat or character finding can be
+checked across policies: a property of the game shows in every population, a policy's
+convention in one. Each (table, population) pair is an ordinary balance study (`runner`) in
+its own sub-folder, `<out>/<table>/<population>`, so the atlas is resumable, plays through the
+same game pool (worker processes or a Ray cluster) and can be read with the lab's tables:
+
+    kind: atlas
+    seed: 2026
+    games: 1000                       # per table and population (seat fairness)
+    populations: [mcts, banker, greedy]
+    players: [2, 3, 4, 5]
+    setups: [beginner, advanced]
+    characters: [base, expansion]     # or scenario names
+    memphis: [false, true]            # off is skipped where Memphis is mandatory (5 players)
+    values:                           # character value by restricted play, on a subset of the tables
+      games: 1000                     # per arm: the control and one arm per character of the roster
+      players: [4]
+      setups: [beginner]
+      memphis: [false]
+
+Every sub-study of one table shares the atlas seed, so all populations meet the same deals
+(common random numbers), and the character arms replay the control's deals.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import Field, ValidationError
+
+from nefertiti_env import load_ruleset
+from nefertiti_env.agents.config import Int, Section, problems
+from nefertiti_env.agents.run_folder import prepare, write_text
+
+from . import config as study_config
+from . import runner
+from .config import BotSpec, ConfigError, Games, Workers
+
+KIND = "balance-atlas"
+ATLAS = "atlas.yaml"
+
+
+class Values(Section):
+    """Restricted play for every character of a table's roster; the axes pick a subset of the atlas's tables."""
+
+    games: Games = Field(description="games per arm (the unrestricted control is one more arm)")
+    players: list[Int] | None = None
+    setups: list[Literal["beginner", "advanced"]] | None = None
+    characters: list[str] | None = None
+    memphis: list[bool] | None = None
+
+
+class AtlasConfig(Section):
+    """The whole atlas (see the module docstring for an example file)."""
+
+    kind: Literal["atlas"]
+    seed: Annotated[Int, Field(ge=0)]
+    games: Games = Field(description="games per table and population")
+    populations: Annotated[list[BotSpec], Field(min_length=1, description="bot specs, each in every seat")]
+    players: Annotated[list[Int], Field(min_length=1)] = [2, 3, 4, 5]
+    setups: Annotated[list[Literal["beginner", "advanced"]], Field(min_length=1)] = ["beginner", "advanced"]
+    characters: Annotated[list[str], Field(min_length=1)] = ["base", "expansion"]
+    memphis: Annotated[list[bool], Field(min_length=1)] = [False, True]
+    ruleset: str = "default"
+    values: Values | None = None
+    workers: Workers = 1
+    out: Annotated[str, Field(min_length=1)] = "results/balance/atlas"
+
+
+@dataclass(frozen=True)
+class Table:
+    players: int
+    setup: str
+    characters: str
+    memphis: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.players}p-{self.setup}-{self.characters}-{'memphis' if self.memphis else 'no-memphis'}"
+
+    @property
+    def title(self) -> str:
+        return f"{self.players} players, {self.setup}, {self.characters} characters, Memphis {'on' if self.memphis else 'off'}"
+
+
+def slug(spec: str) -> str:
+    """A folder name for a bot spec (`mcts:iterations=400` -> `mcts-iterations-400`)."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", spec).strip("-")
+
+
+def tables(cfg: AtlasConfig) -> list[Table]:
+    """Every table of the grid, but Memphis off where the rules make it mandatory."""
+    rules = load_ruleset(cfg.ruleset)
+    return [Table(n, s, c, m) for n in cfg.players for s in cfg.setups for c in cfg.characters for m in cfg.memphis
+            if m or rules.players[n].memphis != "mandatory"]
+
+
+def valued(cfg: AtlasConfig, table: Table) -> bool:
+    """Whether the table's characters are valued by restricted play."""
+    v = cfg.values
+    return v is not None and all(axis is None or value in axis for axis, value in (
+        (v.players, table.players), (v.setups, table.setup), (v.characters, table.characters), (v.memphis, table.memphis)))
+
+
+def roster(rules, characters: str) -> list[str]:
+    """The names of the characters a table can deal: the base set, every set (expansion), or a scenario's."""
+    if characters == "base":
+        cards = [c for c in rules.characters if c.set == "base"]
+    elif characters == "expansion":
+        cards = list(rules.characters)
+    else:
+        keys = set(rules.scenarios[characters])
+        cards = [c for c in rules.characters if c.key in keys or c.always]
+    return list(dict.fromkeys(c.name for c in cards))
+
+
+def study(cfg: AtlasConfig, table: Table, population: str) -> dict:
+    """The raw config of one sub-study: the population in every seat of the table (plus its character arms)."""
+    n = table.players
+    raw = {"seed": cfg.seed, "setup": table.setup, "memphis": table.memphis, "characters": table.characters,
+           "games": cfg.games, "player_counts": [n], "lineups": {n: [population] * n},
+           "rulesets": {"default": cfg.ruleset}, "workers": cfg.workers,
+           "out": str(Path(cfg.out) / table.name / slug(population))}
+    if valued(cfg, table):
+        raw["restricted"] = {"games": cfg.values.games, "player_counts": [n], "bot": population,
+                             "forbid": [{"character": name} for name in roster(load_ruleset(cfg.ruleset),
+                                                                                table.characters)]}
+    return raw
+
+
+def studies(cfg: AtlasConfig) -> list[tuple[Table, str, study_config.StudyConfig]]:
+    """(table, population, validated sub-study) for the whole atlas, in play order."""
+    out = []
+    for table in tables(cfg):
+        for population in cfg.populations:
+            out.append((table, population, study_config.parse(study(cfg, table, population),
+                                                              f"atlas table {table.name}, population {population}")))
+    return out
+
+
+def parse(data, source: str = "<dict>") -> AtlasConfig:
+    """Validate an atlas config (every problem at once in a ConfigError), its sub-studies too."""
+    try:
+        cfg = AtlasConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(source, problems(err, data, AtlasConfig)) from None
+    rules = load_ruleset(cfg.ruleset)
+    wrong = [("players", f"player counts {sorted(rules.players)} only, got {n}") for n in cfg.players
+             if n not in rules.players]
+    bad = [c for c in cfg.characters if c not in ("base", "expansion") and c not in rules.scenarios]
+    wrong += [("characters", f"unknown roster(s) {bad}: base, expansion or a scenario name")] if bad else []
+    if wrong:
+        raise ConfigError(source, wrong)
+    studies(cfg)                         # a table the rules cannot set up fails here, before any game
+    return cfg
+
+
+def is_atlas(raw) -> bool:
+    return isinstance(raw, dict) and raw.get("kind") == "atlas"
+
+
+def saved(cfg: AtlasConfig) -> tuple[int, int]:
+    """(finished games, games of the whole atlas)."""
+    subs = [sub for _, _, sub in studies(cfg)]
+    return sum(runner.finished_games(sub.out) for sub in subs), sum(len(runner.schedule(sub)) for sub in subs)
+
+
+def run(cfg: AtlasConfig, workers: int | None = None, progress: bool = True, resume: bool = False,
+        force: bool = False, ray: str | None = None) -> list[dict]:
+    """Play every sub-study (finished ones are skipped on --resume); returns each session's figures with its
+    table and population (empty for a sub-study already complete)."""
+    folder = prepare(cfg.out, KIND, resume=resume, force=force)
+    write_text(folder / ATLAS, yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    out = []
+    for table, population, sub in studies(cfg):
+        done = runner.finished_games(sub.out)
+        total = len(runner.schedule(sub))
+        if resume and done == total and (Path(sub.out) / "run.json").exists():
+            out.append({"table": table.name, "population": population})
+            continue
+        again = resume and (Path(sub.out) / runner.STUDY).exists()
+        if progress:
+            print(f"atlas: {table.title}, {population} ({total} games)", flush=True)
+        figures = runner.run(sub, workers=workers, progress=progress, resume=again, force=force and not again,
+                             ray=ray)
+        out.append({"table": table.name, "population": population, **figures})
+    return out

@@ -1,0 +1,122 @@
+"""The atlas's questions, answered per population and judged across populations.
+
+A question (a seat's win rate at one table, a character's value, what Memphis changes) has one
+answer per population: an estimate with its 95% interval, a p-value and the minimum detectable
+effect at the games played. Every p-value of the atlas goes into one `stats.Findings`
+(Benjamini-Hochberg over the whole atlas). A question's verdict:
+
+- "game": some population finds an effect (q < 0.05), every population's estimate has its
+  sign and their intervals share a point: a property of the game, not of one policy;
+- "policy": some population finds an effect the others do not share: a convention of that
+  policy, reported with every population's figure;
+- "none": no population finds an effect; below the minimum detectable effect it is not measured.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import analysis, runner, tables
+from .stats import Findings, detectable_difference, diff_means, p_means, p_rate, proportion
+
+
+@dataclass
+class Answer:
+    population: str
+    estimate: tuple[float, float, float]      # (value, low, high)
+    p: float
+    detectable: float
+    test: int = -1                            # index of its test in the atlas's Findings
+
+
+@dataclass
+class Question:
+    kind: str                                 # seat, character, memphis
+    table: str
+    subject: str                              # "position 1", "Thief", ...
+    unit: str                                 # pp (win rate points) or points
+    answers: list[Answer] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    def register(self, findings: Findings) -> None:
+        for a in self.answers:
+            a.test = len(findings.tests)
+            findings.test(a.p)
+
+    def verdict(self, q: np.ndarray, rate: float) -> str:
+        found = [a for a in self.answers if not math.isnan(q[a.test]) and q[a.test] < rate]
+        if not found:
+            return "none"
+        signs = {np.sign(a.estimate[0]) for a in self.answers}
+        common = max(a.estimate[1] for a in self.answers) <= min(a.estimate[2] for a in self.answers)
+        return "game" if len(signs) == 1 and common and len(self.answers) > 1 else "policy"
+
+
+def seat_questions(table, n: int, by_population: dict[str, dict]) -> list[Question]:
+    """Each position's win rate against parity 1/n; the answer is its edge (rate - 1/n)."""
+    out = []
+    for pos in range(n):
+        q = Question("seat", table.name, f"position {pos + 1}", "pp", extra={"players": n})
+        for pop, c in by_population.items():
+            s = tables.where(c["seats"], position=pos)
+            wins, games = float(s["win"].sum()), tables.rows(s)
+            rate = proportion(wins, games)
+            q.answers.append(Answer(pop, tuple(x - 1 / n for x in rate), p_rate(wins, games, 1 / n),
+                                    detectable_difference(1 / n, games, math.inf)))
+        out.append(q)
+    return out
+
+
+def seat_summary(c: dict, n: int) -> dict:
+    """Win rate and mean rank by position and the largest seat edge, for one table and population."""
+    fair = analysis.seat_fairness(c, n)
+    ranks = [analysis.interval(tables.where(c["seats"], position=p)["rank"]) for p in range(n)]
+    return {"games": fair["games"], "win_rate": [p["win_rate"] for p in fair["positions"]],
+            "wins": [p["wins"] for p in fair["positions"]], "rank": ranks, "edge": fair["edge"]}
+
+
+def character_questions(table, n: int, tabs_by_population: dict[str, dict], names: list[str]) -> list[Question]:
+    """Each character's value to the seat that may take it: the control seat's win rate minus the same seat's
+    with the character forbidden (same deals); its take rate and points per seal spent in the control."""
+    out = {name: Question("character", table.name, name, "pp") for name in names}
+    for pop, tabs in tabs_by_population.items():
+        arms = [f"no {name}" for name in names]
+        rows = {r["arm"]: r for r in analysis.restricted_play(tabs, "default", n, arms, runner.CONTROL)}
+        control = analysis.cell(tabs, runner.CONTROL, "default", n)
+        focal = tables.select(control["characters"], control["characters"]["seat"] == control["characters"]["game"] % n)
+        games = tables.rows(control["games"])
+        for name in names:
+            r = rows[f"no {name}"]
+            d, low, high = r["win_change"]
+            value = (-d, -high, -low)                                     # control minus restricted
+            mine = tables.where(focal, character=name)
+            out[name].answers.append(Answer(pop, value, r["win_p"], r["detectable"]))
+            out[name].extra[pop] = {
+                "take_rate": proportion(len(set(mine["game"].tolist())), games),
+                "points_per_seal": analysis.interval(tables.where(control["characters"], character=name)["score_gain"]),
+                "forced": r["forced"]}
+    return list(out.values())
+
+
+def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, dict], n: int) -> Question:
+    """What the Port of Memphis changes at one table: the mean score per seat (tested) and the largest
+    seat edge off and on (for the figure)."""
+    score = Question("memphis", on_table.name, "mean score per seat", "points",
+                     extra={"players": n, "off": off_table.name, "edges": {}})
+    for pop in off:
+        a, b = on[pop]["seats"]["score"], off[pop]["seats"]["score"]
+        score.answers.append(Answer(pop, diff_means(a, b), p_means(a, b), _detectable_mean(a, b)))
+        score.extra["edges"][pop] = {"off": seat_summary(off[pop], n)["edge"], "on": seat_summary(on[pop], n)["edge"]}
+    return score
+
+
+def _detectable_mean(a, b, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Smallest difference of two means Welch's test finds with `power` (normal approximation)."""
+    from scipy.stats import norm
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.size < 2 or b.size < 2:
+        return math.nan
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+

@@ -1,0 +1,68 @@
+"""The atlas's figures: seat fairness per player count, the character ranking, Memphis off and on.
+
+Populations are drawn side by side in every figure, since a finding of the game is one they share.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .plots import _bars, _grid, _legend_below
+from .stats import proportion
+
+
+def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
+    """Win rate by position per player count (pooled over its tables), one bar per population, parity dashed.
+    pooled: players -> population -> (wins per position, games)."""
+    counts = sorted(pooled)
+    fig, axes = _grid(1, len(counts), 3.6 * len(counts), 3.4)
+    for ax, n in zip(axes[0], counts):
+        pops = list(pooled[n])
+        width = 0.8 / len(pops)
+        for k, pop in enumerate(pops):
+            wins, games = pooled[n][pop]
+            _bars(ax, [str(p + 1) for p in range(n)], [proportion(w, games) for w in wins],
+                  color=f"C{k}", offset=(k - (len(pops) - 1) / 2) * width, width=width, label=pop)
+        ax.axhline(1 / n, color="black", linestyle="--", linewidth=1)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("position in turn order")
+        ax.set_ylabel("win rate (95% CI)")
+        _legend_below(ax, ncol=len(pops))
+    return fig
+
+
+def characters(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], title: str) -> Figure:
+    """Value of each character (win-rate points, control minus forbidden) with 95% intervals, one marker per
+    population; ranking: (character, population -> (value, low, high)), best first."""
+    fig, axes = _grid(1, 1, 7, 0.35 * len(ranking) + 1.6)
+    ax = axes[0][0]
+    pops = list(ranking[0][1]) if ranking else []
+    y = np.arange(len(ranking))[::-1]
+    for k, pop in enumerate(pops):
+        v = np.array([[100 * x for x in values[pop]] for _, values in ranking])
+        off = (k - (len(pops) - 1) / 2) * 0.2
+        ax.errorbar(v[:, 0], y + off, xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt="o", color=f"C{k}",
+                    label=pop, markersize=4, capsize=2)
+    ax.axvline(0, color="black", linewidth=1)
+    ax.set_yticks(y, [name for name, _ in ranking])
+    ax.set_xlabel("win-rate points for the seat that may take it (95% CI)")
+    ax.set_title(title)
+    if pops:
+        _legend_below(ax, ncol=len(pops))
+    return fig
+
+
+def memphis(edges: dict[int, dict[str, dict]]) -> Figure:
+    """The largest seat edge with Memphis off and on per player count and population (its 95%
+    interval); edges: players -> population -> {"off": (e, lo, hi), "on": (e, lo, hi)}."""
+    counts = sorted(edges)
+    fig, axes = _grid(1, max(len(counts), 1), 3.6 * max(len(counts), 1), 3.2)
+    for ax, n in zip(axes[0], counts):
+        pops = list(edges[n])
+        for k, side in enumerate(("off", "on")):
+            _bars(ax, pops, [edges[n][p][side] for p in pops], color=f"C{k}", offset=(k - 0.5) * 0.4, width=0.4,
+                  label=f"Memphis {side}")
+        ax.set_title(f"{n} players")
+        ax.set_ylabel("largest seat edge (95% CI)")
+        _legend_below(ax, ncol=2)
+    return fig

@@ -1,0 +1,226 @@
+"""The atlas report: top findings in plain words, then seat fairness per table, the character ranking,
+Memphis off and on, and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
+
+Every test of the atlas (each seat of each table, each character, each Memphis comparison, for every
+population) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states
+its minimum detectable effect (80% power, 5% two-sided) at the games played.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+from nefertiti_env import load_ruleset
+
+from . import analysis, atlas, atlas_plots, plots, tables
+from .atlas_findings import Question, character_questions, memphis_question, seat_questions, seat_summary
+from .page import Page
+from .report import num, pct, pp
+from .stats import Findings
+
+RATE = 0.05
+VERDICT = {"game": "property of the game (populations agree)", "policy": "convention of a policy",
+           "none": "no discovery"}
+
+
+def load(folder: str | Path) -> atlas.AtlasConfig:
+    return atlas.AtlasConfig.model_validate(yaml.safe_load((Path(folder) / atlas.ATLAS).read_text(encoding="utf-8")))
+
+
+def write(folder: str | Path) -> Path:
+    """Analyse every sub-study of the atlas in `folder` and write atlas.md, atlas.html and the figures."""
+    folder = Path(folder)
+    cfg = load(folder)
+    cfg = cfg.model_copy(update={"out": str(folder)})
+    subs = atlas.studies(cfg)
+    data = {(t.name, pop): tables.read_all(sub.out) for t, pop, sub in subs}
+    by_table = {t.name: t for t, _, _ in subs}
+    pops = cfg.populations
+    findings = Findings(RATE)
+    questions: list[Question] = []
+    seat_rows, pooled = [], defaultdict(dict)
+    for t in by_table.values():
+        n = t.players
+        cells = {pop: analysis.cell(data[t.name, pop], "main", "default", n) for pop in pops}
+        questions += seat_questions(t, n, cells)
+        for pop, c in cells.items():
+            s = seat_summary(c, n)
+            wins, games = pooled[n].get(pop, ([0.0] * n, 0))
+            pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"])
+            seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
+                              " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
+    values = {}
+    for t in by_table.values():
+        if atlas.valued(cfg, t):
+            names = atlas.roster(load_ruleset(cfg.ruleset), t.characters)
+            values[t.name] = character_questions(t, t.players, {p: data[t.name, p] for p in pops}, names)
+            questions += values[t.name]
+    memphis = []
+    for t in by_table.values():
+        off = atlas.Table(t.players, t.setup, t.characters, False)
+        if t.memphis and off.name in by_table:
+            on_c = {p: analysis.cell(data[t.name, p], "main", "default", t.players) for p in pops}
+            off_c = {p: analysis.cell(data[off.name, p], "main", "default", t.players) for p in pops}
+            memphis.append(memphis_question(off, t, off_c, on_c, t.players))
+    questions += memphis
+    for q in questions:
+        q.register(findings)
+    qv = findings.adjusted()
+
+    page = Page("Balance atlas of Nefertiti")
+    games = sum(tables.rows(d["games"]) for d in data.values())
+    page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}. "
+              f"{len(by_table)} tables, {cfg.games} games per table and population"
+              + (f", and {cfg.values.games} games per arm of character value" if cfg.values else "")
+              + f": {games} games in all (seed {cfg.seed}). These describe the reconstructed ruleset "
+              f"`{cfg.ruleset}` played by these bots; a finding is the game's only when every population shows it.")
+    page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
+    _top(page, questions, qv, by_table)
+    _figures(page, folder, pooled, values, memphis, by_table)
+    page.heading("Seat fairness per table")
+    page.text("Win rate (%) and mean rank by position in turn order (1 = first player; parity is 1/n and "
+              "(n+1)/2), and the largest seat edge in win-rate points with its simultaneous 95% interval.")
+    page.table(["table", "population", "games", "win % by position", "mean rank by position", "largest edge (pp)"],
+               seat_rows)
+    page.text("Minimum detectable seat edge (80% power): "
+              + "; ".join(sorted({f"{q.extra['players']} players {100 * q.answers[0].detectable:.1f} pp"
+                                  for q in questions if q.kind == "seat"})) + ".")
+    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat"], qv, by_table)
+    for name, qs in values.items():
+        _characters(page, by_table[name], qs, qv)
+    if memphis:
+        _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table)
+    _cost(page, cfg, subs)
+    _method(page)
+    md = findings.fill(page.markdown())
+    (folder / "atlas.md").write_text(md, encoding="utf-8")
+    (folder / "atlas.html").write_text(findings.fill(page.html()), encoding="utf-8")
+    return folder / "atlas.md"
+
+
+def _figure(a, unit: str) -> str:
+    e = a.estimate if unit == "points" else tuple(100 * x for x in a.estimate)
+    return f"{a.population} {num(e, 1, sign=True)}{'' if unit == 'points' else ' pp'}"
+
+
+def _top(page: Page, questions: list[Question], qv, by_table) -> None:
+    """Properties of the game first, then policies' conventions, the largest effects first."""
+    page.heading("Top findings")
+    judged = [(q, q.verdict(qv, RATE)) for q in questions]
+    found = [(q, v) for q, v in judged if v != "none"]
+    found.sort(key=lambda qv_: (qv_[1] != "game", -max(abs(a.estimate[0]) for a in qv_[0].answers)))
+    if not found:
+        page.text("No discovery at this scale: every effect is below its minimum detectable effect or absent.")
+        return
+    lines = []
+    for q, v in found[:15]:
+        figures = "; ".join(_figure(a, q.unit) + (f" ({_q(qv, a)})") for a in q.answers)
+        what = {"seat": f"{q.subject} wins {'more' if _mean(q) > 0 else 'less'} often than parity",
+                "character": f"the option of the {q.subject} is worth {'more' if _mean(q) > 0 else 'less'} than "
+                             "nothing to its seat",
+                "memphis": f"Memphis {'raises' if _mean(q) > 0 else 'lowers'} the mean score per seat"}[q.kind]
+        who = ("every population agrees: a property of the game" if v == "game" else
+               "the populations disagree: a convention of " + ", ".join(
+                   a.population for a in q.answers if qv[a.test] < RATE))
+        lines.append(f"**{by_table[q.table].title}**: {what} ({figures}); {who}.")
+    page.bullets(lines)
+
+
+def _mean(q: Question) -> float:
+    return sum(a.estimate[0] for a in q.answers) / len(q.answers)
+
+
+def _q(qv, a) -> str:
+    q = qv[a.test]
+    return "q n/a" if math.isnan(q) else (f"**q = {q:.2g}**" if q < RATE else f"q = {q:.2g}")
+
+
+def _questions(page: Page, title: str, questions: list[Question], qv, by_table) -> None:
+    page.heading(title, 3)
+    rows = [[by_table[q.table].title, q.subject, *[_figure(a, q.unit) + f" ({_q(qv, a)})" for a in q.answers],
+             VERDICT[q.verdict(qv, RATE)], f"{(1 if q.unit == 'points' else 100) * q.answers[0].detectable:.1f}"]
+            for q in questions]
+    pops = [a.population for a in questions[0].answers] if questions else []
+    page.table(["table", "question", *pops, "verdict", "MDE"], rows)
+
+
+def _characters(page: Page, table, qs: list[Question], qv) -> None:
+    page.heading(f"Character value: {table.title}")
+    page.text("Value: the win rate of the seat that may take the character (unrestricted control) minus the same "
+              "seat's with that character forbidden by the engine (same deals), in points of win rate. Take rate: "
+              "share of control games in which that seat played it; points per seal: the score the play gained, "
+              "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). "
+              "Ranked by the mean value over populations. In an expansion "
+              "table a drawn character is absent from some deals, which dilutes its value.")
+    rows = []
+    for q in sorted(qs, key=lambda q: -_mean(q)):
+        cells = []
+        for a in q.answers:
+            x = q.extra[a.population]
+            cells.append(f"{pp(a.estimate)} ({_q(qv, a)}); take {pct(x['take_rate'])}; "
+                         f"{num(x['points_per_seal'])} pts/seal")
+        rows.append([q.subject, *cells, VERDICT[q.verdict(qv, RATE)], f"{100 * q.answers[0].detectable:.1f}"])
+    page.table(["character", *[a.population for a in qs[0].answers], "verdict", "MDE (pp)"], rows)
+
+
+def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> None:
+    page.heading("Figures")
+    path = plots.save(atlas_plots.seats(dict(pooled)), folder / "atlas_seats.png")
+    page.figure(path, "Seat fairness per player count (pooled over the tables of that count)")
+    for name, qs in values.items():
+        ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in sorted(qs, key=lambda q: -_mean(q))]
+        path = plots.save(atlas_plots.characters(ranking, by_table[name].title), folder / f"atlas_characters_{name}.png")
+        page.figure(path, f"Character ranking with 95% intervals: {by_table[name].title}")
+    if memphis:
+        edges = defaultdict(dict)
+        for q in memphis:
+            for pop, e in q.extra["edges"].items():      # the first table of each count
+                edges[q.extra["players"]].setdefault(pop, e)
+        path = plots.save(atlas_plots.memphis(dict(edges)), folder / "atlas_memphis.png")
+        page.figure(path, "Largest seat edge with Memphis off and on (first table of each player count)")
+
+
+def _cost(page: Page, cfg, subs) -> None:
+    """Games/s per table (from each sub-study's run.json) and what the full scale would cost at these rates."""
+    page.heading("Cost")
+    rows, games, seconds, hours, full = [], 0, 0.0, 0.0, 0
+    for t, pop, sub in subs:
+        try:
+            run = json.loads((Path(sub.out) / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rate = run["games"] / run["seconds"] if run["seconds"] else math.nan
+        games, seconds = games + run["games"], seconds + run["seconds"]
+        arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
+        scale = max(1000, cfg.games) * (1 + arms)          # >= 1,000 games per table, population and arm
+        full += scale
+        hours += scale / rate / 3600
+        rows.append([t.title, pop, run["games"], f"{run['seconds']:.1f}", f"{rate:.1f}"])
+    page.text("Games per second of each table and population (the character arms included) on the machine that "
+              "ran the atlas: machine dependent, from each sub-study's run.json.")
+    page.table(["table", "population", "games", "seconds", "games/s"], rows)
+    if games and seconds:
+        page.text(f"This run: {games} games in {seconds / 60:.1f} minutes. At these rates, per table and "
+                  f"population, the atlas at 1,000 games per table, population and arm ({full:,} games) would take "
+                  f"about {hours:.1f} hours on the same machine. A headline question at 3 points of minimum "
+                  "detectable effect needs about 3,500 games per arm for a difference of two win rates near 25% "
+                  "(restricted play) or 1,700 for one win rate against parity.")
+
+
+def _method(page: Page) -> None:
+    page.heading("Method")
+    page.bullets([
+        "Each table and population is a balance study of its own (`<table>/<population>/`: the lab's CSV tables); "
+        "all populations of a table meet the same deals (common random numbers).",
+        "Character value is restricted play (Jaffe et al. 2012, *Evaluating competitive game balance with "
+        "restricted play*): the option is removed from one seat by the engine's legal-move generation, so "
+        "searching bots re-plan under it; the control is the same seat of the same deals, unrestricted.",
+        "Populations stand in for the strong agents of Tomasev et al. 2020 (*Assessing game balance with "
+        "AlphaZero*): a finding is the game's only when every population's interval shares a point and signs agree.",
+        "Multiplicity: Benjamini-Hochberg over every test of the atlas (q-values); MDE: the smallest effect found "
+        "with 80% power at 5% two-sided, at the games played; an interval holding 0 means not measured below it.",
+    ])
