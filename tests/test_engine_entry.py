@@ -39,17 +39,30 @@ def test_an_engine_kernel_called_from_python_gives_the_compiled_answer():
     assert any(v > 0 for row in values for v in row)
 
 
-def test_a_long_compile_is_announced_on_stderr_and_a_short_one_is_not(capsys):
+def test_a_long_compile_is_announced_on_stderr_and_a_short_one_is_not(capsys, monkeypatch):
     """A first run compiles for a minute or so: past `after` seconds, stderr says what compiles."""
     import time
 
+    monkeypatch.setitem(entry.NOTICE, "said", False)
     with entry.compile_notice("the slow part", after=0.05):
         time.sleep(0.3)
     with entry.compile_notice("the quick part", after=0.3):
         pass
     time.sleep(0.4)                        # the quick part's timer would have fired by now
     err = capsys.readouterr().err
-    assert "nefertiti: compiling the slow part for this machine" in err and "quick part" not in err, err
+    assert "nefertiti: compiling the slow part, then what else this job needs" in err and "quick part" not in err, err
+
+
+def test_a_process_says_one_compile_notice_whatever_it_compiles(capsys, monkeypatch):
+    """A job compiles the engine, the bots and the batched engine in turn: one line tells it."""
+    import time
+
+    monkeypatch.setitem(entry.NOTICE, "said", False)
+    for part in ("the engine", "the bots", "the batched engine"):
+        with entry.compile_notice(part, after=0.01):
+            time.sleep(0.1)
+    err = capsys.readouterr().err
+    assert err.count("nefertiti: compiling") == 1 and "the engine, then" in err, err
 
 
 def test_only_a_kernels_first_call_is_watched_for_a_compile():

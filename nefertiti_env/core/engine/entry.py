@@ -108,9 +108,16 @@ def _borrow_in_python(array):
 borrow = _borrow_in_python if PLAIN_PYTHON else _borrow
 
 
+NOTICE = {"said": False}     # one compile notice per process: a job compiles several parts in turn
+
+
 def _say(message: str) -> None:
     """`message` on stderr, on a line of its own even when a progress bar is being drawn there (the
-    training's evaluation draws one while its worker processes compile)."""
+    training's evaluation draws one while its worker processes compile); only the process's first
+    notice is said, since the parts a job compiles come one after the other and one line tells it."""
+    if NOTICE["said"]:
+        return
+    NOTICE["said"] = True
     print(f"\n{message}", file=sys.stderr, flush=True)
 
 
@@ -118,9 +125,9 @@ def _say(message: str) -> None:
 def compile_notice(what: str, after: float = 3.0):
     """Say on stderr that `what` is being compiled if the block still runs `after` seconds on: numba
     compiles the engine on its first use after an install or an edit (a minute or so of CPU) without a word, and later runs load it from its cache in seconds."""
-    timer = threading.Timer(after, _say, [f"nefertiti: compiling {what} for this machine (numba; the first run "
-                                          "after an install or an edit takes a minute or so, later runs load it "
-                                          "from the cache)"])
+    timer = threading.Timer(after, _say, [f"nefertiti: compiling {what}, then what else this job needs, for this "
+                                          "machine (numba; the first run after an install or an edit takes a "
+                                          "minute or a few, later runs load it from the cache)"])
     timer.daemon = True
     timer.start()
     try:
