@@ -15,6 +15,13 @@ STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1
          "th{background:#f0f0f0}img{max-width:100%}")
 
 
+def table(header: list[str], rows: list[list]) -> str:
+    """A markdown table (every report of the lab writes its tables with it)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 class Page:
     def __init__(self, title: str):
         self.title = title
@@ -46,8 +53,7 @@ class Page:
             elif b[0] == "ul":
                 out.append("\n".join(f"- {item}" for item in b[1]) + "\n")
             elif b[0] == "table":
-                lines = ["| " + " | ".join(b[1]) + " |", "|" + "---|" * len(b[1])]
-                out.append("\n".join(lines + ["| " + " | ".join(r) + " |" for r in b[2]]) + "\n")
+                out.append(table(b[1], b[2]))
             else:
                 out.append(f"![{b[2]}]({b[1].name})\n")
         return "\n".join(out)

@@ -14,6 +14,7 @@ from nefertiti_env import load_ruleset
 from . import analysis as A
 from . import config
 from . import plots, tables
+from .page import table
 from .restrict import Restriction
 from .runner import CONTROL
 from .stats import Findings
@@ -42,12 +43,6 @@ def num(t, digits: int = 1, sign: bool = False) -> str:
 
 def _memphis(memphis) -> str:
     return {None: "where mandatory (5 players)", True: "on", False: "off"}[memphis]
-
-
-def table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def write(folder: str | Path) -> Path:
