@@ -11,19 +11,30 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
     kind: atlas
     seed: 2026
     games: 1000                       # per table and population (seat fairness)
-    populations: [mcts, banker, greedy]
+    populations: [banker, greedy]     # policy alone: every table
     players: [2, 3, 4, 5]
     setups: [beginner, advanced]
     characters: [base, expansion]     # or scenario names
     memphis: [false, true]            # off is skipped where Memphis is mandatory (5 players)
-    values:                           # character value by restricted play, on a subset of the tables
+    values:                           # option value by restricted play, on a subset of the tables
       games: 1000                     # per arm: the control and one arm per character of the roster
+      markets: true                   # and one per market (true: every market; or a list of names)
       players: [4]
       setups: [beginner]
       memphis: [false]
+    search:                           # searching populations (a game a second): a subset of the tables
+      populations: [mcts]
+      games: 200                      # per table of the subset
+      value_games: 100                # per arm where the subset meets `values` (default: games)
+      players: [4]
+      memphis: [false]
 
-Every sub-study of one table shares the atlas seed, so all populations meet the same deals
-(common random numbers), and the character arms replay the control's deals.
+The axes of `values` and `search` (players, setups, characters, memphis) each narrow the atlas's
+tables; an absent axis keeps all. Searching populations cost ten to fifty times more per game
+than a policy alone, so they play a subset at their own game counts; a question is answered by
+the populations that played its table, and a table a population did not play is "not played",
+never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
+the same deals (common random numbers), and the restricted arms replay the control's deals.
 """
 from __future__ import annotations
 
@@ -47,14 +58,35 @@ KIND = "balance-atlas"
 ATLAS = "atlas.yaml"
 
 
-class Values(Section):
-    """Restricted play for every character of a table's roster; the axes pick a subset of the atlas's tables."""
+class Subset(Section):
+    """Axes that narrow the atlas's tables; an absent axis keeps every table of the atlas."""
 
-    games: Games = Field(description="games per arm (the unrestricted control is one more arm)")
     players: list[Int] | None = None
     setups: list[Literal["beginner", "advanced"]] | None = None
     characters: list[str] | None = None
     memphis: list[bool] | None = None
+
+    def picks(self, table: Table) -> bool:
+        return all(axis is None or value in axis for axis, value in (
+            (self.players, table.players), (self.setups, table.setup), (self.characters, table.characters),
+            (self.memphis, table.memphis)))
+
+
+class Values(Subset):
+    """Restricted play for every character of a table's roster (and its markets); the axes pick the tables."""
+
+    games: Games = Field(description="games per arm (the unrestricted control is one more arm)")
+    markets: bool | list[str] = Field(False, description="also one arm per market forbidden: true for every "
+                                                         "market of the ruleset, or a list of market names")
+
+
+class Search(Subset):
+    """Searching populations, too slow for every table: a subset of the tables at their own game counts."""
+
+    populations: Annotated[list[BotSpec], Field(min_length=1, description="bot specs, each in every seat")]
+    games: Games = Field(description="games per table of the subset and population")
+    value_games: Games | None = Field(None, description="games per arm where the subset meets `values` "
+                                                        "(default: games)")
 
 
 class AtlasConfig(Section):
@@ -70,6 +102,7 @@ class AtlasConfig(Section):
     memphis: Annotated[list[bool], Field(min_length=1)] = [False, True]
     ruleset: str = "default"
     values: Values | None = None
+    search: Search | None = None
     workers: Workers = 1
     out: Annotated[str, Field(min_length=1)] = "results/balance/atlas"
 
@@ -103,10 +136,26 @@ def tables(cfg: AtlasConfig) -> list[Table]:
 
 
 def valued(cfg: AtlasConfig, table: Table) -> bool:
-    """Whether the table's characters are valued by restricted play."""
-    v = cfg.values
-    return v is not None and all(axis is None or value in axis for axis, value in (
-        (v.players, table.players), (v.setups, table.setup), (v.characters, table.characters), (v.memphis, table.memphis)))
+    """Whether the table's options (characters, markets) are valued by restricted play."""
+    return cfg.values is not None and cfg.values.picks(table)
+
+
+def searched(cfg: AtlasConfig, table: Table) -> bool:
+    """Whether the searching populations play the table."""
+    return cfg.search is not None and cfg.search.picks(table)
+
+
+def populations(cfg: AtlasConfig, table: Table) -> list[str]:
+    """The populations that play a table: every policy-alone one, the searching ones on their subset."""
+    return [*cfg.populations, *(cfg.search.populations if searched(cfg, table) else [])]
+
+
+def markets(cfg: AtlasConfig) -> list[str]:
+    """The markets valued by restricted play (none unless `values.markets`)."""
+    chosen = cfg.values.markets if cfg.values is not None else False
+    if chosen is True:
+        return list(dict.fromkeys(m.name for m in load_ruleset(cfg.ruleset).markets))
+    return list(chosen or [])
 
 
 def roster(rules, characters: str) -> list[str]:
@@ -121,17 +170,26 @@ def roster(rules, characters: str) -> list[str]:
     return list(dict.fromkeys(c.name for c in cards))
 
 
+def options(cfg: AtlasConfig, table: Table) -> list[dict]:
+    """The restricted arms of a valued table, in the study's `forbid` form: each character of its roster,
+    then each valued market."""
+    return ([{"character": name} for name in roster(load_ruleset(cfg.ruleset), table.characters)]
+            + [{"market": name} for name in markets(cfg)])
+
+
 def study(cfg: AtlasConfig, table: Table, population: str) -> dict:
-    """The raw config of one sub-study: the population in every seat of the table (plus its character arms)."""
+    """The raw config of one sub-study: the population in every seat of the table (plus its restricted arms),
+    at the game counts of its kind (policy alone or searching)."""
     n = table.players
+    search = population not in cfg.populations
+    games = cfg.search.games if search else cfg.games
     raw = {"seed": cfg.seed, "setup": table.setup, "memphis": table.memphis, "characters": table.characters,
-           "games": cfg.games, "player_counts": [n], "lineups": {n: [population] * n},
+           "games": games, "player_counts": [n], "lineups": {n: [population] * n},
            "rulesets": {"default": cfg.ruleset}, "workers": cfg.workers,
            "out": str(Path(cfg.out) / table.name / slug(population))}
     if valued(cfg, table):
-        raw["restricted"] = {"games": cfg.values.games, "player_counts": [n], "bot": population,
-                             "forbid": [{"character": name} for name in roster(load_ruleset(cfg.ruleset),
-                                                                                table.characters)]}
+        arms = (cfg.search.value_games or cfg.search.games) if search else cfg.values.games
+        raw["restricted"] = {"games": arms, "player_counts": [n], "bot": population, "forbid": options(cfg, table)}
     return raw
 
 
@@ -139,7 +197,7 @@ def studies(cfg: AtlasConfig) -> list[tuple[Table, str, study_config.StudyConfig
     """(table, population, validated sub-study) for the whole atlas, in play order."""
     out = []
     for table in tables(cfg):
-        for population in cfg.populations:
+        for population in populations(cfg, table):
             out.append((table, population, study_config.parse(study(cfg, table, population),
                                                               f"atlas table {table.name}, population {population}")))
     return out
@@ -156,6 +214,20 @@ def parse(data, source: str = "<dict>") -> AtlasConfig:
              if n not in rules.players]
     bad = [c for c in cfg.characters if c not in ("base", "expansion") and c not in rules.scenarios]
     wrong += [("characters", f"unknown roster(s) {bad}: base, expansion or a scenario name")] if bad else []
+    known = [m.name for m in rules.markets]
+    if cfg.values is not None and isinstance(cfg.values.markets, list):
+        bad = [m for m in cfg.values.markets if m not in known]
+        wrong += [("values.markets", f"unknown market(s) {bad} (known: {', '.join(known)})")] if bad else []
+    if cfg.search is not None:
+        slugs = [slug(p) for p in cfg.populations]
+        twice = [p for p in cfg.search.populations if slug(p) in slugs]
+        wrong += [("search.populations", f"{twice} already in populations (a population plays every table "
+                                         "or the search subset, not both)")] if twice else []
+    if not wrong:
+        grid = tables(cfg)
+        wrong += [(key, "picks none of the atlas's tables") for key, part in (("values", cfg.values),
+                                                                             ("search", cfg.search))
+                  if part is not None and not any(part.picks(t) for t in grid)]
     if wrong:
         raise ConfigError(source, wrong)
     studies(cfg)                         # a table the rules cannot set up fails here, before any game

@@ -1,12 +1,13 @@
 """The atlas's questions, answered per population and judged across populations.
 
-A question (a seat's win rate at one table, a character's value, what Memphis changes) has one
-answer per population: an estimate with its 95% interval, a p-value and the minimum detectable
-effect at the games played. Every p-value of the atlas goes into one `stats.Findings`
+A question (a seat's win rate at one table, a character's or a market's value, what Memphis changes)
+has one answer per population that played its table (a population that did not play it has no
+answer, which is no disagreement): an estimate with its 95% interval, a p-value and the minimum
+detectable effect at the games played. Every p-value of the atlas goes into one `stats.Findings`
 (Benjamini-Hochberg over the whole atlas). A question's verdict:
 
-- "game": some population finds an effect (q < 0.05), every population's estimate has its
-  sign and their intervals share a point: a property of the game, not of one policy;
+- "game": some population finds an effect (q < 0.05), every answering population's estimate has
+  its sign and their intervals share a point: a property of the game, not of one policy;
 - "policy": some population finds an effect the others do not share: a convention of that
   policy, reported with every population's figure;
 - "none": no population finds an effect; below the minimum detectable effect it is not measured.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import analysis, runner, tables
+from .restrict import Restriction
 from .stats import Findings, detectable_difference, diff_means, p_means, p_rate, proportion
 
 
@@ -33,7 +35,7 @@ class Answer:
 
 @dataclass
 class Question:
-    kind: str                                 # seat, character, memphis
+    kind: str                                 # seat, character, market, memphis
     table: str
     subject: str                              # "position 1", "Thief", ...
     unit: str                                 # pp (win rate points) or points
@@ -77,26 +79,34 @@ def seat_summary(c: dict, n: int) -> dict:
             "wins": [p["wins"] for p in fair["positions"]], "rank": ranks, "edge": fair["edge"]}
 
 
-def character_questions(table, n: int, tabs_by_population: dict[str, dict], names: list[str]) -> list[Question]:
-    """Each character's value to the seat that may take it: the control seat's win rate minus the same seat's
-    with the character forbidden (same deals); its take rate and points per seal spent in the control."""
-    out = {name: Question("character", table.name, name, "pp") for name in names}
+def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid: list[dict]) -> list[Question]:
+    """Each option's value to the seat that may use it: the control seat's win rate minus the same seat's with
+    the option forbidden (same deals). Characters (kind "character") also get their take rate and points per
+    seal spent in the control; markets (kind "market") the share of control games in which that seat won a
+    stall of the market (highest bid, paid)."""
+    options = [Restriction(*next(iter(item.items()))) for item in forbid]
+    out = {(o.kind, o.name): Question(o.kind, table.name, o.name, "pp") for o in options}
     for pop, tabs in tabs_by_population.items():
-        arms = [f"no {name}" for name in names]
-        rows = {r["arm"]: r for r in analysis.restricted_play(tabs, "default", n, arms, runner.CONTROL)}
+        rows = {r["arm"]: r for r in analysis.restricted_play(tabs, "default", n, [o.label for o in options],
+                                                              runner.CONTROL)}
         control = analysis.cell(tabs, runner.CONTROL, "default", n)
-        focal = tables.select(control["characters"], control["characters"]["seat"] == control["characters"]["game"] % n)
+        chars, closings = control["characters"], control["closings"]
+        focal = tables.select(chars, chars["seat"] == chars["game"] % n)
+        won = tables.select(closings, (closings["high_seat"] == closings["game"] % n) & (closings["high_paid"] == 1))
         games = tables.rows(control["games"])
-        for name in names:
-            r = rows[f"no {name}"]
+        for o in options:
+            r = rows[o.label]
             d, low, high = r["win_change"]
-            value = (-d, -high, -low)                                     # control minus restricted
-            mine = tables.where(focal, character=name)
-            out[name].answers.append(Answer(pop, value, r["win_p"], r["detectable"]))
-            out[name].extra[pop] = {
-                "take_rate": proportion(len(set(mine["game"].tolist())), games),
-                "points_per_seal": analysis.interval(tables.where(control["characters"], character=name)["score_gain"]),
-                "forced": r["forced"]}
+            q = out[o.kind, o.name]
+            q.answers.append(Answer(pop, (-d, -high, -low), r["win_p"], r["detectable"]))   # control minus restricted
+            if o.kind == "character":
+                mine = tables.where(focal, character=o.name)
+                q.extra[pop] = {"take_rate": proportion(len(set(mine["game"].tolist())), games),
+                                "points_per_seal": analysis.interval(tables.where(chars, character=o.name)["score_gain"]),
+                                "forced": r["forced"]}
+            else:
+                mine = tables.where(won, market=o.name)
+                q.extra[pop] = {"stall_wins": proportion(len(set(mine["game"].tolist())), games), "forced": r["forced"]}
     return list(out.values())
 
 

@@ -1,4 +1,4 @@
-"""The atlas's figures: seat fairness per player count, the character ranking, Memphis off and on.
+"""The atlas's figures: seat fairness per player count, the character and market rankings, Memphis off and on.
 
 Populations are drawn side by side in every figure, since a finding of the game is one they share.
 """
@@ -31,9 +31,9 @@ def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
     return fig
 
 
-def characters(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], title: str) -> Figure:
-    """Value of each character (win-rate points, control minus forbidden) with 95% intervals, one marker per
-    population; ranking: (character, population -> (value, low, high)), best first."""
+def options(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], title: str) -> Figure:
+    """Value of each character or market (win-rate points, control minus forbidden) with 95% intervals, one
+    marker per population; ranking: (option, population -> (value, low, high)), best first."""
     fig, axes = _grid(1, 1, 7, 0.35 * len(ranking) + 1.6)
     ax = axes[0][0]
     pops = list(ranking[0][1]) if ranking else []
@@ -45,7 +45,7 @@ def characters(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]],
                     label=pop, markersize=4, capsize=2)
     ax.axvline(0, color="black", linewidth=1)
     ax.set_yticks(y, [name for name, _ in ranking])
-    ax.set_xlabel("win-rate points for the seat that may take it (95% CI)")
+    ax.set_xlabel("win-rate points for the seat that may use it (95% CI)")
     ax.set_title(title)
     if pops:
         _legend_below(ax, ncol=len(pops))

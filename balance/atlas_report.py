@@ -1,8 +1,8 @@
-"""The atlas report: top findings in plain words, then seat fairness per table, the character ranking,
-Memphis off and on, and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
+"""The atlas report: top findings in plain words, then seat fairness per table, the character and market
+rankings, Memphis off and on, and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
-Every test of the atlas (each seat of each table, each character, each Memphis comparison, for every
-population) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states
+Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
+for every population that played the table) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states
 its minimum detectable effect (80% power, 5% two-sided) at the games played.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import yaml
 from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_plots, plots, tables
-from .atlas_findings import Question, character_questions, memphis_question, seat_questions, seat_summary
+from .atlas_findings import Question, memphis_question, option_questions, seat_questions, seat_summary
 from .page import Page
 from .report import num, pct, pp
 from .stats import Findings
@@ -39,13 +39,13 @@ def write(folder: str | Path) -> Path:
     subs = atlas.studies(cfg)
     data = {(t.name, pop): tables.read_all(sub.out) for t, pop, sub in subs}
     by_table = {t.name: t for t, _, _ in subs}
-    pops = cfg.populations
+    played = {name: atlas.populations(cfg, t) for name, t in by_table.items()}
     findings = Findings(RATE)
     questions: list[Question] = []
     seat_rows, pooled = [], defaultdict(dict)
     for t in by_table.values():
         n = t.players
-        cells = {pop: analysis.cell(data[t.name, pop], "main", "default", n) for pop in pops}
+        cells = {pop: analysis.cell(data[t.name, pop], "main", "default", n) for pop in played[t.name]}
         questions += seat_questions(t, n, cells)
         for pop, c in cells.items():
             s = seat_summary(c, n)
@@ -56,28 +56,32 @@ def write(folder: str | Path) -> Path:
     values = {}
     for t in by_table.values():
         if atlas.valued(cfg, t):
-            names = atlas.roster(load_ruleset(cfg.ruleset), t.characters)
-            values[t.name] = character_questions(t, t.players, {p: data[t.name, p] for p in pops}, names)
+            values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]},
+                                              atlas.options(cfg, t))
             questions += values[t.name]
     memphis = []
     for t in by_table.values():
         off = atlas.Table(t.players, t.setup, t.characters, False)
         if t.memphis and off.name in by_table:
-            on_c = {p: analysis.cell(data[t.name, p], "main", "default", t.players) for p in pops}
-            off_c = {p: analysis.cell(data[off.name, p], "main", "default", t.players) for p in pops}
+            both = [p for p in played[t.name] if p in played[off.name]]
+            on_c = {p: analysis.cell(data[t.name, p], "main", "default", t.players) for p in both}
+            off_c = {p: analysis.cell(data[off.name, p], "main", "default", t.players) for p in both}
             memphis.append(memphis_question(off, t, off_c, on_c, t.players))
     questions += memphis
     for q in questions:
         q.register(findings)
     qv = findings.adjusted()
 
+    pops = [*cfg.populations, *(cfg.search.populations if cfg.search else [])]
     page = Page("Balance atlas of Nefertiti")
     games = sum(tables.rows(d["games"]) for d in data.values())
-    page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}. "
-              f"{len(by_table)} tables, {cfg.games} games per table and population"
-              + (f", and {cfg.values.games} games per arm of character value" if cfg.values else "")
-              + f": {games} games in all (seed {cfg.seed}). These describe the reconstructed ruleset "
-              f"`{cfg.ruleset}` played by these bots; a finding is the game's only when every population shows it.")
+    page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}; "
+              f"{len(by_table)} tables: {games} games in all (seed {cfg.seed}). These describe the reconstructed "
+              f"ruleset `{cfg.ruleset}` played by these bots; a finding is the game's only when every population "
+              "that played its table shows it. A table a population did not play is marked \"not played\": it is "
+              "no disagreement.")
+    page.table(["population", "plays", "tables", "games per table", "valued tables", "games per restricted arm"],
+               _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
     _top(page, questions, qv, by_table)
     _figures(page, folder, pooled, values, memphis, by_table)
@@ -86,20 +90,32 @@ def write(folder: str | Path) -> Path:
               "(n+1)/2), and the largest seat edge in win-rate points with its simultaneous 95% interval.")
     page.table(["table", "population", "games", "win % by position", "mean rank by position", "largest edge (pp)"],
                seat_rows)
-    page.text("Minimum detectable seat edge (80% power): "
-              + "; ".join(sorted({f"{q.extra['players']} players {100 * q.answers[0].detectable:.1f} pp"
-                                  for q in questions if q.kind == "seat"})) + ".")
-    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat"], qv, by_table)
+    page.text("Minimum detectable seat edge (80% power), per player count and population: "
+              + "; ".join(sorted({f"{q.extra['players']} players {a.population} {100 * a.detectable:.1f} pp"
+                                  for q in questions if q.kind == "seat" for a in q.answers})) + ".")
+    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat"], qv, by_table, pops)
     for name, qs in values.items():
-        _characters(page, by_table[name], qs, qv)
+        _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
+        _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
     if memphis:
-        _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table)
+        _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table, pops)
     _cost(page, cfg, subs)
     _method(page)
     md = findings.fill(page.markdown())
     (folder / "atlas.md").write_text(md, encoding="utf-8")
     (folder / "atlas.html").write_text(findings.fill(page.html()), encoding="utf-8")
     return folder / "atlas.md"
+
+
+def _populations(cfg: atlas.AtlasConfig, subs) -> list[list]:
+    """Each population's tables and game counts, as played (policy alone: every table; searching: the subset)."""
+    rows = []
+    for pop in [*cfg.populations, *(cfg.search.populations if cfg.search else [])]:
+        mine = [sub for _, p, sub in subs if p == pop]
+        valued = [sub for sub in mine if sub.restricted]
+        rows.append([f"`{pop}`", "every table" if pop in cfg.populations else "search subset", len(mine),
+                     mine[0].games if mine else 0, len(valued), valued[0].restricted.games if valued else "-"])
+    return rows
 
 
 def _figure(a, unit: str) -> str:
@@ -119,11 +135,15 @@ def _top(page: Page, questions: list[Question], qv, by_table) -> None:
     lines = []
     for q, v in found[:15]:
         figures = "; ".join(_figure(a, q.unit) + (f" ({_q(qv, a)})") for a in q.answers)
-        what = {"seat": f"{q.subject} wins {'more' if _mean(q) > 0 else 'less'} often than parity",
-                "character": f"the option of the {q.subject} is worth {'more' if _mean(q) > 0 else 'less'} than "
+        more = _mean(q) > 0
+        what = {"seat": f"{q.subject} wins {'more' if more else 'less'} often than parity",
+                "character": f"the option of the {q.subject} is worth {'more' if more else 'less'} than "
                              "nothing to its seat",
-                "memphis": f"Memphis {'raises' if _mean(q) > 0 else 'lowers'} the mean score per seat"}[q.kind]
-        who = ("every population agrees: a property of the game" if v == "game" else
+                "market": f"the option of placing servants at {q.subject} is worth {'more' if more else 'less'} "
+                          "than nothing to its seat",
+                "memphis": f"Memphis {'raises' if more else 'lowers'} the mean score per seat"}[q.kind]
+        who = ("every population that played it agrees (" + ", ".join(a.population for a in q.answers)
+               + "): a property of the game" if v == "game" else
                "the populations disagree: a convention of " + ", ".join(
                    a.population for a in q.answers if qv[a.test] < RATE))
         lines.append(f"**{by_table[q.table].title}**: {what} ({figures}); {who}.")
@@ -139,42 +159,70 @@ def _q(qv, a) -> str:
     return "q n/a" if math.isnan(q) else (f"**q = {q:.2g}**" if q < RATE else f"q = {q:.2g}")
 
 
-def _questions(page: Page, title: str, questions: list[Question], qv, by_table) -> None:
+def _mde(q: Question) -> str:
+    """The question's minimum detectable effect: one figure, or the range over populations (their games differ)."""
+    scale = 1 if q.unit == "points" else 100
+    low, high = (scale * f(a.detectable for a in q.answers) for f in (min, max))
+    return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f}-{high:.1f}"
+
+
+def _cells(q: Question, pops: list[str], cell) -> list[str]:
+    """One cell per population of the atlas, in its order; "not played" where it did not play the table."""
+    answers = {a.population: a for a in q.answers}
+    return [cell(answers[p]) if p in answers else "not played" for p in pops]
+
+
+def _questions(page: Page, title: str, questions: list[Question], qv, by_table, pops: list[str]) -> None:
     page.heading(title, 3)
-    rows = [[by_table[q.table].title, q.subject, *[_figure(a, q.unit) + f" ({_q(qv, a)})" for a in q.answers],
-             VERDICT[q.verdict(qv, RATE)], f"{(1 if q.unit == 'points' else 100) * q.answers[0].detectable:.1f}"]
-            for q in questions]
-    pops = [a.population for a in questions[0].answers] if questions else []
+    rows = [[by_table[q.table].title, q.subject, *_cells(q, pops, lambda a: _figure(a, q.unit) + f" ({_q(qv, a)})"),
+             VERDICT[q.verdict(qv, RATE)], _mde(q)] for q in questions]
     page.table(["table", "question", *pops, "verdict", "MDE"], rows)
 
 
-def _characters(page: Page, table, qs: list[Question], qv) -> None:
-    page.heading(f"Character value: {table.title}")
-    page.text("Value: the win rate of the seat that may take the character (unrestricted control) minus the same "
-              "seat's with that character forbidden by the engine (same deals), in points of win rate. Take rate: "
-              "share of control games in which that seat played it; points per seal: the score the play gained, "
-              "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). "
-              "Ranked by the mean value over populations. In an expansion "
-              "table a drawn character is absent from some deals, which dilutes its value.")
-    rows = []
-    for q in sorted(qs, key=lambda q: -_mean(q)):
-        cells = []
-        for a in q.answers:
-            x = q.extra[a.population]
-            cells.append(f"{pp(a.estimate)} ({_q(qv, a)}); take {pct(x['take_rate'])}; "
-                         f"{num(x['points_per_seal'])} pts/seal")
-        rows.append([q.subject, *cells, VERDICT[q.verdict(qv, RATE)], f"{100 * q.answers[0].detectable:.1f}"])
-    page.table(["character", *[a.population for a in qs[0].answers], "verdict", "MDE (pp)"], rows)
+CHARACTERS = {
+    "noun": "character", "title": "Character value", "figure": "atlas_characters",
+    "text": "Value: the win rate of the seat that may take the character (unrestricted control) minus the same "
+            "seat's with that character forbidden by the engine (same deals), in points of win rate. Take rate: "
+            "share of control games in which that seat played it; points per seal: the score the play gained, "
+            "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). "
+            "Ranked by the mean value over populations. In an expansion "
+            "table a drawn character is absent from some deals, which dilutes its value.",
+    "extra": lambda x: f"take {pct(x['take_rate'])}; {num(x['points_per_seal'])} pts/seal"}
+MARKETS = {
+    "noun": "market", "title": "Market value", "figure": "atlas_markets",
+    "text": "Value: the win rate of the seat that may place servants at the market (unrestricted control) minus "
+            "the same seat's with every square of that market forbidden by the engine (same deals), in points of "
+            "win rate. Stall wins: share of control games in which that seat won a stall of the market (highest "
+            "bid, paid). Ranked by the mean value over populations; a market that opens late (Louqsor) is "
+            "forbidden only once it opens.",
+    "extra": lambda x: f"stall wins {pct(x['stall_wins'])}"}
+
+
+def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: dict) -> None:
+    """The value of each character (or market) of a valued table, ranked, one column per population."""
+    if not qs:
+        return
+    page.heading(f"{what['title']}: {table.title}")
+    page.text(what["text"])
+    answering = [p for p in pops if any(a.population == p for a in qs[0].answers)]
+    rows = [[q.subject, *_cells(q, answering, lambda a: f"{pp(a.estimate)} ({_q(qv, a)}); "
+                                                          + what["extra"](q.extra[a.population])),
+             VERDICT[q.verdict(qv, RATE)], _mde(q)] for q in sorted(qs, key=lambda q: -_mean(q))]
+    page.table([what["noun"], *answering, "verdict", "MDE (pp)"], rows)
 
 
 def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> None:
     page.heading("Figures")
     path = plots.save(atlas_plots.seats(dict(pooled)), folder / "atlas_seats.png")
-    page.figure(path, "Seat fairness per player count (pooled over the tables of that count)")
+    page.figure(path, "Seat fairness per player count (pooled over the tables of that count each population played)")
     for name, qs in values.items():
-        ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in sorted(qs, key=lambda q: -_mean(q))]
-        path = plots.save(atlas_plots.characters(ranking, by_table[name].title), folder / f"atlas_characters_{name}.png")
-        page.figure(path, f"Character ranking with 95% intervals: {by_table[name].title}")
+        for what in (CHARACTERS, MARKETS):
+            mine = sorted((q for q in qs if q.kind == what["noun"]), key=lambda q: -_mean(q))
+            if mine:
+                ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in mine]
+                path = plots.save(atlas_plots.options(ranking, by_table[name].title),
+                                  folder / f"{what['figure']}_{name}.png")
+                page.figure(path, f"{what['title']} ranking with 95% intervals: {by_table[name].title}")
     if memphis:
         edges = defaultdict(dict)
         for q in memphis:

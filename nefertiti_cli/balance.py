@@ -39,7 +39,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
     add_cluster_option(p)
     p.add_argument("--games", type=int, help="override the games per ruleset and player count, and per "
-                                              "restricted-play arm (e.g. a quick trial run)")
+                                              "restricted-play arm; in an atlas, the searching populations' too (e.g. a quick trial run)")
     p.add_argument("--seed", type=int, help="override the study seed")
     p.add_argument("--out", help="override the output folder")
     add_run_folder_options(p)
@@ -111,6 +111,8 @@ def _atlas(args, raw: dict, overrides: dict) -> int:
 
     if args.games is not None and isinstance(raw.get("values"), dict):
         overrides["values"] = {**raw["values"], "games": args.games}
+    if args.games is not None and isinstance(raw.get("search"), dict):
+        overrides["search"] = {**raw["search"], "games": args.games, "value_games": None}
     try:
         cfg = atlas.parse({**raw, **overrides}, args.config)
     except config.ConfigError as err:

@@ -1,5 +1,6 @@
-"""The balance atlas: its tables and sub-studies, the verdict across populations, a whole small atlas
-by the command (resume, character control kept by the engine, report), and its HTML page in Chromium."""
+"""The balance atlas: its tables and sub-studies, the search subset, the verdict across populations, a whole
+small atlas by the command (resume, character and market control kept by the engine, report), and its HTML
+page in Chromium."""
 from __future__ import annotations
 
 import math
@@ -17,7 +18,8 @@ from test_browser import browser, screenshot  # noqa: F401  (the module's Chromi
 
 TINY = {"kind": "atlas", "seed": 3, "games": 4, "populations": ["greedy", "banker"], "players": [2, 5],
         "setups": ["beginner"], "characters": ["base"], "memphis": [False, True],
-        "values": {"games": 4, "players": [2], "memphis": [False]}}
+        "values": {"games": 4, "markets": ["Gizeh"], "players": [2], "memphis": [False]},
+        "search": {"populations": ["random"], "games": 2, "players": [2]}}     # random stands in for a search
 
 
 def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
@@ -37,17 +39,31 @@ def test_rosters_and_sub_studies():
     assert len(expansion) == len({c.name for c in rules.characters})
     cfg = atlas.parse({**TINY, "out": "x"})
     subs = atlas.studies(cfg)
-    assert len(subs) == 3 * 2
+    assert len(subs) == 3 * 2 + 2                                # the searching population: the 2 tables of 2 players
     for table, pop, sub in subs:
         assert sub.lineups[table.players] == [pop] * table.players and sub.seed == cfg.seed
         assert (sub.restricted is not None) == (table.name == "2p-beginner-base-no-memphis")
+        assert (pop == "random") == (table.players == 2 and pop not in cfg.populations)
+        assert sub.games == (2 if pop == "random" else 4)
+        assert sub.restricted is None or sub.restricted.games == sub.games     # value_games defaults to games
     sub = subs[0][2]
-    assert [r.name for r in sub.restricted.forbid] == base and sub.restricted.bot == "greedy"
+    assert [r.label for r in sub.restricted.forbid] == [f"no {name}" for name in base] + ["no market Gizeh"]
+    assert sub.restricted.bot == "greedy"
+    every = atlas.parse({**TINY, "values": {**TINY["values"], "markets": True},
+                         "search": {**TINY["search"], "value_games": 3}})
+    sub = next(sub for t, pop, sub in atlas.studies(every) if pop == "random" and sub.restricted)
+    assert sub.games == 2 and sub.restricted.games == 3
+    assert [r.name for r in sub.restricted.forbid if r.kind == "market"] == [m.name for m in rules.markets]
 
 
 @pytest.mark.parametrize("bad, key", [({"populations": ["nobot"]}, "populations"),
                                       ({"characters": ["nope"]}, "characters"),
-                                      ({"players": [6]}, "6"), ({"colour": 1}, "colour")])
+                                      ({"players": [6]}, "6"), ({"colour": 1}, "colour"),
+                                      ({"values": {"games": 4, "markets": ["Rome"]}}, "values.markets"),
+                                      ({"values": {"games": 4, "players": [3]}}, "values: picks none"),
+                                      ({"search": {"populations": ["greedy"], "games": 2}}, "search.populations"),
+                                      ({"search": {"populations": ["mcts"], "games": 2, "memphis": [None]}}, "search"),
+                                      ({"search": {"populations": ["mcts"], "games": 2, "players": [4]}}, "search: picks none")])
 def test_bad_atlas_configs_are_named(bad, key):
     with pytest.raises(config.ConfigError) as err:
         atlas.parse({**TINY, **bad})
@@ -80,10 +96,11 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     path, out = small_atlas
     md = (out / "atlas.md").read_text()
     for part in ("Top findings", "Benjamini-Hochberg", "Seat fairness per table", "Character value",
-                 "What Memphis changes", "games/s", "MDE"):
+                 "Market value", "What Memphis changes", "games/s", "MDE", "search subset"):
         assert part in md
     cfg = atlas.parse({**TINY, "out": str(out)})
-    assert atlas.saved(cfg) == (6 * 4 + 2 * 9 * 4,) * 2       # main games; control and 8 character arms
+    main_games = 6 * 4 + 2 * 2                                                 # policy alone; random on 2 tables
+    assert atlas.saved(cfg) == (main_games + 2 * 10 * 4 + 10 * 2,) * 2        # control, 8 characters, Gizeh
     before = {p: p.read_bytes() for p in out.rglob("*.csv")}
     assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
     assert {p: p.read_bytes() for p in out.rglob("*.csv")} == before
@@ -93,17 +110,43 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     assert (out / "atlas.md").read_text() == md and (out / "atlas.html").read_bytes() == page
 
 
-def test_character_control_is_kept_by_the_engine(small_atlas):
+def _rows(md: str, heading: str) -> list[list[str]]:
+    """The cells of the markdown table under a heading of the report."""
+    part = md.split(heading, 1)[1].split("\n#", 1)[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in part.splitlines()
+            if line.startswith("|") and not line.startswith("|---")]
+
+
+def test_a_table_a_population_did_not_play_is_not_played(small_atlas):
     _, out = small_atlas
-    for pop in ("greedy", "banker"):
+    md = (out / "atlas.md").read_text()
+    header, *rows = _rows(md, "### Seats against parity")
+    random = header.index("random")
+    for row in rows:
+        assert (row[random] == "not played") == row[0].startswith("5 players")
+        assert row[header.index("greedy")] != "not played"
+    listed = {r[0]: r for r in _rows(md, "Populations (each")[1:]}
+    assert listed["`random`"][1:] == ["search subset", "2", "2", "1", "2"]
+    assert listed["`greedy`"][1:] == ["every table", "3", "4", "1", "4"]
+    header, *rows = _rows(md, "### What Memphis changes")
+    assert rows and all(r[header.index("random")] != "not played" for r in rows)        # Memphis: 2 players only
+
+
+def test_character_and_market_control_is_kept_by_the_engine(small_atlas):
+    _, out = small_atlas
+    for pop in ("greedy", "banker", "random"):
         tabs = tables.read_all(out / "2p-beginner-base-no-memphis" / pop)
-        chars, seats = tabs["characters"], tabs["seats"]
-        assert tables.rows(tables.where(seats, arm=runner.CONTROL)) == 8
+        chars, seats, closings = tabs["characters"], tabs["seats"], tabs["closings"]
+        assert tables.rows(tables.where(seats, arm=runner.CONTROL)) == (4 if pop == "random" else 8)
         for name in atlas.roster(load_ruleset("default"), "base"):
             arm = f"no {name}"
             mine = tables.where(chars, arm=arm, character=name)
             forced = tables.where(seats, arm=arm)["forced"].sum()
             assert forced > 0 or not (mine["seat"] == mine["game"] % 2).any()
+        won = tables.where(closings, arm="no market Gizeh", market="Gizeh")
+        forced = tables.where(seats, arm="no market Gizeh")["forced"].sum()
+        assert forced > 0 or not (won["high_seat"] == won["game"] % 2).any()
+        assert tables.rows(tables.where(closings, arm=runner.CONTROL, market="Gizeh")) > 0
 
 
 def test_atlas_page_shows_its_figures(small_atlas, browser, tmp_path):  # noqa: F811
@@ -112,7 +155,7 @@ def test_atlas_page_shows_its_figures(small_atlas, browser, tmp_path):  # noqa: 
     assert "src=\"atlas_" not in page.read_text()                        # figures embedded, not linked
     browser.get(page.as_uri())
     images = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth)")
-    assert len(images) == 3 and all(w and w > 200 for w in images)
+    assert len(images) == 4 and all(w and w > 200 for w in images)      # seats, characters, markets, Memphis
     screenshot(browser, tmp_path, "atlas.png")
     from PIL import Image
     shot = np.asarray(Image.open(tmp_path / "atlas.png").convert("L"), dtype=float)
