@@ -235,7 +235,8 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
 def _cost(page: Page, cfg, subs) -> None:
     """Games/s per table (from each sub-study's run.json) and what the full scale would cost at these rates."""
     page.heading("Cost")
-    rows, games, seconds, hours, full = [], 0, 0.0, 0.0, 0
+    rows, games, seconds = [], 0, 0.0
+    hours, full = {"policy alone": 0.0, "search subset": 0.0}, {"policy alone": 0, "search subset": 0}
     for t, pop, sub in subs:
         try:
             run = json.loads((Path(sub.out) / "run.json").read_text(encoding="utf-8"))
@@ -245,16 +246,18 @@ def _cost(page: Page, cfg, subs) -> None:
         games, seconds = games + run["games"], seconds + run["seconds"]
         arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
         scale = max(1000, cfg.games) * (1 + arms)          # >= 1,000 games per table, population and arm
-        full += scale
-        hours += scale / rate / 3600
+        kind = "policy alone" if pop in cfg.populations else "search subset"
+        full[kind] += scale
+        hours[kind] += scale / rate / 3600 if rate > 0 else 0.0      # a sub-study too short to time adds nothing
         rows.append([t.title, pop, run["games"], f"{run['seconds']:.1f}", f"{rate:.1f}"])
-    page.text("Games per second of each table and population (the character arms included) on the machine that "
+    page.text("Games per second of each table and population (the restricted arms included) on the machine that "
               "ran the atlas: machine dependent, from each sub-study's run.json.")
     page.table(["table", "population", "games", "seconds", "games/s"], rows)
     if games and seconds:
+        cost = "; ".join(f"{kind} {full[kind]:,} games, about {hours[kind]:.1f} hours" for kind in full if full[kind])
         page.text(f"This run: {games} games in {seconds / 60:.1f} minutes. At these rates, per table and "
-                  f"population, the atlas at 1,000 games per table, population and arm ({full:,} games) would take "
-                  f"about {hours:.1f} hours on the same machine. A headline question at 3 points of minimum "
+                  f"population, the atlas's tables at 1,000 games per table, population and arm would take, on the "
+                  f"same machine: {cost}. A headline question at 3 points of minimum "
                   "detectable effect needs about 3,500 games per arm for a difference of two win rates near 25% "
                   "(restricted play) or 1,700 for one win rate against parity.")
 
@@ -268,7 +271,7 @@ def _method(page: Page) -> None:
         "restricted play*): the option is removed from one seat by the engine's legal-move generation, so "
         "searching bots re-plan under it; the control is the same seat of the same deals, unrestricted.",
         "Populations stand in for the strong agents of Tomasev et al. 2020 (*Assessing game balance with "
-        "AlphaZero*): a finding is the game's only when every population's interval shares a point and signs agree.",
+        "AlphaZero*): a finding is the game's only when the interval of every population that played the table shares a point and signs agree (a table a population did not play is no disagreement).",
         "Multiplicity: Benjamini-Hochberg over every test of the atlas (q-values); MDE: the smallest effect found "
         "with 80% power at 5% two-sided, at the games played; an interval holding 0 means not measured below it.",
     ])

@@ -27,9 +27,13 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     names = [t.name for t in atlas.tables(cfg)]
     assert len(names) == len(set(names)) == 3 * 8 + 4          # 2-4 players: 2 x 2 x 2; 5 players: Memphis on only
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
-    assert len(cfg.populations) >= 3
-    assert [t.name for t in atlas.tables(cfg) if atlas.valued(cfg, t)] == [
-        "4p-beginner-base-no-memphis", "4p-beginner-expansion-no-memphis"]
+    assert len(cfg.populations) >= 3 and cfg.search.populations == ["mcts"]
+    valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
+    assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4}
+    assert atlas.markets(cfg) == [m.name for m in load_ruleset("default").markets]
+    searched = [t for t in atlas.tables(cfg) if atlas.searched(cfg, t)]
+    assert searched and set(searched) < set(atlas.tables(cfg))             # a subset, every one of them valued
+    assert all(t in valued for t in searched)
 
 
 def test_rosters_and_sub_studies():
