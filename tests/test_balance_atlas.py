@@ -12,7 +12,7 @@ import yaml
 from nefertiti_cli import main
 from nefertiti_cli.configs import resolve
 from nefertiti_env import load_ruleset
-from nefertiti_env.balance import atlas, config, runner, tables
+from nefertiti_env.balance import atlas, atlas_report, config, runner, tables
 from nefertiti_env.balance.atlas_findings import Answer, Question
 from test_browser import browser, screenshot  # noqa: F401  (the module's Chromium fixture)
 
@@ -134,6 +134,17 @@ def test_a_table_a_population_did_not_play_is_not_played(small_atlas):
     assert listed["`greedy`"][1:] == ["every table", "3", "4", "1", "4"]
     header, *rows = _rows(md, "### What Memphis changes")
     assert rows and all(r[header.index("random")] != "not played" for r in rows)        # Memphis: 2 players only
+
+
+def test_games_option_sets_every_count_of_the_atlas(tmp_path):
+    """--games (a small run) sets the games per table and per arm, the search subset's too."""
+    path = tmp_path / "atlas.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "search": {**TINY["search"], "games": 3, "value_games": 5}}))
+    out = tmp_path / "out"
+    assert main(["balance", "--config", str(path), "--quiet", "--games", "1", "--out", str(out)]) == 0
+    cfg = atlas.parse({**TINY, "out": str(out)})
+    assert atlas.saved(cfg)[0] == 6 * 1 + 2 * 1 + 3 * 10 * 1                 # main games; control, 8 characters, Gizeh
+    assert {sub.games for _, _, sub in atlas.studies(atlas_report.load(out))} == {1}
 
 
 def test_character_and_market_control_is_kept_by_the_engine(small_atlas):
