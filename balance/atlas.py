@@ -145,9 +145,11 @@ def searched(cfg: AtlasConfig, table: Table) -> bool:
     return cfg.search is not None and cfg.search.picks(table)
 
 
-def populations(cfg: AtlasConfig, table: Table) -> list[str]:
-    """The populations that play a table: every policy-alone one, the searching ones on their subset."""
-    return [*cfg.populations, *(cfg.search.populations if searched(cfg, table) else [])]
+def populations(cfg: AtlasConfig, table: Table | None = None) -> list[str]:
+    """The populations that play a table (every policy-alone one, the searching ones on their subset), or
+    the whole atlas's without a table."""
+    search = cfg.search is not None and (table is None or searched(cfg, table))
+    return [*cfg.populations, *(cfg.search.populations if search else [])]
 
 
 def markets(cfg: AtlasConfig) -> list[str]:

@@ -101,9 +101,9 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
             q.answers.append(Answer(pop, (-d, -high, -low), r["win_p"], r["detectable"]))   # control minus restricted
             if o.kind == "character":
                 mine = tables.where(focal, character=o.name)
+                plays = tables.where(chars, character=o.name)
                 q.extra[pop] = {"take_rate": proportion(len(set(mine["game"].tolist())), games),
-                                "points_per_seal": analysis.interval(tables.where(chars, character=o.name)["score_gain"]),
-                                "forced": r["forced"]}
+                                "points_per_seal": analysis.interval(plays["score_gain"]), "forced": r["forced"]}
             else:
                 mine = tables.where(won, market=o.name)
                 q.extra[pop] = {"stall_wins": proportion(len(set(mine["game"].tolist())), games), "forced": r["forced"]}

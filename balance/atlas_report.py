@@ -2,8 +2,9 @@
 rankings, Memphis off and on, and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
-for every population that played the table) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states
-its minimum detectable effect (80% power, 5% two-sided) at the games played.
+for every population that played the table) is adjusted together by Benjamini-Hochberg
+(`stats.Findings`), and each question states its minimum detectable effect (80% power, 5% two-sided)
+at the games played.
 """
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import yaml
-
-from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_plots, plots, tables
 from .atlas_findings import Question, memphis_question, option_questions, seat_questions, seat_summary
@@ -72,7 +71,7 @@ def write(folder: str | Path) -> Path:
         q.register(findings)
     qv = findings.adjusted()
 
-    pops = [*cfg.populations, *(cfg.search.populations if cfg.search else [])]
+    pops = atlas.populations(cfg)
     page = Page("Balance atlas of Nefertiti")
     games = sum(tables.rows(d["games"]) for d in data.values())
     page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}; "
@@ -110,7 +109,7 @@ def write(folder: str | Path) -> Path:
 def _populations(cfg: atlas.AtlasConfig, subs) -> list[list]:
     """Each population's tables and game counts, as played (policy alone: every table; searching: the subset)."""
     rows = []
-    for pop in [*cfg.populations, *(cfg.search.populations if cfg.search else [])]:
+    for pop in atlas.populations(cfg):
         mine = [sub for _, p, sub in subs if p == pop]
         valued = [sub for sub in mine if sub.restricted]
         rows.append([f"`{pop}`", "every table" if pop in cfg.populations else "search subset", len(mine),
@@ -271,7 +270,8 @@ def _method(page: Page) -> None:
         "restricted play*): the option is removed from one seat by the engine's legal-move generation, so "
         "searching bots re-plan under it; the control is the same seat of the same deals, unrestricted.",
         "Populations stand in for the strong agents of Tomasev et al. 2020 (*Assessing game balance with "
-        "AlphaZero*): a finding is the game's only when the interval of every population that played the table shares a point and signs agree (a table a population did not play is no disagreement).",
+        "AlphaZero*): a finding is the game's only when the interval of every population that played the table "
+        "shares a point and signs agree (a table a population did not play is no disagreement).",
         "Multiplicity: Benjamini-Hochberg over every test of the atlas (q-values); MDE: the smallest effect found "
         "with 80% power at 5% two-sided, at the games played; an interval holding 0 means not measured below it.",
     ])

@@ -39,7 +39,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, help="processes playing games (default: the config's workers)")
     add_cluster_option(p)
     p.add_argument("--games", type=int, help="override the games per ruleset and player count, and per "
-                                              "restricted-play arm; in an atlas, the searching populations' too (e.g. a quick trial run)")
+                                              "restricted-play arm; in an atlas, the searching populations' "
+                                              "too (e.g. a quick trial run)")
     p.add_argument("--seed", type=int, help="override the study seed")
     p.add_argument("--out", help="override the output folder")
     add_run_folder_options(p)

@@ -60,14 +60,17 @@ def test_rosters_and_sub_studies():
     assert [r.name for r in sub.restricted.forbid if r.kind == "market"] == [m.name for m in rules.markets]
 
 
+SEARCH = {"populations": ["mcts"], "games": 2}
+
+
 @pytest.mark.parametrize("bad, key", [({"populations": ["nobot"]}, "populations"),
                                       ({"characters": ["nope"]}, "characters"),
                                       ({"players": [6]}, "6"), ({"colour": 1}, "colour"),
                                       ({"values": {"games": 4, "markets": ["Rome"]}}, "values.markets"),
                                       ({"values": {"games": 4, "players": [3]}}, "values: picks none"),
-                                      ({"search": {"populations": ["greedy"], "games": 2}}, "search.populations"),
-                                      ({"search": {"populations": ["mcts"], "games": 2, "memphis": [None]}}, "search"),
-                                      ({"search": {"populations": ["mcts"], "games": 2, "players": [4]}}, "search: picks none")])
+                                      ({"search": {**SEARCH, "populations": ["greedy"]}}, "search.populations"),
+                                      ({"search": {**SEARCH, "memphis": [None]}}, "search.memphis"),
+                                      ({"search": {**SEARCH, "players": [4]}}, "search: picks none")])
 def test_bad_atlas_configs_are_named(bad, key):
     with pytest.raises(config.ConfigError) as err:
         atlas.parse({**TINY, **bad})
