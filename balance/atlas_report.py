@@ -219,7 +219,7 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
             mine = sorted((q for q in qs if q.kind == what["noun"]), key=lambda q: -_mean(q))
             if mine:
                 ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in mine]
-                path = plots.save(atlas_plots.options(ranking, by_table[name].title),
+                path = plots.save(atlas_plots.options(ranking, f"{what['title']}: {by_table[name].title}"),
                                   folder / f"{what['figure']}_{name}.png")
                 page.figure(path, f"{what['title']} ranking with 95% intervals: {by_table[name].title}")
     if memphis:
