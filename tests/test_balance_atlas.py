@@ -103,7 +103,7 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     path, out = small_atlas
     md = (out / "atlas.md").read_text()
     for part in ("Top findings", "Benjamini-Hochberg", "Seat fairness per table", "Character value",
-                 "Market value", "What Memphis changes", "games/s", "MDE", "search subset"):
+                 "Market value", "stall wins", "What Memphis changes", "games/s", "MDE", "search subset"):
         assert part in md
     cfg = atlas.parse({**TINY, "out": str(out)})
     main_games = 6 * 4 + 2 * 2                                                 # policy alone; random on 2 tables
