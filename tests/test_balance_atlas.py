@@ -150,6 +150,23 @@ def test_games_option_sets_every_count_of_the_atlas(tmp_path):
     assert {sub.games for _, _, sub in atlas.studies(atlas_report.load(out))} == {1}
 
 
+def test_a_search_subset_joins_a_finished_atlas_on_resume(tmp_path):
+    """The policy-alone atlas first, then its search subset by --resume: only the searching games are played."""
+    path, out = tmp_path / "atlas.yaml", tmp_path / "out"
+    alone = {k: v for k, v in TINY.items() if k != "search"}
+    path.write_text(yaml.safe_dump({**alone, "games": 2, "values": {**TINY["values"], "games": 1}, "out": str(out)}))
+    assert main(["balance", "--config", str(path), "--quiet"]) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*.csv")}
+    raw = {**TINY, "games": 2, "values": {**TINY["values"], "games": 1}, "out": str(out)}
+    path.write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
+    done, total = atlas.saved(atlas.parse(raw))
+    assert done == total == 6 * 2 + 2 * 2 + 2 * 10 * 1 + 10 * 2
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted({p.parent.name for p in out.rglob("*.csv")} - {p.parent.name for p in before}) == ["random"]
+    assert "not played" in (out / "atlas.md").read_text()
+
+
 def test_character_and_market_control_is_kept_by_the_engine(small_atlas):
     _, out = small_atlas
     for pop in ("greedy", "banker", "random"):
