@@ -1,10 +1,14 @@
-"""The shipped champion: the PPO policy `configs/champion.yaml` trains, packaged with the project.
+"""The shipped champion: the whole-game PPO policy `configs/whole_game.yaml` trains, packaged with the project.
 
 Its weights are a nefertiti model file (`agents/policy_file.py`: tensors and JSON only, loaded
 with `torch.load(weights_only=True)`, no unpickling), `champion.pt` next to this module, so
 `champion` is a bot name like any other: `nefertiti play --bots human,champion,banker,banker`,
 tournaments, the ladder, the balance lab, and training opponents. docs/champion.md tells how it
-was trained, for which tables, and how it fares against the bankers and MCTS.
+was trained and how it fares at each table against the bankers and MCTS.
+
+The previous champion, trained at one table only (4 players, beginner setup, base characters, no
+Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
+`ppo:path=<CHAMPION_4P_FILE>`.
 """
 from __future__ import annotations
 
@@ -13,11 +17,13 @@ from pathlib import Path
 from .ppo import CHAMPION, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
+CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 
 
 class ChampionBot(PPOAgent):
-    """The shipped agent, trained for 4 players, beginner setup, base characters, no Memphis
-    (it plays any table whose observation it reads, but was not trained there).
+    """The shipped agent: one policy for every table of the game (2-5 players, both setups, base and
+    expansion characters and the scenarios, Memphis on and off), reading observation v2, which tells it
+    the table it sits at.
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
     search, width, puct, leaf_value: search at play time with the policy as the prior (`PPOAgent`), and

@@ -9,15 +9,19 @@ import torch
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import BOTS, LADDER_BOTS, MCTSBot, make_bot, policy_file
-from nefertiti_env.agents.champion import CHAMPION_FILE, ChampionBot
+from nefertiti_env.agents.champion import CHAMPION_4P_FILE, CHAMPION_FILE, ChampionBot
+from nefertiti_env.encoding.versions import version_of_size
 
 
-def test_the_weights_ship_small_and_load_without_unpickling():
-    assert CHAMPION_FILE.is_file() and CHAMPION_FILE.stat().st_size <= 10 * 2**20
-    data = torch.load(CHAMPION_FILE, map_location="cpu", weights_only=True)    # torch's restricted loader
+@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_4P_FILE, "v1")])
+def test_the_weights_ship_small_and_load_without_unpickling(path, version):
+    """The whole-game champion reads v2 (the table it sits at); the previous 4-player one, kept for
+    comparison, reads v1."""
+    assert path.is_file() and path.stat().st_size <= 10 * 2**20
+    data = torch.load(path, map_location="cpu", weights_only=True)    # torch's restricted loader
     assert data["format"] == policy_file.FORMAT and "optimizer" not in data
-    meta, _ = policy_file.read(CHAMPION_FILE)
-    assert meta["obs_size"] == 657 and meta["num_actions"] == 147          # the compact v1 observation
+    meta, _ = policy_file.read(path)
+    assert version_of_size(meta["obs_size"]) == version and meta["num_actions"] == 147
 
 
 def test_champion_is_a_bot_name_and_plays_legal_games():
@@ -48,6 +52,30 @@ def test_sampling_champion_follows_its_seed():
         return game.history
     assert play(9) == play(9)
 
+
+
+TABLES = [dict(num_players=2, setup="advanced", characters="expansion", memphis=True),
+          dict(num_players=3, setup="beginner", characters="curse_of_amon", memphis=False),
+          dict(num_players=4, setup="advanced", characters="intrigue_at_court", memphis=True),
+          dict(num_players=5, setup="advanced", characters="race_for_the_nile", memphis=True)]
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: f"{t['num_players']}p-{t['setup']}-{t['characters']}")
+def test_champion_plays_legal_reproducible_games_at_every_kind_of_table(table):
+    """The whole-game champion at every seat of tables unlike the 4-player beginner one (the tutors at 2
+    players, the scenarios, Memphis; docs/rules.md §1.1, §6.3, §7, §8): only legal actions, and the sampling champion
+    replays the same game from the same seeds."""
+    def play(seed):
+        game = NefertitiGame(seed=21, **table)
+        bots = [make_bot("champion:deterministic=0", seed=seed + s) for s in range(table["num_players"])]
+        while not game.is_over():
+            p = game.current_player
+            action = bots[p].act(game, p)
+            assert game.legal_action_mask()[action]
+            game.apply(action)
+        return game.history, game.scores().tolist()
+    first = play(4)
+    assert len(first[0]) > 10 * table["num_players"] and first == play(4)
 
 # ---------------------------------------------------------------- with search at play time
 def test_champion_with_search_loads_without_unpickling(monkeypatch):
