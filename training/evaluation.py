@@ -118,11 +118,12 @@ def _compile_here(policy_path: str | None, deterministic: bool, bot: str | None,
                   game_args: dict) -> None:
     """One decision of the learner and of each baseline in this process before the workers start: numba
     compiles their code once, here, with one notice, and the workers load it from its cache (each would
-    otherwise compile the same code, each with its notice across the progress bar). A bad spec or
-    model file fails here too, by name, not as a broken pool."""
+    otherwise compile the same code, each with its notice across the progress bar); the results kernels
+    every game ends with too. A bad spec or model file fails here too, by name, not as a broken pool."""
     game = NefertitiGame(seed=0, **game_args)
     for agent in (_learner(policy_path, deterministic, bot), *(make_bot(b, seed=0) for b in baselines)):
         agent.act(game, game.current_player)
+    game.winners()
 
 
 def _worker_games(baseline, indices, game_args, seed):
