@@ -139,8 +139,9 @@ def test_sb3_make_vec_env_builds_it_by_id():
 
 
 def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
-    """GymEnv passes frameskip and drops it on the TypeError; ActionMask makes random actions legal."""
-    torchrl_envs = pytest.importorskip("torchrl.envs")
+    """GymEnv passes frameskip and drops it on the TypeError; ActionMask makes random actions legal.
+    torchrl is in the dev extra: imported, not skipped when missing, so CI cannot pass without it."""
+    import torchrl.envs as torchrl_envs
     from torchrl.envs.transforms import ActionMask
 
     for base in (torchrl_envs.GymEnv(ENV_ID, num_players=3, dict_observation=True),
@@ -154,8 +155,8 @@ def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
 
 
 def test_tianshou_collects_masked_random_play():
-    """Tianshou reads the mask as `obs.mask` (bool): a TransformObservation renames the dict's keys."""
-    pytest.importorskip("tianshou")
+    """Tianshou reads the mask as `obs.mask` (bool): a TransformObservation renames the dict's keys.
+    tianshou is in the dev extra: imported, not skipped when missing."""
     from gymnasium.wrappers import TransformObservation
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
