@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import nefertiti_env  # noqa: F401  (registers the id)
+from conftest import import_extra
 from nefertiti_env import IllegalActionError
 from nefertiti_env.training.single_agent import SingleAgentEnv
 
@@ -139,9 +140,8 @@ def test_sb3_make_vec_env_builds_it_by_id():
 
 
 def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
-    """GymEnv passes frameskip and drops it on the TypeError; ActionMask makes random actions legal.
-    torchrl is in the dev extra: imported, not skipped when missing, so CI cannot pass without it."""
-    import torchrl.envs as torchrl_envs
+    """GymEnv passes frameskip and drops it on the TypeError; ActionMask makes random actions legal."""
+    torchrl_envs = import_extra("torchrl.envs", "dev")
     from torchrl.envs.transforms import ActionMask
 
     for base in (torchrl_envs.GymEnv(ENV_ID, num_players=3, dict_observation=True),
@@ -155,8 +155,8 @@ def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
 
 
 def test_tianshou_collects_masked_random_play():
-    """Tianshou reads the mask as `obs.mask` (bool): a TransformObservation renames the dict's keys.
-    tianshou is in the dev extra: imported, not skipped when missing."""
+    """Tianshou reads the mask as `obs.mask` (bool): a TransformObservation renames the dict's keys."""
+    import_extra("tianshou", "dev")
     from gymnasium.wrappers import TransformObservation
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
