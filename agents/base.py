@@ -57,6 +57,19 @@ def agent_for_env(env, bot: Agent):
     return policy
 
 
+def compile_here(agents, **game_args) -> None:
+    """One decision of each agent at a fresh table (`game_args`), and the results every game ends with,
+    in this process: numba compiles their code here, once, before worker processes start (forked ones
+    inherit it, others load it from the cache) instead of in every worker at once, the same code
+    compiled side by side on a fresh install."""
+    from nefertiti_env import NefertitiGame
+
+    game = NefertitiGame(seed=0, **game_args)
+    for agent in agents:
+        agent.act(game, game.current_player)
+    game.winners()
+
+
 def play_game(game, bots: list[Agent], on_decision=None):
     """Play `game` to the end with bots[seat] deciding for each seat; returns the game.
 

@@ -28,7 +28,8 @@ def _quiet_worker() -> None:
 @contextlib.contextmanager
 def ordered_map(workers: int, chunksize: int = 1, ray: str | None = None, bots=()):
     """Yield a `map(func, items)` that runs in `workers` processes (in this one if workers <= 1)
-    and returns results in order; the processes are terminated when the block is left.
+    and returns results in order; the processes are terminated when the block is left. The `bots`
+    are compiled here before the processes fork (`base.compile_here`).
 
     ray: the address of a Ray cluster (or "auto") to run on instead of `workers` processes; `bots`
     are the specs the games use, so that their models reach the cluster's workers by value."""
@@ -41,6 +42,11 @@ def ordered_map(workers: int, chunksize: int = 1, ray: str | None = None, bots=(
     if workers <= 1:
         yield map
         return
+    if bots:
+        from . import make_bot
+        from .base import compile_here
+
+        compile_here([make_bot(spec, 0) for spec in sorted(bots)])
     # A fork copies the main process's handlers: a SIGTERM that reached a worker before `_quiet_worker`
     # ran (a run that ends as it starts) met `stop_on_sigterm`'s and raised KeyboardInterrupt there, a
     # stray traceback, once a worker hung on a lock. Workers are forked with both signals blocked (the

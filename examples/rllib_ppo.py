@@ -10,6 +10,7 @@ leaves torch to you, so it can be the one you already have):
 import argparse
 
 import ray
+import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -39,6 +40,10 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--batch", type=int, default=1000, help="env steps per iteration (default 1000)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    # the learner runs in this process (RLlib's local learner): a small policy updates fastest on one
+    # thread, torch's default (every core) is several times slower on a shared machine (docs/training.md,
+    # Keeping your own scripts fast); Ray gives each env runner one OpenMP thread itself
+    torch.set_num_threads(1)
     ray.init(num_cpus=args.env_runners + 1, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     try:
         algo = build(args.players, args.env_runners, args.batch, args.seed)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -210,6 +211,17 @@ def import_extra(module: str, extra: str):
             pytest.fail(f"cannot run in CI: {message}", pytrace=False)
         pytest.skip(message, allow_module_level=True)
 
+
+
+def run_with_a_cold_cache(argv: list[str], cache_dir) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run `argv` with an empty numba cache, as on a fresh install, and numba's cache log on (stdout, the
+    worker processes' too): the finished process and the cache files saved more than once, i.e. code
+    compiled in more than one process."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "NUMBA_DEBUG_CACHE": "1"}
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200)
+    saved = [line for line in result.stdout.splitlines() if line.startswith("[cache] data saved to")]
+    assert result.returncode != 0 or len(saved) > 20, "no compile was logged: was the cache empty?"
+    return result, sorted(line for line in set(saved) if saved.count(line) > 1)
 
 @pytest.fixture(autouse=True, scope="session")
 def _sb3_logs_in_tmp(tmp_path_factory):

@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import nefertiti_env  # noqa: F401  (registers the id)
+from conftest import import_extra
 from nefertiti_env import IllegalActionError
 from nefertiti_env.training.single_agent import SingleAgentEnv
 
@@ -140,7 +141,7 @@ def test_sb3_make_vec_env_builds_it_by_id():
 
 def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
     """GymEnv passes frameskip and drops it on the TypeError; ActionMask makes random actions legal."""
-    torchrl_envs = pytest.importorskip("torchrl.envs")
+    torchrl_envs = import_extra("torchrl.envs", "dev")
     from torchrl.envs.transforms import ActionMask
 
     for base in (torchrl_envs.GymEnv(ENV_ID, num_players=3, dict_observation=True),
@@ -155,7 +156,7 @@ def test_torchrl_gym_env_by_id_and_gym_wrapper_with_its_action_mask_transform():
 
 def test_tianshou_collects_masked_random_play():
     """Tianshou reads the mask as `obs.mask` (bool): a TransformObservation renames the dict's keys."""
-    pytest.importorskip("tianshou")
+    import_extra("tianshou", "dev")
     from gymnasium.wrappers import TransformObservation
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer

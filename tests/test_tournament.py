@@ -3,10 +3,12 @@ the CSV alone, reproducibility whatever the number of workers, CLI errors."""
 from __future__ import annotations
 
 import csv
+import sys
 from collections import Counter
 
 import pytest
 
+from conftest import run_with_a_cold_cache
 from nefertiti_env.agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
 from nefertiti_env.agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
 from nefertiti_cli import main
@@ -139,3 +141,15 @@ def test_cli_play_a_bot_game_and_errors(capsys):
     assert "--seat must be 0..2" in capsys.readouterr().err
     assert main(["play", "--bots", "random,chess"]) == 2
     assert "unknown bot 'chess'" in capsys.readouterr().err
+
+
+def test_on_a_fresh_install_the_bots_compile_once_before_the_workers_fork(tmp_path):
+    """The main process plays a decision of each bot and counts a result before the pool forks, so the
+    workers inherit the compiled code instead of each compiling the same (the engine's moves and
+    results; a heuristic bot's search, the same way, for a minute of CPU)."""
+    argv = [sys.executable, "-m", "nefertiti_cli", "tournament", "--bots", "random,random", "--players", "2",
+            "--games", "4", "--workers", "2", "--out", str(tmp_path / "t"), "--quiet"]
+    result, twice = run_with_a_cold_cache(argv, tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "t" / "summary.csv").is_file()
+    assert twice == []

@@ -6,6 +6,7 @@ import csv
 import json
 import re
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 import torch
 import yaml
 
+from conftest import run_with_a_cold_cache
 from nefertiti_env.agents import Agent, RandomBot, make_bot, policy_file
 from nefertiti_env.agents.policy_file import ModelFileError
 from nefertiti_env.agents.ppo import load_policy
@@ -186,6 +188,20 @@ def test_evaluation_takes_a_bot_spec_in_the_learners_seat_and_times_its_thinking
     assert one.decisions == two.decisions > 4 * 10 and one.seconds > 0
     assert [e["bots"] for e in sorted(one.records, key=lambda e: e["index"])][0] == ["learner", "random", "random"]
 
+
+
+def test_an_evaluation_on_workers_compiles_before_they_start_and_they_compile_nothing(tmp_path):
+    """On a fresh install the main process compiles what the games need, up to the results kernels they
+    end with, before the workers start, and the workers load it from the cache: each would otherwise
+    compile the same code at once, each with its notice across the progress bar."""
+    code = ("from nefertiti_env.training.evaluation import evaluate\n"
+            "[result] = evaluate(None, ['random'], 4, {'num_players': 2}, seed=0, workers=2, progress=False, "
+            "bot='random')\n"
+            "print('games', result.games)\n")
+    result, twice = run_with_a_cold_cache([sys.executable, "-c", code], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "games 4" in result.stdout.splitlines() and "[cache] data loaded from" in result.stdout
+    assert twice == []
 
 # ---------------------------------------------------------------- configs
 

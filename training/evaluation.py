@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from nefertiti_env.agents import Agent, make_bot
+from nefertiti_env.agents.base import compile_here
 from nefertiti_env.agents.ppo import PPOAgent
 from nefertiti_env.agents.progress import progress_bar
 from nefertiti_env.agents.stats import wilson
@@ -114,17 +115,6 @@ def _init_worker(policy_path: str | None, deterministic: bool, bot: str | None) 
     _WORKER_LEARNER = _learner(policy_path, deterministic, bot)
 
 
-def _compile_here(policy_path: str | None, deterministic: bool, bot: str | None, baselines: list[str],
-                  game_args: dict) -> None:
-    """One decision of the learner and of each baseline in this process before the workers start: numba
-    compiles their code once, here, with one notice, and the workers load it from its cache (each would
-    otherwise compile the same code, each with its notice across the progress bar). A bad spec or
-    model file fails here too, by name, not as a broken pool."""
-    game = NefertitiGame(seed=0, **game_args)
-    for agent in (_learner(policy_path, deterministic, bot), *(make_bot(b, seed=0) for b in baselines)):
-        agent.act(game, game.current_player)
-
-
 def _worker_games(baseline, indices, game_args, seed):
     return baseline, *_timed_games(_WORKER_LEARNER, baseline, indices, game_args, seed)
 
@@ -180,7 +170,10 @@ def evaluate(policy_path: str | None, baselines: list[str], games: int, game_arg
         for baseline, indices in tasks:
             record(baseline, *_timed_games(learner, baseline, indices, game_args, seed))
     else:
-        _compile_here(policy_path, deterministic, bot, baselines, game_args)
+        # compiled once here, with one notice, not in each worker across the progress bar; a bad spec
+        # or model file fails here too, by name, not as a broken pool
+        compile_here([_learner(policy_path, deterministic, bot), *(make_bot(b, seed=0) for b in baselines)],
+                     **game_args)
         context = multiprocessing.get_context("forkserver")
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
                                    initargs=(policy_path, deterministic, bot))
