@@ -5,6 +5,7 @@ the policy alone and with search at play time.
     python benchmarks/agent_bar.py --model runs/whole_game            # a run folder or model file
     python benchmarks/agent_bar.py --games 8 --tables 2p-base,4p-base # a quick look (not a measurement)
     python benchmarks/agent_bar.py --out results/agent_bar.md         # also write the table to a file
+    python benchmarks/agent_bar.py --matches banker --games 400       # only the matches against bankers
 
 Per table three matches, each of --games games: the policy alone against n-1 bankers, the policy
 alone against n-1 `mcts:iterations=800`, and the policy with search at play time (the compiled
@@ -44,10 +45,14 @@ TABLES = {                    # name: NefertitiGame options
 TARGETS = {2: (0.80, 0.60, 0.70), 3: (0.60, 0.42, 0.50), 4: (0.55, 0.35, 0.45), 5: (0.45, 0.28, 0.36)}
 
 
-def matches(agent: str, search: int) -> list[tuple[str, str, int]]:
-    """(agent spec, baseline spec, index into TARGETS' triples) of the three matches at a table."""
+MATCHES = ("banker", "mcts", "search")   # the policy alone vs bankers, vs mcts; the policy with search vs mcts
+
+
+def matches(agent: str, search: int, chosen=MATCHES) -> list[tuple[str, str, int]]:
+    """(agent spec, baseline spec, index into TARGETS' triples) of the chosen matches at a table."""
     mcts = f"mcts:iterations={search}"
-    return [(agent, "banker", 0), (agent, mcts, 1), (f"{agent}:search={search}", mcts, 2)]
+    every = [(agent, "banker", 0), (agent, mcts, 1), (f"{agent}:search={search}", mcts, 2)]
+    return [m for name, m in zip(MATCHES, every) if name in chosen]
 
 
 def main(argv=None) -> int:
@@ -57,6 +62,8 @@ def main(argv=None) -> int:
     parser.add_argument("--model", help="model .pt or run folder (default: the shipped champion)")
     parser.add_argument("--games", type=int, default=400, help="games per match (default 400)")
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
+    parser.add_argument("--matches", default=",".join(MATCHES),
+                        help="comma-separated matches to play: banker, mcts, search (default: all three)")
     parser.add_argument("--search", type=int, default=SEARCH, help=f"MCTS iterations (default {SEARCH})")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
@@ -64,8 +71,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="also write the markdown table to this file")
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables.split(",") if t not in TABLES]
-    if unknown or args.games < 1 or args.search < 1:
+    chosen = args.matches.split(",")
+    if unknown or args.games < 1 or args.search < 1 or not set(chosen) <= set(MATCHES):
         parser.error(f"unknown tables {unknown} (known: {', '.join(TABLES)})" if unknown
+                     else f"--matches takes {', '.join(MATCHES)}" if not set(chosen) <= set(MATCHES)
                      else "--games and --search must be at least 1")
     agent = f"ppo:path={model_file(args.model)}" if args.model else "champion"
     start = time.perf_counter()
@@ -75,7 +84,7 @@ def main(argv=None) -> int:
     met = True
     for name in args.tables.split(","):
         table = TABLES[name]
-        for learner, baseline, target in matches(agent, args.search):
+        for learner, baseline, target in matches(agent, args.search, chosen):
             r, = evaluate(None, [baseline], args.games, table, seed=SEED, workers=args.workers, bot=learner,
                              ray=args.ray)
             goal = TARGETS[table["num_players"]][target]

@@ -33,3 +33,17 @@ def test_a_quick_run_writes_the_markdown_table(tmp_path, capsys):
                                                       ["with search", "mcts:iterations=4"]]
     assert all("| 2 |" in row for row in rows) and status in (0, 1)
     assert status == int(any("| no |" in row for row in rows))
+
+
+def test_matches_can_be_chosen_and_an_unknown_one_is_refused(tmp_path, capsys):
+    assert [m[2] for m in agent_bar.matches("champion", 800, ["mcts", "search"])] == [1, 2]
+    out = tmp_path / "bar.md"
+    agent_bar.main(["--games", "2", "--tables", "2p-base", "--matches", "banker", "--workers", "1", "--out", str(out)])
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 2p-base |")]
+    assert len(rows) == 1 and "| banker |" in rows[0]
+    try:
+        agent_bar.main(["--matches", "bankers"])
+    except SystemExit as stop:
+        assert stop.code == 2 and "--matches takes banker, mcts, search" in capsys.readouterr().err
+    else:
+        raise AssertionError("an unknown match was accepted")
