@@ -37,13 +37,12 @@ from nefertiti_env.core.engine.entry import borrow
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
-from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
+from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_SHAME, SERVANT_PHASES, TUTOR
 
 from .kernel_cache import drop_stale_cache
 
 drop_stale_cache()
 
-TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after
 WIDTH = 2 * MAX_TYPES + 3                                                 # items 0.., bonus MAX_TYPES..
@@ -657,7 +656,7 @@ def settle_kernel(R, S, G) -> None:
 def settle_in(R, S, G, X) -> None:
     """`settle_kernel` with the work space X (`scratch`)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
-    while not step.is_over(R, S) and S[L.PHASE] != PH_TURN and S[L.PHASE] != PH_PLACE and S[L.PHASE] != PH_SECOND:
+    while not step.is_over(R, S) and S[L.PHASE] not in SERVANT_PHASES:
         step.apply(R, S, quick_action(R, S, G, X))
 
 

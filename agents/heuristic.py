@@ -24,7 +24,7 @@ from nefertiti_env.core.engine.closing import DICE_MATCH
 from nefertiti_env.core.engine.entry import borrow, typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
-from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, PH_TUTOR
+from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, TURN_PHASES
 
 from .base import Agent
 from .evaluation import Weights, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
@@ -304,7 +304,7 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
     PI, PC, PS = X[8], X[9], X[10]
-    near = S[L.PHASE] <= PH_TUTOR        # a move of a market resolution changes the scoring state: no prefixes
+    near = S[L.PHASE] in TURN_PHASES        # a move of a market resolution changes the scoring state: no prefixes
     if near:
         prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
     k = 0

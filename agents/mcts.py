@@ -49,7 +49,7 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.entry import borrow, first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
-from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
+from nefertiti_env.core.phases import PH_CHARACTER, SERVANT_PHASES
 
 from nefertiti_env.encoding.observation import VECTOR_SIZE, _fill, state_vector
 from nefertiti_env.encoding.versions import OBSERVATIONS, version_of_size
@@ -259,7 +259,7 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     turns = rollout_turns
     while not step.is_over(R, g):
         ph = g[L.PHASE]
-        if ph == PH_TURN or ph == PH_PLACE or ph == PH_SECOND:
+        if ph in SERVANT_PHASES:
             if turns <= 0:
                 break
             turns -= 1
