@@ -20,7 +20,7 @@ from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.closing import DICE_MATCH
+from nefertiti_env.core.engine.closing import ClosingKind
 from nefertiti_env.core.engine.entry import borrow, typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
@@ -113,7 +113,7 @@ def rolls_dice(R, S, action) -> bool:
     if not A.PLACE <= action < A.CLOSE:
         return False
     m = (action - A.PLACE) // NUM_BIDS
-    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == DICE_MATCH
+    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == ClosingKind.DICE_MATCH
 
 
 @njit(cache=True)
