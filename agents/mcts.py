@@ -126,7 +126,7 @@ class MCTSBot(Agent):
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self.prior, self.puct = prior, puct
         self.value, self.leaf_value = value, float(leaf_value)
-        self._leaf = _NO_LEAF                       # the critic's arrays for the game searched (`_leaf_arrays`)
+        self._critic, self._critic_R = _NO_CRITIC, None   # the critic's arrays for the table of rules _critic_R
         self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
@@ -177,7 +177,7 @@ class MCTSBot(Agent):
     def _run(self, game, seat: int, iterations: int) -> None:
         tree = self._tree
         tree.reserve(iterations)
-        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_LEAF[1]
+        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_CRITIC
         with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
                                 tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
@@ -185,15 +185,15 @@ class MCTSBot(Agent):
 
     def _leaf_arrays(self, game) -> Critic:
         """The critic and every seat's observation tables for `game`'s table (kept while the table is)."""
-        if self._leaf[0] is not game.R:
+        if self._critic_R is not game.R:
             net = self.value
             plan = OBSERVATIONS[version_of_size(int(net.sizes[0]))].batch_plan(game)
             width = int(net.sizes.max())
-            self._leaf = (game.R, Critic(
+            self._critic_R, self._critic = game.R, Critic(
                 net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan.src, plan.a, plan.b, plan.ind_src,
                 plan.ind_n.astype(np.int64), plan.ind_offset, plan.lit, plan.lit_value, plan.face_down.astype(np.int64),
-                np.empty(VECTOR_SIZE, np.int64), np.empty(width, np.float32), np.empty(width, np.float32)))
-        return self._leaf[1]
+                np.empty(VECTOR_SIZE, np.int64), np.empty(width, np.float32), np.empty(width, np.float32))
+        return self._critic
 
 
 class Critic(NamedTuple):
@@ -217,15 +217,15 @@ class Critic(NamedTuple):
     y: np.ndarray            # a layer's output
 
 
-def _no_leaf() -> tuple:
-    """A critic's arrays of the right types, empty: `iterate`'s argument when the heuristic alone evaluates
-    (one compiled signature either way)."""
+def _no_critic() -> Critic:
+    """A Critic of the right types, empty: `iterate`'s argument when the heuristic alone evaluates (one
+    compiled signature either way)."""
     i1, i2, f1, f2 = (np.zeros(1, np.int64), np.zeros((1, 1), np.int64), np.zeros(1, np.float32),
                       np.zeros((1, 1), np.float32))
-    return (None, Critic(f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1))
+    return Critic(f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1)
 
 
-_NO_LEAF = _no_leaf()
+_NO_CRITIC = _no_critic()
 
 
 # ---------------------------------------------------------------- kernels
