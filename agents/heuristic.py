@@ -304,7 +304,7 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
     PI, PC, PS = X.prefix_pi, X.prefix_pc, X.prefix_ps
-    near = S[L.PHASE] in TURN_PHASES        # a move of a market resolution changes the scoring state: no prefixes
+    near = S[L.PHASE] in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
     if near:
         prefixes_into(R, base, w, X.pi, X.pc, X.ps, PI, PC, PS)
     k = 0

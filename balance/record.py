@@ -80,7 +80,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             forced[seat] += g.is_forced()
         a = bots[seat].act(g, seat)
         watch = -1
-        if ph in TURN_PHASES:                            # place (servant or tutor), close, character or done
+        if ph in TURN_PHASES:                         # place (servant or tutor), close, character or done
             if a < A.CHARACTER:
                 if a < A.CLOSE:
                     watch, v = divmod(a - A.PLACE, NUM_BIDS)

@@ -24,6 +24,7 @@ from .board import pop_front
 from .rng import rng_integers
 from .entry import kernel
 
+
 class ClosingKind(IntEnum):
     """The closing kinds (docs/rules.md §3.3), each declared here once, by its code in R (`close_kind`); a
     ruleset names a kind by its member's name in lower case (`bid_sum`). numba compiles a member as its code."""
