@@ -26,6 +26,7 @@ order throughout, so equal values tie alike on every run.
 from __future__ import annotations
 
 from dataclasses import astuple, dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,13 +38,12 @@ from nefertiti_env.core.engine.entry import borrow
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
-from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_PLACE, PH_SECOND, PH_SHAME, PH_TURN, TUTOR
+from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_SHAME, SERVANT_PHASES, TUTOR
 
 from .kernel_cache import drop_stale_cache
 
 drop_stale_cache()
 
-TURN_PHASES = (PH_TURN, PH_PLACE, PH_SECOND)
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after
 WIDTH = 2 * MAX_TYPES + 3                                                 # items 0.., bonus MAX_TYPES..
@@ -523,27 +523,42 @@ def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
 
 
 # ---------------------------------------------------------------- work space
+class Scratch(NamedTuple):
+    """The work space of a decision (`scratch`), so that its hot loop allocates nothing. A NamedTuple:
+    numba compiles it as a tuple, the kernels read it by name."""
+    states: np.ndarray       # [level] a state row, one per level of the lookahead
+    legals: np.ndarray       # [level] the legal actions (at least one row)
+    mask: np.ndarray         # the legal mask the rows are listed from
+    pi: np.ndarray           # a position (pi, pc, ps: `new_position`)
+    pc: np.ndarray
+    ps: np.ndarray
+    gains: np.ndarray        # [place] the resolution choice's gain of each card above the market
+    gift: np.ndarray         # [place] the kind of the face-up gift there, -1 none
+    prefix_pi: np.ndarray    # [market] the base position's `prefixes` (no rows when levels is 0:
+    prefix_pc: np.ndarray    # a resolution policy's space)
+    prefix_ps: np.ndarray
+    lines: np.ndarray        # [level] the best line of a power's choices below it: how many, then the
+                             # choices (`heuristic.power_value`)
+    hidden_work: np.ndarray  # the determinisations' work space (`engine.hidden.work`)
+
+
 @njit(cache=True)
 def scratch(levels):
-    """The work space of a decision, so that its hot loop allocates nothing: `levels` state rows
-    and legal-action rows (one per level of the lookahead), the legal mask, a position (pi, pc,
-    ps), the resolution choice's per-place gains and kinds, the base position's `prefixes` (none
-    when `levels` is 0: a resolution policy's space), and per level the best line of a power's
-    choices found below it (how many, then the choices: `heuristic.power_value`), and the
-    determinisations' work space (`engine.hidden.work`)."""
+    """A decision's `Scratch` with `levels` lookahead levels."""
     pi, pc, ps = new_position()
     markets = NUM_MARKETS + 1 if levels else 0
-    return (np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
-            np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
-            np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
-            np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
+    return Scratch(np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
+                   np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
+                   np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
+                   np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
 
 
 @njit(cache=True)
 def borrowed(X):
     """The work space X with every array borrowed (`borrow`)."""
-    return (borrow(X[0]), borrow(X[1]), borrow(X[2]), borrow(X[3]), borrow(X[4]), borrow(X[5]), borrow(X[6]),
-            borrow(X[7]), borrow(X[8]), borrow(X[9]), borrow(X[10]), borrow(X[11]), borrow(X[12]))
+    return Scratch(borrow(X.states), borrow(X.legals), borrow(X.mask), borrow(X.pi), borrow(X.pc), borrow(X.ps),
+                   borrow(X.gains), borrow(X.gift), borrow(X.prefix_pi), borrow(X.prefix_pc), borrow(X.prefix_ps),
+                   borrow(X.lines), borrow(X.hidden_work))
 
 
 @hot
@@ -562,7 +577,7 @@ def clone_into(g, S) -> None:
 @njit(cache=True)
 def legal_row(R, S, X, row) -> int:
     """`step.legal_list` of S into the scratch's legal row `row` (its mask reused); how many."""
-    return step.legal_list_into(R, S, X[1][row], X[2])
+    return step.legal_list_into(R, S, X.legals[row], X.mask)
 
 
 # ---------------------------------------------------------------- fast policy
@@ -570,7 +585,7 @@ def legal_row(R, S, X, row) -> int:
 def _resolution_choice(R, S, X, n) -> int:
     """The card (or take half) the deciding owner picks by margin gain in a market resolution
     (the legal actions in the scratch's row 0)."""
-    legals, pi, pc, ps, gains, gift = X[1], X[3], X[4], X[5], X[6], X[7]
+    legals, pi, pc, ps, gains, gift = X.legals, X.pi, X.pc, X.ps, X.gains, X.gift
     position_into(R, S, pi, pc, ps)
     p, m = S[L.ACTOR], S[L.RES_MARKET]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
@@ -621,7 +636,7 @@ def quick_action(R, S, G, X) -> int:
     X is the work space (`scratch`; its legal row 0 is overwritten)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
     n = legal_row(R, S, X, 0)
-    legals = X[1]
+    legals = X.legals
     if n == 1:
         return legals[0, 0]
     ph = S[L.PHASE]
@@ -632,7 +647,7 @@ def quick_action(R, S, G, X) -> int:
                 return choice
     if ph == PH_SHAME:
         best, best_gain = -1, -np.inf
-        pi, pc, ps = X[3], X[4], X[5]
+        pi, pc, ps = X.pi, X.pc, X.ps
         position_into(R, S, pi, pc, ps)
         p = S[L.ACTOR]
         for i in range(n):
@@ -657,7 +672,7 @@ def settle_kernel(R, S, G) -> None:
 def settle_in(R, S, G, X) -> None:
     """`settle_kernel` with the work space X (`scratch`)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
-    while not step.is_over(R, S) and S[L.PHASE] != PH_TURN and S[L.PHASE] != PH_PLACE and S[L.PHASE] != PH_SECOND:
+    while not step.is_over(R, S) and S[L.PHASE] not in SERVANT_PHASES:
         step.apply(R, S, quick_action(R, S, G, X))
 
 

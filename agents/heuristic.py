@@ -20,11 +20,11 @@ from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.closing import DICE_MATCH
+from nefertiti_env.core.engine.closing import ClosingKind
 from nefertiti_env.core.engine.entry import borrow, typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
-from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, PH_TUTOR
+from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, TURN_PHASES
 
 from .base import Agent
 from .evaluation import Weights, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
@@ -113,7 +113,7 @@ def rolls_dice(R, S, action) -> bool:
     if not A.PLACE <= action < A.CLOSE:
         return False
     m = (action - A.PLACE) // NUM_BIDS
-    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == DICE_MATCH
+    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == ClosingKind.DICE_MATCH
 
 
 @njit(cache=True)
@@ -127,7 +127,7 @@ def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, leve
     `samples` determinisations when it drew cards or rolled dice (near: valued by `seat_value_near`
     from PI, PC, PS, the `prefixes` of base; else in full, as when every move changes the scoring
     state; X: the work space, state row `level`)."""
-    g = X[0][level]
+    g = X.states[level]
     clone_into(g, base)
     step.apply(R, g, action)
     settle_in(R, g, G, X)
@@ -136,7 +136,7 @@ def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, leve
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
         clone_into(g, base)
-        hidden.determinize_in(R, g, seat, G, X[12])
+        hidden.determinize_in(R, g, seat, G, X.hidden_work)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
         value += _value(R, g, seat, w, near, base, PI, PC, PS, X)
@@ -148,8 +148,8 @@ def _value(R, S, seat, w, near, base, PI, PC, PS, X) -> float:
     """`seat_value` of S (by `seat_value_near` if `near`), on the work space's position: the same value
     either way, to the last bit."""
     if near:
-        return seat_value_near(R, S, seat, w, base, PI, PC, PS, X[3], X[4], X[5])
-    return seat_value_in(R, S, seat, w, X[3], X[4], X[5])
+        return seat_value_near(R, S, seat, w, base, PI, PC, PS, X.pi, X.pc, X.ps)
+    return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps)
 
 
 @njit(cache=True)
@@ -158,13 +158,13 @@ def power_value(R, S, seat, depth, w, X, level):
     their best; cut if the depth ran out below S with the power still choosing. `done` wins ties,
     so repeatable choices (Oracle swaps, Trader exchanges) stop when they no longer strictly help.
     The best line of choices from S goes into the work space's lines[level] (`follow`)."""
-    lines = X[11]
+    lines = X.lines
     lines[level, 0] = 0
     if not _deciding(R, S, seat, PH_CHARACTER):
-        return seat_value_in(R, S, seat, w, X[3], X[4], X[5]), False
+        return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps), False
     if depth <= 0:
-        return seat_value_in(R, S, seat, w, X[3], X[4], X[5]), True
-    legals, g = X[1], X[0][level]
+        return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps), True
+    legals, g = X.legals, X.states[level]
     best, cut = -np.inf, False
     for i in range(legal_row(R, S, X, level)):
         clone_into(g, S)
@@ -193,7 +193,7 @@ def follow(lines, level, choice) -> None:
 def choice_value(R, S, action, seat, depth, w, X, level):
     """(value, cut) of a power's choice: the best outcome of the power's next `depth` choices (a
     Merchant's give, target and take are three; `power_value`)."""
-    g = X[0][level]
+    g = X.states[level]
     clone_into(g, S)
     step.apply(R, g, action)
     v, cut = power_value(R, g, seat, depth - 1, w, X, level + 1)
@@ -206,7 +206,7 @@ def best_choice(R, S, seat, depth, w, X, level):
     equals), and whether the search below it reached the power's end everywhere (no cut). Then its
     best line (lines[level]) is exactly the choices the searches after it would make one by one:
     each would find the same values, deeper or not."""
-    legals, lines = X[1], X[11]
+    legals, lines = X.legals, X.lines
     best, best_v, complete = -1, -np.inf, False
     for i in range(legal_row(R, S, X, level)):
         v, cut = choice_value(R, S, legals[level, i], seat, depth, w, X, level)
@@ -235,7 +235,7 @@ def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
     step.apply(R, g, first)
     settle_in(R, g, G, X)
     gain = 0.0
-    legals, pi, pc, ps = X[1], X[3], X[4], X[5]
+    legals, pi, pc, ps = X.legals, X.pi, X.pc, X.ps
     while _deciding(R, g, seat, PH_SECOND):
         PI, PC, PS = prefixes(R, g, w)
         before = seat_value_near(R, g, seat, w, g, PI, PC, PS, pi, pc, ps)
@@ -255,10 +255,10 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
     """Value after playing the character with its choices made by `best_choice`, plus the gain
     of the extra placements it grants, if any, after the `best` placement. A search that reached
     the power's end is not repeated for the choices after the first: its best line is played."""
-    g = X[0][1]
+    g = X.states[1]
     clone_into(g, base)
     step.apply(R, g, action)
-    lines = X[11]
+    lines = X.lines
     while _deciding(R, g, seat, PH_CHARACTER):
         choice, complete = best_choice(R, g, seat, depth, w, X, 2)
         if not complete:
@@ -267,9 +267,9 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
         for j in range(lines[2, 0]):
             step.apply(R, g, lines[2, 1 + j])
     settle_in(R, g, G, X)
-    value = seat_value_in(R, g, seat, w, X[3], X[4], X[5])
+    value = seat_value_in(R, g, seat, w, X.pi, X.pc, X.ps)
     if g[L.EXTRA_PLACEMENTS] != 0:
-        legals = X[1]
+        legals = X.legals
         for i in range(legal_row(R, g, X, 2)):
             if legals[2, i] == best:
                 value += extra_placements_gain(R, g, best, seat, G, w, samples, X, 2)
@@ -294,19 +294,19 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     n = legal_row(R, S, X, 1)
     perm = np.arange(n)
     rng_shuffle(G, perm)
-    order = X[1][1][perm]
-    base = X[0][0]
+    order = X.legals[1][perm]
+    base = X.states[0]
     clone_into(base, S)
-    hidden.determinize_in(R, base, seat, G, X[12])
+    hidden.determinize_in(R, base, seat, G, X.hidden_work)
     if S[L.PHASE] == PH_CHARACTER:
         for i in range(n):
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
-    PI, PC, PS = X[8], X[9], X[10]
-    near = S[L.PHASE] <= PH_TUTOR        # a move of a market resolution changes the scoring state: no prefixes
+    PI, PC, PS = X.prefix_pi, X.prefix_pc, X.prefix_ps
+    near = S[L.PHASE] in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
     if near:
-        prefixes_into(R, base, w, X[3], X[4], X[5], PI, PC, PS)
+        prefixes_into(R, base, w, X.pi, X.pc, X.ps, PI, PC, PS)
     k = 0
     best = -1
     for i in range(n):

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -49,7 +50,7 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.entry import borrow, first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
-from nefertiti_env.core.phases import PH_CHARACTER, PH_PLACE, PH_SECOND, PH_TURN
+from nefertiti_env.core.phases import PH_CHARACTER, SERVANT_PHASES
 
 from nefertiti_env.encoding.observation import VECTOR_SIZE, _fill, state_vector
 from nefertiti_env.encoding.versions import OBSERVATIONS, version_of_size
@@ -125,7 +126,7 @@ class MCTSBot(Agent):
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self.prior, self.puct = prior, puct
         self.value, self.leaf_value = value, float(leaf_value)
-        self._leaf = _NO_LEAF                       # the critic's arrays for the game searched (`_leaf_arrays`)
+        self._critic, self._critic_R = _NO_CRITIC, None   # the critic's arrays for the table of rules _critic_R
         self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
@@ -176,34 +177,55 @@ class MCTSBot(Agent):
     def _run(self, game, seat: int, iterations: int) -> None:
         tree = self._tree
         tree.reserve(iterations)
-        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_LEAF[1]
+        leaf = self._leaf_arrays(game) if self.leaf_value else _NO_CRITIC
         with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
                                 tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
                                 self._buffers, self._bonus, self._X, self.leaf_value, leaf)
 
-    def _leaf_arrays(self, game) -> tuple:
+    def _leaf_arrays(self, game) -> Critic:
         """The critic and every seat's observation tables for `game`'s table (kept while the table is)."""
-        if self._leaf[0] is not game.R:
+        if self._critic_R is not game.R:
             net = self.value
             plan = OBSERVATIONS[version_of_size(int(net.sizes[0]))].batch_plan(game)
             width = int(net.sizes.max())
-            self._leaf = (game.R, (net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan.src, plan.a,
-                                   plan.b, plan.ind_src, plan.ind_n.astype(np.int64), plan.ind_offset, plan.lit,
-                                   plan.lit_value, plan.face_down.astype(np.int64), np.empty(VECTOR_SIZE, np.int64),
-                                   np.empty(width, np.float32), np.empty(width, np.float32)))
-        return self._leaf[1]
+            self._critic_R, self._critic = game.R, Critic(
+                net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan.src, plan.a, plan.b, plan.ind_src,
+                plan.ind_n.astype(np.int64), plan.ind_offset, plan.lit, plan.lit_value, plan.face_down.astype(np.int64),
+                np.empty(VECTOR_SIZE, np.int64), np.empty(width, np.float32), np.empty(width, np.float32))
+        return self._critic
 
 
-def _no_leaf() -> tuple:
-    """A critic's arrays of the right types, empty: `iterate`'s argument when the heuristic alone evaluates
-    (one compiled signature either way)."""
+class Critic(NamedTuple):
+    """What `leaf_values` needs to evaluate a leaf with a trained critic, for one table: the network
+    (`network.Network`), every seat's observation tables (`observation.BatchPlan`, seat by seat) and
+    the work arrays of one evaluation. A NamedTuple: numba compiles it as a tuple, kernels read it by name."""
+    params: np.ndarray       # the network's weights (float32, flat)
+    sizes: np.ndarray        # its layer sizes, the input first
+    relu: np.ndarray         # [0] 1: ReLU activations, 0: tanh
+    src: np.ndarray          # [seat] the observation tables (`observation.BatchPlan`)
+    a: np.ndarray
+    b: np.ndarray
+    ind_src: np.ndarray
+    ind_n: np.ndarray
+    ind_offset: np.ndarray
+    lit: np.ndarray
+    lit_value: np.ndarray
+    face_down: np.ndarray
+    vec: np.ndarray          # a seat's state vector (`observation.state_vector`)
+    x: np.ndarray            # a layer's input, then the network's output at x[0]
+    y: np.ndarray            # a layer's output
+
+
+def _no_critic() -> Critic:
+    """A Critic of the right types, empty: `iterate`'s argument when the heuristic alone evaluates (one
+    compiled signature either way)."""
     i1, i2, f1, f2 = (np.zeros(1, np.int64), np.zeros((1, 1), np.int64), np.zeros(1, np.float32),
                       np.zeros((1, 1), np.float32))
-    return (None, (f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1))
+    return Critic(f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1)
 
 
-_NO_LEAF = _no_leaf()
+_NO_CRITIC = _no_critic()
 
 
 # ---------------------------------------------------------------- kernels
@@ -259,12 +281,12 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     turns = rollout_turns
     while not step.is_over(R, g):
         ph = g[L.PHASE]
-        if ph == PH_TURN or ph == PH_PLACE or ph == PH_SECOND:
+        if ph in SERVANT_PHASES:
             if turns <= 0:
                 break
             turns -= 1
         step.apply(R, g, quick_action(R, g, G, X))
-    pi, pc, ps = X[3], X[4], X[5]
+    pi, pc, ps = X.pi, X.pc, X.ps
     worth_into(R, g, w, pi, pc, ps)
     n = g[L.NUM_PLAYERS]
     for p in range(n):
@@ -274,8 +296,7 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
 @njit(cache=True)
 def leaf_values(R, g, V, rewards) -> None:
     """rewards[p] = (1 + the critic's value of seat p's observation of g) / 2, clipped to 0..1, for every
-    seat; at a game's end (1 + its return) / 2. V: the critic's arrays (`MCTSBot._leaf_arrays`)."""
-    params, sizes, relu, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, vec, x, y = V
+    seat; at a game's end (1 + its return) / 2. V: the `Critic` (`MCTSBot._leaf_arrays`)."""
     n = g[L.NUM_PLAYERS]
     if step.is_over(R, g):
         out = np.empty(n, dtype=np.float32)
@@ -283,12 +304,12 @@ def leaf_values(R, g, V, rewards) -> None:
         for p in range(n):
             rewards[p] = (1.0 + out[p]) / 2
         return
-    size = sizes[0]
+    size, vec, x = V.sizes[0], V.vec, V.x
     for p in range(n):
         state_vector(R, g, p, vec)
-        _fill(vec, src[p], a[p], b[p], ind_src[p], ind_n[p], ind_offset[p], lit[p], lit_value[p], face_down,
-              g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
-        forward(params, sizes, relu[0] != 0, x, y)
+        _fill(vec, V.src[p], V.a[p], V.b[p], V.ind_src[p], V.ind_n[p], V.ind_offset[p], V.lit[p], V.lit_value[p],
+              V.face_down, g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
+        forward(V.params, V.sizes, V.relu[0] != 0, x, V.y)
         rewards[p] = min(max((1.0 + x[0]) / 2, 0.0), 1.0)
 
 
@@ -315,7 +336,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
         x = nodes[x, SIBLING]
     for _ in range(iterations):
         clone_into(g, S)
-        hidden.determinize_in(R, g, seat, G, X[12])
+        hidden.determinize_in(R, g, seat, G, X.hidden_work)
         node, depth, n = 0, 0, k
         x = nodes[0, CHILD]
         for i in range(k):

@@ -17,7 +17,7 @@ import numpy as np
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.limits import COIN, MAX_PLAYERS, NUM_BIDS
-from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TUTOR
+from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TURN_PHASES, TUTOR
 from nefertiti_env.core.scoring import base_scores, scores_of, type_bonus, type_items, type_values
 
 from nefertiti_env.agents.stats import ranks_of
@@ -80,7 +80,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             forced[seat] += g.is_forced()
         a = bots[seat].act(g, seat)
         watch = -1
-        if ph <= PH_TUTOR:                            # place (servant or tutor), close, character or done
+        if ph in TURN_PHASES:                         # place (servant or tutor), close, character or done
             if a < A.CHARACTER:
                 if a < A.CLOSE:
                     watch, v = divmod(a - A.PLACE, NUM_BIDS)

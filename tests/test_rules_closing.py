@@ -1,5 +1,7 @@
 """docs/rules.md §3: every closing kind of the default stalls, positive and negative, and close_when_full."""
+import re
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -7,6 +9,8 @@ import pytest
 from conftest import (ABOU_SIMBEL, AKHET_ATON, GIZEH, LEFT, LOUQSOR, MARKET_NAMES, RIGHT, act, legal, position,
                       put, refresh)
 from nefertiti_env import load_ruleset
+from nefertiti_env.core.engine.closing import CLOSING_KINDS, Closing, ClosingKind
+from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
 
 
@@ -186,3 +190,30 @@ def test_s3_close_when_full_not_before_full():
     g = place_last(ABOU_SIMBEL, RIGHT, [0, 1, 2, 3, 4, 5, 6], 8, ruleset=rules)
     assert not closed(g, ABOU_SIMBEL)
     assert legal(g) >= {"place Abou Simbel 7"}
+
+
+def test_s3_3_the_rules_table_lists_every_closing_kind_with_its_parameters():
+    """docs/rules.md §3.3: the table of closing kinds has a row for each kind of `closing.ClosingKind`, naming
+    each of its parameters, and no other."""
+    text = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
+    section = text[text.index("### 3.3 Closing kinds"):text.index("## 4. Market resolution")]
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", section, flags=re.M))
+    assert set(rows) == set(CLOSING_KINDS)
+    for kind, params in CLOSING_KINDS.items():
+        assert all(f"`{name}`" in rows[kind] for name in params), (kind, params)
+
+
+@pytest.mark.parametrize("kind", [k for k in ClosingKind if k not in (ClosingKind.NEVER, ClosingKind.DICE_MATCH)],
+                         ids=lambda k: k.name.lower())
+def test_s3_3_every_closing_kind_has_its_check(kind):
+    """docs/rules.md §3.3: each kind's compiled check (`closing.holds`; dice are rolled by `closes`) holds on a
+    stall full of one seat's servants, with every parameter at its least, and not on an empty stall: a kind
+    declared without its case there would never close."""
+    grid = [[1, 6, 11], [4, 7, 2], [9, 3, 5]]
+    name = kind.name.lower()
+    closing = Closing(name, {p: 7 if p == "square" else 1 for p in CLOSING_KINDS[name]}, grid)
+    assert closing.code == kind
+    row = np.full(NUM_BIDS, -1)
+    row[[v for r in grid for v in r]] = 0
+    assert closing.holds(closing.all_squares, 5, row)
+    assert not closing.holds(0, 5, np.full(NUM_BIDS, -1))

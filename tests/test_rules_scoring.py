@@ -1,9 +1,11 @@
-"""docs/rules.md §5: scoring by owner count, double senets, Deben, seals, in-play points, winners."""
+"""docs/rules.md §5: the end of the game, scoring by owner count, double senets, Deben, seals, in-play points, winners."""
 import numpy as np
 import pytest
 
 from conftest import give, position, refresh
+from nefertiti_env.core.engine import resolution
 from nefertiti_env.core.game import NefertitiGame
+from nefertiti_env.core.limits import MEMPHIS
 from nefertiti_env.core.phases import PH_OVER
 from nefertiti_env.core.scoring import base_scores, scores_of
 
@@ -116,3 +118,17 @@ def test_scores_of_stacked_snapshots_are_each_position_s_base_scores():
     assert stacked.shape == (len(snaps), g.owned.shape[0])
     assert (stacked == np.stack(expected)).all()
     assert stacked[-1, :4].max() > 0                   # the game really scored something
+
+
+@pytest.mark.parametrize("drawn, open_markets, over", [
+    (True, [], True),                  # Akhenaton out, every classic market closed: the end
+    (True, [MEMPHIS], True),           # the Port does not count as an open market
+    (True, [2], False),                # one classic market still open: play goes on
+    (False, [], False),                # every market closed between turns, no Akhenaton: they reopen
+])
+def test_s5_2_game_over_once_akhenaton_is_out_and_no_classic_market_is_open(drawn, open_markets, over):
+    """docs/rules.md §5.2: the game ends when the Akhenaton card has come up and no classic market is open."""
+    g = position(4, memphis=True)
+    g.akhenaton_drawn = drawn
+    g.is_open[:] = [m in open_markets for m in range(len(g.is_open))]
+    assert bool(resolution.game_over(g.S)) is over

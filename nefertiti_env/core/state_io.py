@@ -25,11 +25,9 @@ import numpy as np
 from . import actions as A
 from .engine import layout as L
 from .limits import MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
-from .phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_SHAME, PH_TUTOR_DIST,
-                     PH_TUTOR_RES, TUTOR)
+from .phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_OVER, PH_TUTOR_DIST, RESOLUTION_PHASES, TUTOR
 
 FORMAT = "nefertiti-state-2"     # 2: the fields of engine/layout.py (1: the Python engine's attributes)
-RESOLUTION_PHASES = (PH_HIGH, PH_SHAME, PH_OTHER, PH_TUTOR_RES, PH_TUTOR_DIST)
 INT64 = np.iinfo(np.int64)
 VALUE_LIMIT = 2**31      # any saved value beyond is refused: sums of the state's ~1,000 values stay far below 2**63
 OWNER_ROWS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played")

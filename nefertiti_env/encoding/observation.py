@@ -33,6 +33,7 @@ call after an install and caches them on disk.
 """
 from __future__ import annotations
 
+from enum import IntEnum, auto
 from typing import NamedTuple
 
 import numpy as np
@@ -134,9 +135,31 @@ for _name, _shape, _scale, _ in BLOCKS:
 # The numbers entries read besides the game's arrays and the unseen counts, in three groups, each often
 # constant: the turn, the markets waiting for resolution, the choices of a character in progress and the
 # cards an Oracle player knows.
-_TURN = ("zero", "deck left", "akhenaton drawn", "seal supply", "memphis in play", "observer decides",
-         "character used", "extra placements", "tutor deben to place", "cards still to take", "deben out of play",
-         "turn player", "actor", "resolving", "bid", "high stage", "phase", "character", "character step")
+class Turn(IntEnum):
+    """The turn's numbers, in their order in the state vector from SCALARS_AT (`state_vector` writes each by
+    name; numba compiles a member as its value). Their names in SCALARS are these, lower case with spaces."""
+    ZERO = 0
+    DECK_LEFT = auto()
+    AKHENATON_DRAWN = auto()
+    SEAL_SUPPLY = auto()
+    MEMPHIS_IN_PLAY = auto()
+    OBSERVER_DECIDES = auto()
+    CHARACTER_USED = auto()
+    EXTRA_PLACEMENTS = auto()
+    TUTOR_DEBEN_TO_PLACE = auto()
+    CARDS_STILL_TO_TAKE = auto()
+    DEBEN_OUT_OF_PLAY = auto()
+    TURN_PLAYER = auto()
+    ACTOR = auto()
+    RESOLVING = auto()
+    BID = auto()
+    HIGH_STAGE = auto()
+    PHASE = auto()
+    CHARACTER = auto()
+    CHARACTER_STEP = auto()
+
+
+_TURN = tuple(number.name.lower().replace("_", " ") for number in Turn)
 _PENDING = tuple(f"pending {m}" for m in range(NUM_MARKETS))
 _CHOICE = ("exchanges made", "chosen market", "chosen excluded market", "chosen kind", "chosen owner") \
     + tuple(f"chosen place {i}" for i in range(KNOWN)) + tuple(f"known card {i}" for i in range(KNOWN))
@@ -198,26 +221,26 @@ def state_vector(R, S, seat, vec):
     actor = -1 if ph == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS] else S[L.ACTOR]
     high = ph == L.PH_HIGH
     resolving = S[L.RES_MARKET] >= 0 and S[L.RES_POS] < S[L.RES_ORDER_N]
-    t = SCALARS_AT                                      # _TURN, in its order
-    vec[t] = 0
-    vec[t + 1] = deck_len - deck_pos
-    vec[t + 2] = S[L.AKHENATON_DRAWN]
-    vec[t + 3] = S[L.SEAL_SUPPLY]
-    vec[t + 4] = R[L.R_MEMPHIS]
-    vec[t + 5] = actor == seat
-    vec[t + 6] = S[L.CHARACTER_USED]
-    vec[t + 7] = S[L.EXTRA_PLACEMENTS]
-    vec[t + 8] = S[L.TUTOR_LEFT]
-    vec[t + 9] = S[L.RES_PICKS] if high else 0
-    vec[t + 10] = S[L.DEBEN_OUT]
-    vec[t + 11] = S[L.TURN_PLAYER] if actor >= 0 else _NONE
-    vec[t + 12] = actor
-    vec[t + 13] = S[L.RES_MARKET]
-    vec[t + 14] = S[L.RES_ORDER + S[L.RES_POS]] if resolving else _NONE
-    vec[t + 15] = S[L.RES_STAGE] if high else _NONE
-    vec[t + 16] = ph
-    vec[t + 17] = char
-    vec[t + 18] = min(S[L.CHAR_STEP], STEPS - 1) if char >= 0 else _NONE
+    t = SCALARS_AT                                      # the Turn numbers
+    vec[t + Turn.ZERO] = 0
+    vec[t + Turn.DECK_LEFT] = deck_len - deck_pos
+    vec[t + Turn.AKHENATON_DRAWN] = S[L.AKHENATON_DRAWN]
+    vec[t + Turn.SEAL_SUPPLY] = S[L.SEAL_SUPPLY]
+    vec[t + Turn.MEMPHIS_IN_PLAY] = R[L.R_MEMPHIS]
+    vec[t + Turn.OBSERVER_DECIDES] = actor == seat
+    vec[t + Turn.CHARACTER_USED] = S[L.CHARACTER_USED]
+    vec[t + Turn.EXTRA_PLACEMENTS] = S[L.EXTRA_PLACEMENTS]
+    vec[t + Turn.TUTOR_DEBEN_TO_PLACE] = S[L.TUTOR_LEFT]
+    vec[t + Turn.CARDS_STILL_TO_TAKE] = S[L.RES_PICKS] if high else 0
+    vec[t + Turn.DEBEN_OUT_OF_PLAY] = S[L.DEBEN_OUT]
+    vec[t + Turn.TURN_PLAYER] = S[L.TURN_PLAYER] if actor >= 0 else _NONE
+    vec[t + Turn.ACTOR] = actor
+    vec[t + Turn.RESOLVING] = S[L.RES_MARKET]
+    vec[t + Turn.BID] = S[L.RES_ORDER + S[L.RES_POS]] if resolving else _NONE
+    vec[t + Turn.HIGH_STAGE] = S[L.RES_STAGE] if high else _NONE
+    vec[t + Turn.PHASE] = ph
+    vec[t + Turn.CHARACTER] = char
+    vec[t + Turn.CHARACTER_STEP] = min(S[L.CHAR_STEP], STEPS - 1) if char >= 0 else _NONE
     vec[_TABLE_AT] = R[L.R_ADVANCED]
     for c in range(MAX_CHARACTERS):
         dealt = S[L.CHAR_AVAIL + c]

@@ -3,7 +3,7 @@
 A kind is a parameter schema (checked by the ruleset loader), a Python precompute of the
 square sets that close a stall (geometric kinds), and a compiled check after each placement.
 The ruleset names a kind and its parameters per stall; `rules.rules_array` stores them in R as
-`close_kind` (index in `layout.CLOSING_CODES`), `close_params` (in schema order) and
+`close_kind` (its `ClosingKind` code), `close_params` (in schema order) and
 `close_groups` (bitmasks), so a corrected reference sheet needs no new code unless it invents
 a new kind. Occupancy is a bitmask (bit v: bid square v holds a piece); colours are read from
 the occupancy row (a seat for a servant, TUTOR + seat for a tutor, so tutors count as colours).
@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
+from enum import IntEnum, auto
 
 import numpy as np
 from numba import njit
@@ -23,22 +24,36 @@ from .board import pop_front
 from .rng import rng_integers
 from .entry import kernel
 
-# kind -> {parameter: type}; every parameter is required. Order: layout.CLOSING_CODES.
-CLOSING_KINDS: dict[str, dict[str, type]] = {
-    "bid_sum": {"total": int},
-    "colours_or_count": {"colours": int, "count": int},
-    "connected_group": {"size": int},
-    "line": {"length": int},
-    "diagonal": {},
-    "dice_match": {"dice": int, "sides": int},
-    "count": {"count": int},
-    "square_or_count": {"square": int, "count": int},
-    "never": {},  # Port of Memphis
+
+class ClosingKind(IntEnum):
+    """The closing kinds (docs/rules.md §3.3), each declared here once, by its code in R (`close_kind`); a
+    ruleset names a kind by its member's name in lower case (`bid_sum`). numba compiles a member as its code."""
+    NEVER = 0                # the Port of Memphis
+    BID_SUM = auto()
+    COLOURS_OR_COUNT = auto()
+    CONNECTED_GROUP = auto()
+    LINE = auto()
+    DIAGONAL = auto()
+    DICE_MATCH = auto()
+    COUNT = auto()
+    SQUARE_OR_COUNT = auto()
+
+
+# each kind's parameters {name: type}, every one required, in the order R keeps them (`close_params`):
+# a kind left out here fails the import
+_PARAMS = {
+    ClosingKind.NEVER: {},
+    ClosingKind.BID_SUM: {"total": int},
+    ClosingKind.COLOURS_OR_COUNT: {"colours": int, "count": int},
+    ClosingKind.CONNECTED_GROUP: {"size": int},
+    ClosingKind.LINE: {"length": int},
+    ClosingKind.DIAGONAL: {},
+    ClosingKind.DICE_MATCH: {"dice": int, "sides": int},
+    ClosingKind.COUNT: {"count": int},
+    ClosingKind.SQUARE_OR_COUNT: {"square": int, "count": int},
 }
-# the kinds' codes in R (close_kind), in layout.CLOSING_CODES order
-NEVER, BID_SUM, COLOURS_OR_COUNT, CONNECTED_GROUP, LINE, DIAGONAL, DICE_MATCH, COUNT, SQUARE_OR_COUNT = range(9)
-assert L.CLOSING_CODES == ("never", "bid_sum", "colours_or_count", "connected_group", "line", "diagonal",
-                           "dice_match", "count", "square_or_count")
+# the ruleset's name of each kind -> its parameters, in code order
+CLOSING_KINDS: dict[str, dict[str, type]] = {kind.name.lower(): _PARAMS[kind] for kind in ClosingKind}
 _MINIMUM = {"dice": 1, "sides": 1, "count": 1, "size": 1, "length": 1, "colours": 1}
 MAXIMUM = 100          # every closing parameter: above any stall's squares, pieces or bid sums
 _MAXIMA = {"dice": L.MAX_DICE_SCRIPT}     # dice per roll: as many as explicit chance can script
@@ -53,7 +68,7 @@ class Closing:
 
     @property
     def code(self) -> int:
-        return L.CLOSING_CODES.index(self.kind)
+        return int(ClosingKind[self.kind.upper()])
 
     @property
     def all_squares(self) -> int:
@@ -157,13 +172,13 @@ def holds(kind, p0, p1, groups, ngroups, bits, v, row) -> bool:
     """Does closing kind `kind` (parameters p0, p1) hold after a placement on square v? `bits`:
     the occupancy, `row`: the piece per bid square, `groups`: the kind's square sets. Dice are
     rolled by `closes`; here a dice stall never holds."""
-    if kind == BID_SUM:
+    if kind == ClosingKind.BID_SUM:
         total = 0
         for u in range(NUM_BIDS):
             if bits >> u & 1:
                 total += u
         return total >= p0
-    if kind == COLOURS_OR_COUNT:
+    if kind == ClosingKind.COLOURS_OR_COUNT:
         if _popcount(bits) >= p1:
             return True
         distinct = 0        # distinct values of the row, the empty marker among them, less one
@@ -176,14 +191,14 @@ def holds(kind, p0, p1, groups, ngroups, bits, v, row) -> bool:
             if first:
                 distinct += 1
         return distinct - 1 >= p0
-    if kind == CONNECTED_GROUP or kind == LINE or kind == DIAGONAL:
+    if kind == ClosingKind.CONNECTED_GROUP or kind == ClosingKind.LINE or kind == ClosingKind.DIAGONAL:
         for i in range(ngroups):
             if groups[i] >> v & 1 and bits & groups[i] == groups[i]:
                 return True
         return False
-    if kind == COUNT:
+    if kind == ClosingKind.COUNT:
         return _popcount(bits) >= p0
-    if kind == SQUARE_OR_COUNT:
+    if kind == ClosingKind.SQUARE_OR_COUNT:
         return (bits >> p0 & 1) == 1 or _popcount(bits) >= p1
     return False
 
@@ -197,7 +212,7 @@ def closes(R, S, m, v, bits) -> bool:
     stall = m * 2 + S[L.SIDE + m]
     kind = R[L.CLOSE_KIND + stall]
     p0, p1 = R[L.CLOSE_PARAMS + stall * 2], R[L.CLOSE_PARAMS + stall * 2 + 1]
-    if kind == DICE_MATCH:
+    if kind == ClosingKind.DICE_MATCH:
         roll = 0
         for _ in range(p0):
             roll += roll_die(S, 1, p1 + 1)

@@ -20,7 +20,8 @@ import numpy as np
 from ..actions import NUM_ACTIONS
 from ..limits import MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
 from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
-                      PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES, TUTOR)
+                      PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES,
+                      RESOLUTION_PHASES, SERVANT_PHASES, TURN_PHASES, TUTOR)
 
 MAX_PLACED = NUM_MARKETS * NUM_BIDS  # squares used in one turn
 MAX_PENDING = 16                    # markets waiting to be resolved
@@ -100,12 +101,10 @@ STAGE_MAIN, STAGE_SECOND, STAGE_EXTRA, STAGE_DONE = range(4)
 
 # ---------------------------------------------------------------- the rules R
 # Built by `rules_array` for one ruleset and option set. Character powers and closing kinds
-# are codes (their order is the order of POWER_KINDS and CLOSING_CODES).
+# are codes (their order is the order of POWER_KINDS and of `closing.ClosingKind`).
 POWER_KINDS = ("none", "scribe", "merchant", "royal_servant", "treasurer", "vizier", "head_priest", "thief",
                "oracle", "beggar", "merchant_of_amon", "priest_of_amon", "royal_scribe", "roaming_thief",
                "trader")
-CLOSING_CODES = ("never", "bid_sum", "colours_or_count", "connected_group", "line", "diagonal", "dice_match",
-                 "count", "square_or_count")
 MAX_POWER_PARAMS = MAX_PLAYERS       # rank_bonus lists are cut to one entry per rank
 RULE_FIELDS = (
     ("r_num_players", (), "scalar"),
@@ -124,7 +123,7 @@ RULE_FIELDS = (
     ("type_values", (MAX_TYPES, 3), "array"),        # points per item for 1, 2, 3+ owners
     ("square_exists", (NUM_MARKETS, 2, NUM_BIDS), "array"),
     ("square_symbol", (NUM_MARKETS, 2, NUM_BIDS), "array"),
-    ("close_kind", (NUM_MARKETS, 2), "array"),       # CLOSING_CODES index per stall
+    ("close_kind", (NUM_MARKETS, 2), "array"),       # closing.ClosingKind code per stall
     ("close_params", (NUM_MARKETS, 2, 2), "array"),  # the kind's parameters, in CLOSING_KINDS order
     ("close_all", (NUM_MARKETS, 2), "array"),        # bitmask of the stall's squares
     ("close_groups", (NUM_MARKETS, 2, MAX_GROUPS), "array"),  # square sets (bitmasks) that close it

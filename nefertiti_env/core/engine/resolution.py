@@ -22,20 +22,27 @@ from .entry import kernel
 RES_DECIDE, RES_DONE, RES_OVER = range(3)
 
 
+@njit(cache=True, inline="always")
+def game_over(S) -> bool:
+    """docs/rules.md §5.2: the game ends when the Akhenaton card has come up and no classic market is open
+    any more (Memphis does not count). `next_step` asks once nothing is left to resolve, so the last
+    closings, and the Port's last resolution (§7.3), are played out first."""
+    if S[L.AKHENATON_DRAWN] == 0:
+        return False
+    for m in range(MEMPHIS):
+        if S[L.IS_OPEN + m] != 0:
+            return False
+    return True
+
+
 @kernel
 def next_step(R, S) -> int:
     """Run resolutions until a decision is needed (RES_DECIDE), nothing is pending (RES_DONE)
-    or the game is over (RES_OVER: the Akhenaton card is out and every classic market closed)."""
+    or the game is over (RES_OVER: `game_over`)."""
     while True:
         if S[L.RES_MARKET] < 0:
-            n = S[L.PENDING_N]
-            if n == 0:
-                if S[L.AKHENATON_DRAWN] != 0:
-                    for c in range(MEMPHIS):
-                        if S[L.IS_OPEN + c] != 0:
-                            return RES_DONE
-                    return RES_OVER
-                return RES_DONE
+            if S[L.PENDING_N] == 0:
+                return RES_OVER if game_over(S) else RES_DONE
             m = pop_front(S, L.PENDING, L.PENDING_N)
             S[L.RES_MARKET] = m
             bits, k = occ_bits(S, m), 0

@@ -39,11 +39,11 @@ def legal_mask(R, S, mask) -> None:
     if is_over(R, S):
         return
     ph = S[L.PHASE]
-    if ph <= L.PH_TUTOR:
+    if ph in L.TURN_PHASES:
         flow.legal(R, S, mask)
     elif ph == L.PH_CHARACTER:
         powers.legal(R, S, mask)
-    else:
+    else:                            # RESOLUTION_PHASES
         resolution.legal(R, S, mask)
     if R[L.RESTRICTED + S[L.ACTOR]]:
         restrict(R, S, mask)
@@ -74,11 +74,11 @@ def apply(R, S, action) -> None:
     follows until the next decision."""
     S[L.DECISIONS] += 1
     ph = S[L.PHASE]
-    if ph <= L.PH_TUTOR:
+    if ph in L.TURN_PHASES:
         status = flow.apply(R, S, action)
     elif ph == L.PH_CHARACTER:
         status = flow.character_done(R, S) if powers.apply(R, S, action) else resolution.RES_DECIDE
-    else:
+    else:                            # RESOLUTION_PHASES
         status = resolution.apply(R, S, action)
     flow.settle(R, S, status)
 
