@@ -24,3 +24,18 @@ def test_a_whole_learning_curve_is_read_as_written(tmp_path, capsys):
     path.write_text(HEADER + "".join(GOOD))
     assert [r["win_rate"] for r in read_evaluations(path)] == ["0.5", "0.6667"]
     assert capsys.readouterr().err == ""
+
+
+def test_a_mixture_of_player_counts_gets_one_panel_per_parity(tmp_path, monkeypatch):
+    """Each panel draws its own 1/n line: a 2-player table's 0.5 and a 4-player table's 0.25."""
+    import matplotlib.axes
+    lines = []
+    real = matplotlib.axes.Axes.axhline
+    monkeypatch.setattr(matplotlib.axes.Axes, "axhline", lambda ax, y, **kw: lines.append(y) or real(ax, y, **kw))
+    rows = [dict(zip(HEADER.strip().split(","), line.strip().split(","))) for line in GOOD]
+    two = [{**row, "baseline": "2p banker", "parity": "0.5"} for row in rows]
+    plot_learning_curve(rows + two, [], 2000, tmp_path / "curve.png", "mixture")
+    assert lines == [0.5, 0.25]
+    lines.clear()
+    plot_learning_curve(rows, [], 2000, tmp_path / "one.png", "one table")
+    assert lines == [0.25]

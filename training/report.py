@@ -88,37 +88,53 @@ def read_evaluations(path: Path) -> list[dict]:
 
 def plot_learning_curve(evaluations: list[dict], final: list[MatchResult], final_step: int, png_path: Path,
                         title: str) -> None:
-    """Periodic evaluation win rates per baseline with 95% bands, final results as error bars, the 1/n line."""
+    """Periodic evaluation win rates per baseline with 95% bands, final results as error bars, the 1/n line.
+
+    Baselines with different parities (a mixture of player counts) get one panel per parity, each
+    with its own 1/n line: one line for all would misplace every table but one."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(10, 5), layout="constrained")
     baselines = list(dict.fromkeys([row["baseline"] for row in evaluations] + [r.baseline for r in final]))
-    for i, baseline in enumerate(baselines):
-        colour = f"C{i}"
-        rows = [row for row in evaluations if row["baseline"] == baseline]
-        if rows:
-            t = [int(row["timesteps"]) for row in rows]
-            games = sorted({int(row["games"]) for row in rows})
-            ax.plot(t, [float(row["win_rate"]) for row in rows], marker="o", ms=3, color=colour,
-                    label=f"{baseline} ({'/'.join(map(str, games))} games per point, 95% band)")
-            ax.fill_between(t, [float(row["ci_low"]) for row in rows], [float(row["ci_high"]) for row in rows],
-                            color=colour, alpha=0.15)
-        for r in final:
-            if r.baseline == baseline:
-                low, high = r.ci               # max(0, ...): Wilson bounds can miss 0 or 1 by a rounding error
-                err = [[max(0.0, r.win_rate - low)], [max(0.0, high - r.win_rate)]]
-                ax.errorbar([final_step], [r.win_rate], yerr=err, fmt="s", color=colour, capsize=4,
-                            label=f"{baseline} final ({r.games} games)")
-    parity = float(evaluations[0]["parity"]) if evaluations else final[0].parity
-    ax.axhline(parity, color="grey", linestyle="--", label=f"parity 1/n = {parity:.2f}")
-    ax.set_xlabel("training timesteps (learner decisions)")
-    ax.set_ylabel("learner win rate vs n-1 copies of the baseline (95% Wilson)")
-    ax.set_ylim(0, 1)
+    parity_of = {row["baseline"]: float(row["parity"]) for row in evaluations}
+    parity_of.update({r.baseline: r.parity for r in final})
+    parities = sorted(set(parity_of.values()), reverse=True)
+    panels = len(parities)
+    cols = 1 if panels == 1 else 2
+    rows_ = -(-panels // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(10 if panels == 1 else 15, 5 * rows_), layout="constrained",
+                             squeeze=False)
+    for ax, parity in zip(axes.flat, parities):
+        for i, baseline in enumerate(b for b in baselines if parity_of[b] == parity):
+            colour = f"C{i}"
+            rows = [row for row in evaluations if row["baseline"] == baseline]
+            if rows:
+                t = [int(row["timesteps"]) for row in rows]
+                games = sorted({int(row["games"]) for row in rows})
+                ax.plot(t, [float(row["win_rate"]) for row in rows], marker="o", ms=3, color=colour,
+                        label=f"{baseline} ({'/'.join(map(str, games))} games per point, 95% band)")
+                ax.fill_between(t, [float(row["ci_low"]) for row in rows], [float(row["ci_high"]) for row in rows],
+                                color=colour, alpha=0.15)
+            for r in final:
+                if r.baseline == baseline:
+                    low, high = r.ci           # max(0, ...): Wilson bounds can miss 0 or 1 by a rounding error
+                    err = [[max(0.0, r.win_rate - low)], [max(0.0, high - r.win_rate)]]
+                    ax.errorbar([final_step], [r.win_rate], yerr=err, fmt="s", color=colour, capsize=4,
+                                label=f"{baseline} final ({r.games} games)")
+        ax.axhline(parity, color="grey", linestyle="--", label=f"parity 1/n = {parity:.2f}")
+        ax.set_xlabel("training timesteps (learner decisions)")
+        ax.set_ylabel("learner win rate vs n-1 copies (95% Wilson)")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        if panels == 1:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+        else:
+            ax.set_title(f"{round(1 / parity)} players")
+            ax.legend(fontsize=7, loc="lower right")
+    for ax in list(axes.flat)[panels:]:
+        ax.set_visible(False)
     games = sum(int(row["games"]) for row in evaluations) + sum(r.games for r in final)
-    ax.set_title(f"{title}\nlearner win rate over training ({games} evaluation games in all)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    fig.suptitle(f"{title}\nlearner win rate over training ({games} evaluation games in all)")
     fig.savefig(png_path, dpi=120)
     plt.close(fig)
