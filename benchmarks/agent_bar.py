@@ -72,9 +72,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     unknown = [t for t in args.tables.split(",") if t not in TABLES]
     chosen = args.matches.split(",")
-    if unknown or args.games < 1 or args.search < 1 or not set(chosen) <= set(MATCHES):
+    strange = [m for m in chosen if m not in MATCHES]
+    if unknown or strange or args.games < 1 or args.search < 1:
         parser.error(f"unknown tables {unknown} (known: {', '.join(TABLES)})" if unknown
-                     else f"--matches takes {', '.join(MATCHES)}" if not set(chosen) <= set(MATCHES)
+                     else f"unknown matches {strange}: --matches takes {', '.join(MATCHES)}" if strange
                      else "--games and --search must be at least 1")
     agent = f"ppo:path={model_file(args.model)}" if args.model else "champion"
     start = time.perf_counter()
