@@ -18,9 +18,9 @@ import numpy as np
 
 from .actions import ActionNames
 from .engine.closing import Closing, validate_params
-from .limits import (MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
+from .limits import (MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_TYPES, NUM_BIDS, NUM_MARKETS,
                      SIDES, SYMBOLS)
-from .engine.powers import POWER_PARAMS
+from .power_table import POWERS
 
 PACKAGED_RULESETS = Path(__file__).resolve().parent.parent / "rulesets"     # in the wheel; loaded by name
 DEFAULT_RULESET = PACKAGED_RULESETS / "default.toml"
@@ -451,26 +451,10 @@ def _build(data: dict, source: str) -> Ruleset:
         params = {k: v for k, v in c.items() if k not in ("name", "power", "count", "set", "always")} \
             if isinstance(c, dict) else {}
         if power is not None:
-            if power not in POWER_PARAMS:
-                ck.fail(f"{path}.power", f"unknown power {power!r} (known: {', '.join(sorted(POWER_PARAMS))})")
+            if power not in POWERS:
+                ck.fail(f"{path}.power", f"unknown power {power!r} (known: {', '.join(sorted(POWERS))})")
             else:
-                schema = POWER_PARAMS[power]
-                for pname, ptype in schema.items():
-                    value = params.get(pname)
-                    if pname not in params:
-                        ck.fail(path, f"power {power!r} needs parameter {pname!r}")
-                    elif ptype is list:
-                        if not isinstance(value, list) or not value or not all(
-                                _is_int_in(v, -MAX_AMOUNT, MAX_AMOUNT) for v in value):
-                            ck.fail(f"{path}.{pname}", f"must be a non-empty list of integers "
-                                                       f"-{MAX_AMOUNT}..{MAX_AMOUNT}, got {_short(value)}")
-                    elif not _is_int_in(value, 0, MAX_AMOUNT):
-                        ck.fail(f"{path}.{pname}", f"must be an integer 0..{MAX_AMOUNT}, got {_short(value)}")
-                if power == "oracle" and isinstance(params.get("cards"), int) and not 1 <= params["cards"] <= MAX_SLOTS:
-                    ck.fail(f"{path}.cards", f"must be 1..{MAX_SLOTS}")
-                for pname in params:
-                    if pname not in schema:
-                        ck.fail(f"{path}.{pname}", f"power {power!r} has no parameter {pname!r}")
+                _check_power_params(ck, POWERS[power], params, path)
         characters.append(Character(key, ck.get(c, "name", path, str, key), power or "", params,
                                     ck.non_negative_int(c, "count", path, 0, high=MAX_CARDS_OF_CHARACTER), cset,
                                     ck.get(c, "always", path, bool, False, required=False)))
@@ -557,6 +541,29 @@ def _build(data: dict, source: str) -> Ruleset:
         character_draw=character_draw, scenarios=scenarios,
     )
     return ruleset
+
+
+def _check_power_params(ck: _Checker, power, params: dict, path: str) -> None:
+    """A character's parameters against its power's row in the table (`power_table.POWER_TABLE`)."""
+    for p in power.params:
+        value = params.get(p.name)
+        if p.name not in params:
+            ck.fail(path, f"power {power.name!r} needs parameter {p.name!r}")
+        elif p.type is list:
+            if not isinstance(value, list) or not value or not all(
+                    _is_int_in(v, -MAX_AMOUNT, MAX_AMOUNT) for v in value):
+                ck.fail(f"{path}.{p.name}", f"must be a non-empty list of integers "
+                                            f"-{MAX_AMOUNT}..{MAX_AMOUNT}, got {_short(value)}")
+        elif not _is_int_in(value, 0, MAX_AMOUNT):
+            ck.fail(f"{path}.{p.name}", f"must be an integer 0..{MAX_AMOUNT}, got {_short(value)}")
+    for p in power.params:          # a narrower range the engine needs
+        value = params.get(p.name)
+        if p.low is not None and isinstance(value, int) and not p.low <= value <= p.high:
+            ck.fail(f"{path}.{p.name}", f"must be {p.low}..{p.high}")
+    known = [p.name for p in power.params]
+    for pname in params:
+        if pname not in known:
+            ck.fail(f"{path}.{pname}", f"power {power.name!r} has no parameter {pname!r}")
 
 
 def _deck_problems(kinds: list[dict], players: dict, memphis: dict, setup: dict) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from . import actions as A
 from .engine import layout as L
 from .limits import MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from .phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_OVER, PH_TUTOR_DIST, RESOLUTION_PHASES, TUTOR
+from .power_table import POWERS
 
 FORMAT = "nefertiti-state-2"     # 2: the fields of engine/layout.py (1: the Python engine's attributes)
 INT64 = np.iinfo(np.int64)
@@ -270,38 +271,30 @@ def _resolution_problems(g, in_res: bool) -> list[str]:
     return []
 
 
-# A character's steps and the choices it has made so far at each step (engine/powers.py): the
-# meaning of each entry of char_sel, per power. Powers not listed take one choice, at step 0.
-_MARKET, _KIND, _OWNER, _COUNT, _EXCLUDE = range(5)
-_CHOICES = {
-    "merchant": ((), (_KIND,), (_KIND, _OWNER)),
-    "thief": ((), (_MARKET,)),
-    "roaming_thief": ((_EXCLUDE,), (_EXCLUDE, _MARKET)),
-    "trader": ((_COUNT,), (_COUNT, _KIND), (_COUNT, _KIND, _MARKET)),
-}
-
-
 def _character_problems(g) -> list[str]:
-    """The character being played: a step its power has, and choices that fit that step."""
+    """The character being played: a step its power has, and choices that fit that step (each entry of
+    char_sel means what the step's `chosen` in `power_table` says)."""
     if g.phase != PH_CHARACTER:
         return []
     character = g.rules.characters[g.char_index]
-    power, step, sel, n = character.power, g.char_step, list(g.char_sel), g.num_players
-    if power == "oracle":
+    power, step, sel = POWERS[character.power], g.char_step, list(g.char_sel)
+    if power.name == "oracle":              # its places count from where the deck's bottom begins
         return _oracle_problems(g, character.params["cards"])
-    if power == "beggar":
-        steps = [()] * MEMPHIS
-    else:
-        steps = _CHOICES.get(power, ((),))
-    if not 0 <= step < len(steps) or len(sel) != len(steps[step]):
-        return [f"char_step {step}, char_sel {sel}: not a step of the {power} power"]
-    top = {_MARKET: MEMPHIS, _KIND: g.rules.num_kinds, _OWNER: NUM_OWNERS, _COUNT: character.params.get("exchanges", 0),
-           _EXCLUDE: NUM_MARKETS}
-    low = {_EXCLUDE: -1}
-    if not all(low.get(what, 0) <= v < top[what] for what, v in zip(steps[step], sel)) or \
-            (power == "merchant" and step == 2 and not (sel[1] != g.actor and (sel[1] < n or sel[1] == NEUTRAL))):
-        return [f"char_sel {sel}: choices out of range for step {step} of the {power} power"]
+    if not 0 <= step < len(power.steps) or len(sel) != len(power.steps[step].chosen):
+        return [f"char_step {step}, char_sel {sel}: not a step of the {power.name} power"]
+    if not all(_choice_fits(g, power.param(character.params, "exchanges"), what, v)
+               for what, v in zip(power.steps[step].chosen, sel)):
+        return [f"char_sel {sel}: choices out of range for step {step} of the {power.name} power"]
     return []
+
+
+def _choice_fits(g, exchanges: int, what: str, v: int) -> bool:
+    """Is `v` a value the engine gives a choice meaning `what` (a key of `power_table.CHOICES`)?"""
+    if what == "owner":                     # another owner in the game
+        return v != g.actor and (0 <= v < g.num_players or v == NEUTRAL)
+    low, high = {"market": (0, MEMPHIS), "kind": (0, g.rules.num_kinds), "exchanges made": (0, exchanges),
+                 "excluded market": (-1, NUM_MARKETS)}[what]
+    return low <= v < high
 
 
 def _oracle_problems(g, cards: int) -> list[str]:

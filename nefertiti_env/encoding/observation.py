@@ -46,6 +46,7 @@ from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
 from ..core.phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_HIGH, PH_OVER, PHASE_NAMES, TUTOR
+from ..core.power_table import POWER_KINDS, POWER_TABLE, POWERS
 
 # (name, scale) per column: scale None = a 0/1 flag, a number = a magnitude divided by that typical maximum
 SEAT_FEATURES = (("present", None), ("money", 40), ("seals", 12), ("points in play", 100), ("servants", 5),
@@ -63,12 +64,6 @@ CARDS, CHARACTERS, STEPS = 5, 3, 4
 KNOWN = 8                      # deck cards an Oracle player can know, from the bottom
 CARD_COLUMNS = ("face down", "Roaming Thief")       # after the MAX_KINDS kind columns of a card place
 _NONE = -2                     # an indicator value no state number takes
-
-# What a character in progress has chosen so far (game.char_sel), by power, or by power and step;
-# "places" takes all remaining values. Powers without choices need no entry.
-SELECTIONS = {"merchant": ("kind", "owner"), "thief": ("market",), "roaming_thief": ("excluded market", "market"),
-              "trader": ("exchanges made", "kind", "market"), "oracle": {1: ("kind",), 2: ("places",)}}
-
 
 def _columns(features):
     return ", ".join(name if scale is None else f"{name} / {scale}" for name, scale in features)
@@ -167,10 +162,14 @@ _CHOICE = ("exchanges made", "chosen market", "chosen excluded market", "chosen 
 # it is counted from the state: the cards of each character left plus those played.
 _TABLE = ("advanced setup",) + tuple(f"roster {c}" for c in range(MAX_CHARACTERS))
 SCALARS = _TURN + _TABLE + _PENDING + _CHOICE
-_CHOSEN = {what: _CHOICE.index("chosen " + what) for what in ("market", "excluded market", "kind", "owner",
-                                                              "place 0")}
-_CHOSEN["exchanges made"] = 0
-
+# What a character in progress has chosen so far (game.char_sel): each meaning of `power_table.CHOICES`
+# the observation shows -> its number in _CHOICE (a place in the new order: the first of KNOWN, the places
+# following it). An Oracle's exchanged places are left out: they only narrow the places it may still take,
+# which its legal actions show.
+SHOWN_CHOICES = {"exchanges made": "exchanges made", "market": "chosen market",
+                 "excluded market": "chosen excluded market", "kind": "chosen kind", "owner": "chosen owner",
+                 "place in the new order": "chosen place 0"}
+HIDDEN_CHOICES = ("exchanged place",)
 
 # ---------------------------------------------------------------- the state vector of the compiled engine
 # S, then the gifts the observer has not seen per kind, then the SCALARS: every number an entry reads.
@@ -181,22 +180,28 @@ _TABLE_AT = SCALARS_AT + len(_TURN)
 _PENDING_AT = _TABLE_AT + len(_TABLE)
 _CHOICE_AT = _PENDING_AT + len(_PENDING)
 _KNOWN_AT = VECTOR_SIZE - KNOWN
-_PLACE_0 = _CHOICE_AT + _CHOSEN["place 0"]
-_PLACES = -2                   # a SELECTIONS code: the choices from here on are Oracle places
-# steps of the table below: the last row of a power chosen by step (Oracle) is empty, for its later steps
-_SEL_STEPS = max(step for spec in SELECTIONS.values() if isinstance(spec, dict) for step in spec) + 2
+_PLACE_0 = _CHOICE_AT + _CHOICE.index("chosen place 0")
+_PLACES = -2                   # a selection code: the choices from here on are Oracle places
+_SEL_STEPS = max(len(power.steps) for power in POWER_TABLE)
+
+
+def _step_choices(step) -> tuple[str, ...]:
+    """The meanings of a power step's choices, its `rest` once (what every further entry means)."""
+    return step.chosen + ((step.rest,) if step.rest else ())
 
 
 def _selection_table() -> np.ndarray:
-    """SELECTIONS as [power kind code, step, i] -> the position in _CHOICE of the i-th choice, _PLACES, or -1."""
-    width = max(len(names) for spec in SELECTIONS.values()
-                for names in (spec.values() if isinstance(spec, dict) else (spec,)))
-    table = np.full((len(L.POWER_KINDS), _SEL_STEPS, width), -1, dtype=np.int64)
-    for power, spec in SELECTIONS.items():
-        for step in range(_SEL_STEPS):
-            names = spec.get(step, ()) if isinstance(spec, dict) else spec
-            for i, what in enumerate(names):
-                table[L.POWER_KINDS.index(power), step, i] = _PLACES if what == "places" else _CHOSEN[what]
+    """[power kind code, step, i] -> the position in _CHOICE of the i-th choice, _PLACES, or -1 (not shown), from
+    the steps of the table of powers."""
+    width = max(len(_step_choices(step)) for power in POWER_TABLE for step in power.steps)
+    table = np.full((len(POWER_KINDS), _SEL_STEPS, width), -1, dtype=np.int64)
+    for code, power in enumerate(POWER_TABLE, start=1):
+        for s, step in enumerate(power.steps):
+            for i, what in enumerate(_step_choices(step)):
+                if what == "place in the new order":
+                    table[code, s, i] = _PLACES
+                elif what in SHOWN_CHOICES:
+                    table[code, s, i] = _CHOICE.index(SHOWN_CHOICES[what])
     return table
 
 
@@ -496,12 +501,14 @@ def card_name(game, code: int) -> str:
 def _selection_view(game, seat: int) -> list:
     """The character in progress's choices so far, with names."""
     g = game
-    spec = SELECTIONS.get(g.rules.characters[g.char_index].power, ())
-    spec = spec.get(g.char_step, ()) if isinstance(spec, dict) else spec
+    steps = POWERS[g.rules.characters[g.char_index].power].steps
+    spec = _step_choices(steps[g.char_step]) if g.char_step < len(steps) else ()
     relative = seat_plan(g, seat).relative
     views = []
     for i, what in enumerate(spec):
-        if what == "places":
+        if what not in SHOWN_CHOICES:
+            continue
+        if what == "place in the new order":
             views.append({"places": [int(v) for v in g.char_sel[i:]]})
         elif i < len(g.char_sel):
             value = g.char_sel[i]
@@ -687,25 +694,30 @@ def observation_high(rules: Ruleset) -> np.ndarray:
     test them). Flags are at most 1; a magnitude's bound is the most its number can
     be: Deben, seals, servants, tutors and cards are conserved, so their totals bound
     them; points scored during play are bounded by every gift item scoring once at
-    the highest value, every bonus and the largest character bonus, plus each
-    Vizier-like card scoring every gift type."""
+    the highest value, every bonus and the largest per-item bonus of a power, plus
+    each card of a power scoring per gift type (the parameters' `bounds` in
+    `core/power_table.py`)."""
     setups = [(n, p) for n, p in rules.players.items()]
     decks = deck_configurations(rules)
     per_kind = decks.max(axis=0)
     deben = max(sum(p.money) for _, p in setups) + NUM_MARKETS * rules.setup["reserve_start"]
     seals = max(rules.setup["seals"], rules.setup["seals_expansion"])
-    params = [(c.count, c.params) for c in rules.characters]
-    char_bonus = max([max(p.get("bonus", 0), p.get("points", 0)) for _, p in params], default=0)
+
+    def most_of(bounds: str, default: int = 0) -> list[int]:
+        """Each character's parameter that bounds `bounds` (`power_table.BOUNDS`), `default` without one."""
+        return [POWERS[c.power].param(c.params, bounds, default) for c in rules.characters]
+
+    char_bonus = max(most_of("item points"), default=0)
     items = int(per_kind @ rules.kind_items)
     points = items * (int(rules.type_values.max()) + int(np.clip(rules.kind_bonus, 0, None) @ per_kind) + char_bonus) \
-        + sum(n * p.get("points_per_type", 0) * len(rules.type_names) for n, p in params)
+        + sum(c.count * v * len(rules.type_names) for c, v in zip(rules.characters, most_of("type points")))
     most = {"money": deben, "seals": seals, "points in play": points,
             "servants": max(p.servants for _, p in setups), "tutors": max(p.tutors for _, p in setups),
             "reserve": deben, "deck left": int(decks.sum(axis=1).max()) + 1, "seal supply": seals,
-            "extra placements": max([p.get("servants", 1) for _, p in params]) - 1,
+            "extra placements": max(most_of("servants", 1), default=1) - 1,
             "tutor deben to place": max(rules.memphis["tutor_deben"], NUM_MARKETS - 1),
             "cards still to take": max(rules.memphis["highest_takes"], 1), "deben out of play": deben,
-            "exchanges made": max([p.get("exchanges", 0) for _, p in params], default=0)}
+            "exchanges made": max(most_of("exchanges"), default=0)}
     high = np.ones(OBS_SIZE, dtype=np.float32)
     for name, _, scale, _ in LINEAR_BLOCKS:
         block = high[SLICES[name]].reshape(SHAPES[name])
@@ -717,7 +729,7 @@ def observation_high(rules: Ruleset) -> np.ndarray:
         elif name in ("seat_gifts", "discarded", "unseen"):
             block[..., :len(per_kind)] = _scaled(per_kind, scale)
         elif name in ("seat_characters", "characters_available"):
-            block[..., :len(params)] = _scaled([n for n, _ in params], scale)
+            block[..., :len(rules.characters)] = _scaled([c.count for c in rules.characters], scale)
     return high
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[2]          # nefertiti_env/
 # the sources of compiled code (numba kernels, and the constants they freeze), and where it is cached
-SOURCES = ("core/engine/*.py", "core/limits.py", "core/actions.py", "core/phases.py", "encoding/*.py", "vector.py")
+SOURCES = ("core/engine/*.py", "core/limits.py", "core/actions.py", "core/phases.py", "core/power_table.py",
+           "encoding/*.py", "vector.py")
 CACHES = ("core/engine", "encoding", ".")
 _STAMP = Path(__file__).parent / "__pycache__" / "sources.sha256"
 

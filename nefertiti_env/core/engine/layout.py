@@ -101,11 +101,8 @@ STAGE_MAIN, STAGE_SECOND, STAGE_EXTRA, STAGE_DONE = range(4)
 
 # ---------------------------------------------------------------- the rules R
 # Built by `rules_array` for one ruleset and option set. Character powers and closing kinds
-# are codes (their order is the order of POWER_KINDS and of `closing.ClosingKind`).
-POWER_KINDS = ("none", "scribe", "merchant", "royal_servant", "treasurer", "vizier", "head_priest", "thief",
-               "oracle", "beggar", "merchant_of_amon", "priest_of_amon", "royal_scribe", "roaming_thief",
-               "trader")
-MAX_POWER_PARAMS = MAX_PLAYERS       # rank_bonus lists are cut to one entry per rank
+# are codes (their order is the order of `power_table.POWER_KINDS` and of `closing.ClosingKind`).
+MAX_POWER_PARAMS = MAX_PLAYERS       # a list parameter (rank_bonus) is cut to one entry per rank
 RULE_FIELDS = (
     ("r_num_players", (), "scalar"),
     ("r_memphis", (), "scalar"),                      # the Port of Memphis is in play
@@ -142,8 +139,8 @@ RULE_FIELDS = (
     ("start_servants", (), "scalar"),
     ("start_tutors", (), "scalar"),
     ("deck_counts", (MAX_KINDS,), "array"),          # gifts of each kind in this game's deck
-    ("char_power", (MAX_CHARACTERS,), "array"),      # POWER_KINDS index
-    ("char_params", (MAX_CHARACTERS, MAX_POWER_PARAMS), "array"),  # in POWER_PARAMS order
+    ("char_power", (MAX_CHARACTERS,), "array"),      # power_table.POWER_KINDS index
+    ("char_params", (MAX_CHARACTERS, MAX_POWER_PARAMS), "array"),  # in the order of Power.params
     ("char_params_n", (MAX_CHARACTERS,), "array"),   # entries of a list parameter (rank_bonus)
     ("roster_fixed", (MAX_CHARACTERS,), "array"),    # cards in every game of this option set
     ("roster_pool", (MAX_CHARACTERS,), "array"),     # cards to draw `roster_draw` of at random

@@ -1,11 +1,12 @@
 """Character powers (docs/rules.md §6) as compiled kernels over the rules `R` and the state `S`.
 
-A power is a parameterised kind named by the ruleset file (`power = "scribe"`, `bonus = 2`):
-R[L.CHAR_POWER + c] is its index in `layout.POWER_KINDS`, its parameters are
-R[L.CHAR_PARAMS + c * MAX_POWER_PARAMS + i] in the order of `POWER_PARAMS[kind]`. Its choices
-are a sequence of masked decisions by the player who spent the seal: `start` runs when the card
-is played, `legal` sets the actions of the current step (S[L.CHAR_STEP]; the choices so far are
-the list S[L.CHAR_SEL]), `apply` takes one. `start` and `apply` return True when the power is
+A power is a parameterised kind named by the ruleset file (`power = "scribe"`, `bonus = 2`) and
+declared once, with its parameters and named steps, in `core/power_table.py`: R[L.CHAR_POWER + c]
+is its index in `POWER_KINDS`, its parameters are R[L.CHAR_PARAMS + c * MAX_POWER_PARAMS + i] in
+the order of its `Power.params`. Its choices are a sequence of masked decisions by the player who
+spent the seal: `start` runs when the card is played, `legal` sets the actions of the current step
+(S[L.CHAR_STEP], an index into its `Power.steps`; the choices so far are the list S[L.CHAR_SEL],
+each entry meaning what the step's `chosen` says), `apply` takes one. `start` and `apply` return True when the power is
 over: the caller (flow) then hands back to the placement, or to the resolution for a bought
 Roaming Thief. A power is `playable` only when it can be carried out to the end, so no character
 leads to a dead end.
@@ -16,33 +17,17 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS
+from ..power_table import power_codes, step_codes
 from . import layout as L
 from .board import discard, has_gift, is_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, \
     type_bonus, type_items, type_values
 from .entry import kernel
 
-# power -> {parameter: type}; every parameter is required (checked by the ruleset loader)
-POWER_PARAMS: dict[str, dict[str, type]] = {
-    "scribe": {"bonus": int},
-    "merchant": {},
-    "royal_servant": {},
-    "treasurer": {},
-    "vizier": {"points_per_type": int},
-    "head_priest": {"servants": int},
-    "thief": {},
-    "oracle": {"cards": int},
-    "beggar": {"deben": int},
-    "merchant_of_amon": {"points": int},
-    "priest_of_amon": {"rank_bonus": list},
-    "royal_scribe": {"bonus": int},
-    "roaming_thief": {},
-    "trader": {"exchanges": int},
-}
-
-# power codes, in the order of layout.POWER_KINDS (R[L.CHAR_POWER + c])
+# power codes (R[L.CHAR_POWER + c]), looked up by name in the table: module constants numba compiles in
 (P_NONE, P_SCRIBE, P_MERCHANT, P_ROYAL_SERVANT, P_TREASURER, P_VIZIER, P_HEAD_PRIEST, P_THIEF, P_ORACLE, P_BEGGAR,
- P_MERCHANT_OF_AMON, P_PRIEST_OF_AMON, P_ROYAL_SCRIBE, P_ROAMING_THIEF, P_TRADER) = range(len(L.POWER_KINDS))
-assert L.POWER_KINDS[P_TRADER] == "trader" and tuple(POWER_PARAMS) == L.POWER_KINDS[1:]
+ P_MERCHANT_OF_AMON, P_PRIEST_OF_AMON, P_ROYAL_SCRIBE, P_ROAMING_THIEF, P_TRADER) = power_codes(
+    "none", "scribe", "merchant", "royal_servant", "treasurer", "vizier", "head_priest", "thief", "oracle", "beggar",
+    "merchant_of_amon", "priest_of_amon", "royal_scribe", "roaming_thief", "trader")
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -171,7 +156,7 @@ def _discard_apply(R, S, action, royal_scribe) -> bool:
 
 # ---------------------------------------------------------------- Merchant (§6.1)
 # Swap one of your gifts for one gift of another owner (the neutral player too): give, target, take.
-MERCHANT_GIVE, MERCHANT_TARGET, MERCHANT_TAKE = range(3)
+MERCHANT_GIVE, MERCHANT_TARGET, MERCHANT_TAKE = step_codes("merchant", "give", "target", "take")
 
 
 @kernel
@@ -279,7 +264,7 @@ def _head_priest_playable(R, S, p, c) -> bool:
 
 # ---------------------------------------------------------------- Thief (§6.1)
 # Take one face-up lower-row gift from any classic market, open or closed, for free.
-THIEF_MARKET, THIEF_CARD = range(2)
+THIEF_MARKET, THIEF_CARD = step_codes("thief", "market", "card")
 
 
 @kernel
@@ -318,7 +303,7 @@ def _thief_apply(R, S, action) -> bool:
 # lower maximum value than the one given), then choose their order. From then on the player
 # knows those cards (oracle_seat, oracle_from). Each bottom place is exchanged at most once:
 # char_sel lists the places already exchanged (after the gift to give, during a take).
-ORACLE_SWAP, ORACLE_TAKE, ORACLE_ORDER = range(3)
+ORACLE_SWAP, ORACLE_TAKE, ORACLE_ORDER = step_codes("oracle", "swap", "take", "order")
 
 
 @kernel
@@ -457,7 +442,7 @@ def _beggar_apply(R, S, action) -> bool:
 # (a seal there stays). Whoever later buys that card must use it at once on another market:
 # the resolution then starts this power with char_sel = [the market it came from]; played as
 # a character, no market is excluded (char_sel = [-1]).
-ROAMING_MARKET, ROAMING_CARD = range(2)
+ROAMING_MARKET, ROAMING_CARD = step_codes("roaming_thief", "market", "card")
 
 
 @kernel
@@ -517,7 +502,7 @@ def _roaming_apply(R, S, action) -> bool:
 # Exchange up to `exchanges` own gifts with face-up gifts of the classic markets (open or
 # closed), paying the difference of maximum values (if the gift taken is worth more) to that
 # Reserve. char_sel = [exchanges made, gift to give, market].
-TRADER_GIVE, TRADER_MARKET, TRADER_CARD = range(3)
+TRADER_GIVE, TRADER_MARKET, TRADER_CARD = step_codes("trader", "give", "market", "card")
 
 
 @kernel

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, NUM_MARKETS
+from ..power_table import POWER_KINDS, POWERS
 from ..ruleset import Ruleset, deck_counts
 from . import layout as L
 
@@ -38,7 +39,6 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     """R for a game of `num_players` with these options (already checked by the caller); `forbidden`:
     per seat, the action ids it may not take (restricted play, `step.restrict`)."""
     from .closing import CLOSING_KINDS     # each kind's schema lives with its kernel
-    from .powers import POWER_PARAMS
 
     R = np.zeros(L.RULES_SIZE, dtype=np.int64)
 
@@ -98,9 +98,9 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     power, cparams, nparams = (np.zeros(MAX_CHARACTERS, np.int64), np.zeros((MAX_CHARACTERS, L.MAX_POWER_PARAMS), np.int64),
                                np.zeros(MAX_CHARACTERS, np.int64))
     for c, char in enumerate(rs.characters):
-        power[c] = L.POWER_KINDS.index(char.power)
-        values = [char.params[name] for name in POWER_PARAMS[char.power]]
-        if values and isinstance(values[0], list):          # rank_bonus: one entry per rank
+        power[c] = POWER_KINDS.index(char.power)
+        values = [char.params[p.name] for p in POWERS[char.power].params]
+        if values and isinstance(values[0], list):          # a list parameter (alone): one entry per rank
             values = values[0][:MAX_PLAYERS]
         nparams[c] = len(values)
         cparams[c, :len(values)] = values
