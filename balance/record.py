@@ -44,7 +44,7 @@ def condition(closing, bits: int, v: int, row) -> str:
         return f"{p['count']} servants" if count >= p["count"] else f"{p['colours']} colours"
     if kind == "square_or_count":
         return f"square {p['square']}" if bits >> p["square"] & 1 else f"{p['count']} servants"
-    return CONDITIONS[kind].format(**p) if kind in CONDITIONS else kind
+    return CONDITIONS[kind].format(**p)         # every other kind has its words there (KeyError: a kind left out)
 
 
 class _Closing:

@@ -17,6 +17,8 @@ from nefertiti_env.balance.restrict import Restriction
 from nefertiti_cli import main
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A
+from nefertiti_env.core.engine.closing import CLOSING_KINDS, Closing
+from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_HIGH, PH_SHAME, PH_TURN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -431,3 +433,14 @@ def test_report_only_on_damaged_files_is_one_line(study, tmp_path, capsys):
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
         assert name in err or str(folder) in err, err
+
+
+@pytest.mark.parametrize("kind", [kind for kind in CLOSING_KINDS if kind != "never"])
+def test_every_closing_kind_has_its_wording_in_the_lab_tables(kind):
+    """docs/rules.md §3.3: the lab's tables say why a stall closed (`record.condition`) in words for every
+    closing kind: a kind neither handled there nor in `record.CONDITIONS` raises KeyError."""
+    grid = [[1, 6, 11], [4, 7, 2], [9, 3, 5]]
+    closing = Closing(kind, {p: 7 if p == "square" else 1 for p in CLOSING_KINDS[kind]}, grid)
+    row = np.full(NUM_BIDS, -1)
+    row[[v for r in grid for v in r if v != 4]] = 0                 # all but one square: not closed for being full
+    assert record.condition(closing, closing.all_squares & ~(1 << 4), 5, row) != "full"

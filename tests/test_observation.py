@@ -11,8 +11,9 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 from nefertiti_env.encoding import OBS_SIZE, observation_dict, observation_high, observe
 from nefertiti_env.core.limits import MAX_KINDS
-from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, SHAPES, SLICES, seat_plan, _state, card_name, \
-    layout_markdown
+from nefertiti_env.core.ruleset import load_ruleset
+from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, BLOCKS, LINEAR, SHAPES, SLICES, seat_plan, _build_plan, \
+    _state, card_name, layout_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 
@@ -316,3 +317,15 @@ def test_bounds_hold_to_the_last_float32_bit():
             assert (observe(g, seat) <= high).all(), f"decision {len(g.history)}, seat {seat}"
         legal = g.legal_actions()
         g.apply(legal[rng.integers(len(legal))])
+
+
+def test_every_block_is_filled_by_the_plan():
+    """Each block of BLOCKS has entries the encoder's tables write (a linear entry with a slope or an offset,
+    an indicator entry some value lights), at some table: a block declared but left out of `_build_plan`
+    would stay zero in every observation."""
+    written = np.zeros(OBS_SIZE, dtype=bool)
+    for players in range(2, 6):
+        plan = _build_plan(load_ruleset(), players, 0)
+        written[:LINEAR] |= (plan.a != 0) | (plan.b != 0)
+        written[plan.lit[plan.lit < OBS_SIZE]] = True
+    assert [name for name, *_ in BLOCKS if not written[SLICES[name]].any()] == []
