@@ -12,8 +12,8 @@ from nefertiti_env.core import phases
 from nefertiti_env.encoding import OBS_SIZE, observation_dict, observation_high, observe
 from nefertiti_env.core.limits import MAX_KINDS
 from nefertiti_env.core.ruleset import load_ruleset
-from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, BLOCKS, LINEAR, SHAPES, SLICES, seat_plan, _build_plan, \
-    _state, card_name, layout_markdown
+from nefertiti_env.encoding.observation import _LOWEST, _WIDTH, BLOCKS, LINEAR, SHAPES, SLICES, seat_plan, \
+    _build_plan, _state, card_name, layout_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "observation.md"
 

@@ -4,7 +4,7 @@ what each of its choices means.
 A ruleset names a power (`power = "scribe"`, `bonus = 2`); everything else about it is derived
 from its row here, so the parts that must agree cannot drift apart:
 - its code, the index in `POWER_KINDS` (R[L.CHAR_POWER + c]), and the kernels' `P_*` constants
-  (`engine/powers.py`, each checked against this table at import);
+  (`engine/powers.py`, each looked up here by name at import);
 - its parameters: the ruleset loader's checks and messages, their order in R (`rules.py`), the
   bounds the observation needs (`Param.bounds`);
 - its steps (S[L.CHAR_STEP] is the index of one) and the meaning of each entry of S[L.CHAR_SEL]
@@ -85,7 +85,8 @@ POWER_TABLE = (
     Power("head_priest", "Head Priest", "6.1", (Param("servants", bounds="servants"),)),
     Power("thief", "Thief", "6.1", (), (Step("market"), Step("card", ("market",)))),
     Power("oracle", "Oracle", "6.2",
-          (Param("cards", low=1, high=MAX_SLOTS, why="the bottom places are named by card actions"),),
+          (Param("cards", low=1, high=MAX_SLOTS,
+                 why=f"its bottom places are chosen by the {MAX_SLOTS} card actions"),),
           (Step("swap", (), "exchanged place"), Step("take", ("kind",), "exchanged place"),
            Step("order", (), "place in the new order"))),
     # the step is the classic market being visited, in board order
@@ -123,7 +124,7 @@ def _check() -> None:
         lists = [p for p in power.params if p.type is list]
         assert len(power.params) <= MAX_PLAYERS and (not lists or len(power.params) == 1), power.name
         assert all(p.type in (int, list) and (p.bounds is None or p.bounds in BOUNDS) for p in power.params)
-        assert all(set(step.chosen) | {step.rest or "kind"} <= set(CHOICES) for step in power.steps), power.name
+        assert all(set(step.chosen + ((step.rest,) if step.rest else ())) <= set(CHOICES) for step in power.steps)
     assert len(POWERS) == len(POWER_TABLE)
 
 

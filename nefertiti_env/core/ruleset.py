@@ -559,7 +559,7 @@ def _check_power_params(ck: _Checker, power, params: dict, path: str) -> None:
     for p in power.params:          # a narrower range the engine needs
         value = params.get(p.name)
         if p.low is not None and isinstance(value, int) and not p.low <= value <= p.high:
-            ck.fail(f"{path}.{p.name}", f"must be {p.low}..{p.high}")
+            ck.fail(f"{path}.{p.name}", f"must be {p.low}..{p.high} ({p.why})")
     known = [p.name for p in power.params]
     for pname in params:
         if pname not in known:
