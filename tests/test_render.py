@@ -12,10 +12,12 @@ import pytest
 
 from nefertiti_env import NefertitiGame, raw_env
 from nefertiti_env.core import actions as A
+from nefertiti_env.core.limits import MAX_SLOTS
+from nefertiti_env.core.phases import PH_CHARACTER
 from nefertiti_env.core.ruleset import DEFAULT_RULESET
 from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.render import board_svg
-from nefertiti_env.render.board import SEAT_COLOURS
+from nefertiti_env.render.board import SEAT_COLOURS, _context_market
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -101,3 +103,24 @@ def test_missing_rasteriser_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "resvg_py", None)          # import resvg_py now raises ImportError
     with pytest.raises(ImportError, match=r'pip install "nefertiti-env\[viz\]"'):
         svg_to_png(board_svg(NefertitiGame(seed=0)))
+
+
+def test_a_characters_card_choice_is_clickable_at_the_market_it_chose():
+    """The card step of the Thief, the Roaming Thief and the Trader takes a gift at the market chosen the step
+    before (its `market` choice in the table of powers): the picture makes that market's cards clickable, not
+    those of the market char_sel starts with (the Roaming Thief's excluded market, the Trader's count)."""
+    seen = Counter()
+    for seed in range(30):
+        g, rng = NefertitiGame(num_players=3, seed=seed, characters="expansion"), random.Random(seed)
+        while not g.is_over():
+            legal = g.legal_actions()
+            power = g.rules.characters[g.char_index].power if g.phase == PH_CHARACTER else None
+            if power in ("thief", "roaming_thief", "trader") and all(A.CARD <= a < A.CARD + MAX_SLOTS for a in legal):
+                after = g.clone()
+                after.apply(legal[0])
+                changed = np.flatnonzero((after.slots != g.slots).any(axis=1))
+                if len(changed):                        # (a Trader may give a gift of the kind it takes)
+                    assert changed.tolist() == [_context_market(g)], (power, seed)
+                    seen[power] += 1
+            g.apply(rng.choice(legal))
+    assert set(seen) == {"thief", "roaming_thief", "trader"}, seen

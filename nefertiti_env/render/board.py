@@ -14,7 +14,8 @@ import numpy as np
 
 from ..core import actions as A
 from ..core.limits import COIN, EXTRA, MEMPHIS, NUM_MARKETS, SIDES, SINGLE, SYMBOL_NAMES
-from ..core.phases import NEUTRAL, PH_OVER, PHASE_NAMES, TUTOR
+from ..core.phases import NEUTRAL, PH_CHARACTER, PH_OVER, PHASE_NAMES, TUTOR
+from ..core.power_table import POWERS
 from ..encoding.observation import card_name
 
 SEAT_COLOURS = ("#c8323c", "#2a6fb0", "#2e9a55", "#d9a400", "#7d4aa8")
@@ -56,12 +57,17 @@ def _actions_attr(ids: list[int]) -> str:
 
 
 def _context_market(g) -> int:
-    """The market whose cards a `card` action picks from now (-1: none known)."""
+    """The market whose cards a `card` action picks from now (-1: none known): the market a character in
+    progress chose (its step's `market` choice in the table of powers), else the one being resolved."""
     if g.phase == PH_OVER:
         return -1
+    if g.phase == PH_CHARACTER:
+        steps = POWERS[g.rules.characters[g.char_index].power].steps
+        chosen = steps[g.char_step].chosen if g.char_step < len(steps) else ()
+        return int(g.char_sel[chosen.index("market")]) if "market" in chosen else -1
     if g.res_market >= 0 and g.res_pos < len(g.res_order):
         return g.res_market
-    return g.char_sel[0] if g.char_index >= 0 and g.char_sel and g.char_sel[0] < NUM_MARKETS else -1
+    return -1
 
 
 def _card(s: _Svg, g, x, y, w, h, code: int, face_down: bool, seal: bool, actions: list[int]) -> None:
