@@ -4,6 +4,7 @@ page in Chromium."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -247,3 +248,26 @@ def test_recorder_buys_cards_that_are_no_gift():
     seat_cards = sum(r[tables.COLUMNS["seats"].index("cards_bought")] for r in rows["seats"])
     gift_cards = sum(r[tables.COLUMNS["gifts"].index("cards_bought")] for r in rows["gifts"])
     assert game.slots.size and 0 < gift_cards <= seat_cards
+
+
+@pytest.mark.parametrize("which", ["shipped", "full"])
+def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
+    """notebooks/atlas.ipynb runs without an error on the shipped small atlas (games and seats only) and on a
+    full one, where it also answers the closing, gift and tutor queries."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    root = Path(__file__).resolve().parents[1]
+    folder = root / "docs" / "results" / "balance" / "atlas" if which == "shipped" else small_atlas[1]
+    monkeypatch.setenv("BALANCE_ATLAS", str(folder))
+    notebook = nbformat.read(root / "notebooks" / "atlas.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert sum("image/png" in o.get("data", {}) for o in outputs) == 1                  # the seat figure
+    assert "value of the Thief" in text and "players, greedy" in text
+    if which == "shipped":
+        assert "a full run adds closings.csv and gifts.csv" in text and "mcts" in text
+    else:
+        assert "ended" in text and "points per Deben" in text and "points lost to the tutors' cards" in text
