@@ -142,11 +142,13 @@ def _figure(a, unit: str) -> str:
 
 
 def _top(page: Page, questions: list[Question], qv, by_table) -> None:
-    """Properties of the game first, then policies' conventions, the largest effects first."""
+    """Properties of the game first, then policies' conventions, the largest effects first: measured in their
+    minimum detectable effects, since questions in points and in win-rate points share the list."""
     page.heading("Top findings")
     judged = [(q, q.verdict(qv, RATE)) for q in questions]
     found = [(q, v) for q, v in judged if v != "none"]
-    found.sort(key=lambda qv_: (qv_[1] != "game", -max(abs(a.estimate[0]) for a in qv_[0].answers)))
+    found.sort(key=lambda qv_: (qv_[1] != "game", -max(abs(a.estimate[0]) / a.detectable if a.detectable > 0 else 0
+                                                      for a in qv_[0].answers)))
     if not found:
         page.text("No discovery at this scale: every effect is below its minimum detectable effect or absent.")
         return
