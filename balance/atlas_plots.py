@@ -83,7 +83,9 @@ def points_per_deben(values: dict[int, dict[str, dict[str, float]]]) -> Figure:
         ax.set_xticks(np.arange(len(kinds)), kinds, rotation=60, fontsize=8)
         ax.set_title(f"{n} players")
         ax.set_ylabel("points per Deben paid")
-        _legend_below(ax, ncol=len(pops))
+    if counts:                       # one legend for every panel: long population names would overlap per panel
+        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=len(values[counts[0]]),
+                   fontsize=8, frameon=False)
     return fig
 
 
