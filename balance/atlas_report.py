@@ -264,8 +264,7 @@ def _tutors(page: Page, seats: list[Question], tutors: list[Question], qv, by_ta
               "not recorded; the neutral owner's gifts are, so the tutors are measured by what their cards cost "
               "the players: the points a seat's gifts lose because the neutral owner also holds their type (items "
               "x the value with one owner fewer minus the value scored), the first player minus the second.")
-    _questions(page, "Seats at 2 players (with tutors)", [q for q in seats if q.subject in ("position 1", "position 2")],
-               qv, by_table, pops)
+    _questions(page, "Seats at 2 players (with tutors)", seats, qv, by_table, pops)
     _questions(page, "Points lost to the tutors' cards", tutors, qv, by_table, pops)
     page.table(["table", "population", "position 1: points lost per game", "position 2"],
                [[by_table[q.table].title, pop, num(first), num(second)]

@@ -147,7 +147,8 @@ def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
     _, out = small_atlas
     md = (out / "atlas.md").read_text()
     header, *rows = _rows(md, "### What Memphis changes: each position's win rate")
-    assert len(rows) == 2 and {r[header.index("verdict")] for r in rows} <= set(atlas_report.VERDICT.values())  # 2 players: 5 is always on
+    assert len(rows) == 2                                                     # 2 players: Memphis is always on at 5
+    assert {r[header.index("verdict")] for r in rows} <= set(atlas_report.VERDICT.values())
     header, *rows = _rows(md, "### Points lost to the tutors' cards")
     assert rows[2][:2] == ["table", "population"]                              # then the points lost per position
     assert [r[0] for r in rows[:2]] == ["2 players, beginner, base characters, Memphis off",
@@ -164,7 +165,7 @@ def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
         assert abs(sum(ends) - 100) <= len(ends)
     assert any(r[1] == "Memphis" and "distribution" in r[3] for r in rows if "Memphis on" in r[0])
     header, *rows = _rows(md, "## Gift types' points per Deben")
-    row = next(r for r in rows if r[0].startswith("2 players, beginner, base characters, Memphis on") and r[1] == "greedy")
+    row = next(r for r in rows if r[0] == "2 players, beginner, base characters, Memphis on" and r[1] == "greedy")
     for kind, v in atlas_questions.points_per_deben(cell).items():
         assert row[header.index(kind)] == ("-" if math.isnan(v) else f"{v:.2f}")
     assert row[header.index("papyrus")] != "-"                                # papyrus comes with Memphis
