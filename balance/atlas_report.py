@@ -4,9 +4,8 @@ and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
 the tutors' cost to each position, for every population that played the table) is adjusted together by
-Benjamini-Hochberg
-(`stats.Findings`), and each question states its minimum detectable effect (80% power, 5% two-sided)
-at the games played.
+Benjamini-Hochberg (`stats.Findings`), and each question states its minimum detectable effect (80% power,
+5% two-sided) at the games played.
 """
 from __future__ import annotations
 
