@@ -11,6 +11,14 @@ from .plots import _bars, _grid, _legend_below
 from .stats import proportion
 
 
+def _legend_once(fig: Figure, axes) -> None:
+    """One legend under every panel (they share their series): a legend per panel would overlap its
+    neighbours' once population names are long (`champion:deterministic=0`)."""
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
+
+
 def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
     """Win rate by position per player count (pooled over its tables), one bar per population, parity dashed.
     pooled: players -> population -> (wins per position, games)."""
@@ -27,7 +35,7 @@ def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
         ax.set_title(f"{n} players")
         ax.set_xlabel("position in turn order")
         ax.set_ylabel("win rate (95% CI)")
-        _legend_below(ax, ncol=len(pops))
+    _legend_once(fig, axes)
     return fig
 
 
@@ -64,7 +72,7 @@ def memphis(edges: dict[int, dict[str, dict]]) -> Figure:
                   label=f"Memphis {side}")
         ax.set_title(f"{n} players")
         ax.set_ylabel("largest seat edge (95% CI)")
-        _legend_below(ax, ncol=2)
+    _legend_once(fig, axes)
     return fig
 
 
@@ -83,9 +91,7 @@ def points_per_deben(values: dict[int, dict[str, dict[str, float]]]) -> Figure:
         ax.set_xticks(np.arange(len(kinds)), kinds, rotation=60, fontsize=8)
         ax.set_title(f"{n} players")
         ax.set_ylabel("points per Deben paid")
-    if counts:                       # one legend for every panel: long population names would overlap per panel
-        fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=len(values[counts[0]]),
-                   fontsize=8, frameon=False)
+    _legend_once(fig, axes)
     return fig
 
 
