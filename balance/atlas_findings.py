@@ -117,12 +117,12 @@ def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, di
                      extra={"players": n, "off": off_table.name, "edges": {}})
     for pop in off:
         a, b = on[pop]["seats"]["score"], off[pop]["seats"]["score"]
-        score.answers.append(Answer(pop, diff_means(a, b), p_means(a, b), _detectable_mean(a, b)))
+        score.answers.append(Answer(pop, diff_means(a, b), p_means(a, b), detectable_mean(a, b)))
         score.extra["edges"][pop] = {"off": seat_summary(off[pop], n)["edge"], "on": seat_summary(on[pop], n)["edge"]}
     return score
 
 
-def _detectable_mean(a, b, alpha: float = 0.05, power: float = 0.8) -> float:
+def detectable_mean(a, b, alpha: float = 0.05, power: float = 0.8) -> float:
     """Smallest difference of two means Welch's test finds with `power` (normal approximation)."""
     from scipy.stats import norm
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

@@ -11,6 +11,14 @@ from .plots import _bars, _grid, _legend_below
 from .stats import proportion
 
 
+def _legend_once(fig: Figure, axes) -> None:
+    """One legend under every panel (they share their series): a legend per panel would overlap its
+    neighbours' once population names are long (`champion:deterministic=0`)."""
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
+
+
 def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
     """Win rate by position per player count (pooled over its tables), one bar per population, parity dashed.
     pooled: players -> population -> (wins per position, games)."""
@@ -27,7 +35,7 @@ def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
         ax.set_title(f"{n} players")
         ax.set_xlabel("position in turn order")
         ax.set_ylabel("win rate (95% CI)")
-        _legend_below(ax, ncol=len(pops))
+    _legend_once(fig, axes)
     return fig
 
 
@@ -64,5 +72,38 @@ def memphis(edges: dict[int, dict[str, dict]]) -> Figure:
                   label=f"Memphis {side}")
         ax.set_title(f"{n} players")
         ax.set_ylabel("largest seat edge (95% CI)")
-        _legend_below(ax, ncol=2)
+    _legend_once(fig, axes)
+    return fig
+
+
+def points_per_deben(values: dict[int, dict[str, dict[str, float]]]) -> Figure:
+    """Points a gift type brings per Deben paid for its cards, per player count (pooled over its tables), one
+    bar per population; values: players -> population -> gift type -> points per Deben."""
+    counts = sorted(values)
+    fig, axes = _grid(1, max(len(counts), 1), 3.6 * max(len(counts), 1), 3.4)
+    for ax, n in zip(axes[0], counts):
+        pops = list(values[n])
+        kinds = sorted({k for pop in pops for k in values[n][pop]})
+        width = 0.8 / max(len(pops), 1)
+        for k, pop in enumerate(pops):
+            ax.bar(np.arange(len(kinds)) + (k - (len(pops) - 1) / 2) * width,
+                   [values[n][pop].get(kind, np.nan) for kind in kinds], width=width, color=f"C{k}", label=pop)
+        ax.set_xticks(np.arange(len(kinds)), kinds, rotation=60, fontsize=8)
+        ax.set_title(f"{n} players")
+        ax.set_ylabel("points per Deben paid")
+    _legend_once(fig, axes)
+    return fig
+
+
+def game_enders(ends: dict[int, dict[str, tuple[float, float, float]]]) -> Figure:
+    """Share of games each stall's closing ended (95% interval), per player count; ends: players -> stall ->
+    (share, low, high)."""
+    counts = sorted(ends)
+    fig, axes = _grid(1, max(len(counts), 1), 3.6 * max(len(counts), 1), 3.4)
+    for ax, n in zip(axes[0], counts):
+        stalls = sorted(ends[n])
+        _bars(ax, stalls, [ends[n][s] for s in stalls], color="C2")
+        ax.tick_params(axis="x", labelrotation=70, labelsize=7)
+        ax.set_title(f"{n} players")
+        ax.set_ylabel("share of games it ended (95% CI)")
     return fig

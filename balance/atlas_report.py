@@ -1,10 +1,11 @@
 """The atlas report: top findings in plain words, then seat fairness per table, the character and market
-rankings, Memphis off and on, and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
+rankings, Memphis off and on, the tutors at 2 players, each stall's closings, gift types' points per Deben
+and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
-for every population that played the table) is adjusted together by Benjamini-Hochberg
-(`stats.Findings`), and each question states its minimum detectable effect (80% power, 5% two-sided)
-at the games played.
+the tutors' cost to each position, for every population that played the table) is adjusted together by
+Benjamini-Hochberg (`stats.Findings`), and each question states its minimum detectable effect (80% power,
+5% two-sided) at the games played.
 """
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import yaml
 
-from . import analysis, atlas, atlas_plots, plots, tables
+from nefertiti_env import load_ruleset
+
+from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, tables
 from .atlas_findings import Question, memphis_question, option_questions, seat_questions, seat_summary
 from .page import Page
 from .report import num, pct, pp
@@ -39,14 +43,15 @@ def write(folder: str | Path) -> Path:
     data = {(t.name, pop): tables.read_all(sub.out) for t, pop, sub in subs}
     by_table = {t.name: t for t, _, _ in subs}
     played = {name: atlas.populations(cfg, t) for name, t in by_table.items()}
+    cells = {(t.name, pop): analysis.cell(data[t.name, pop], "main", "default", t.players) for t, pop, _ in subs}
     findings = Findings(RATE)
     questions: list[Question] = []
     seat_rows, pooled = [], defaultdict(dict)
     for t in by_table.values():
         n = t.players
-        cells = {pop: analysis.cell(data[t.name, pop], "main", "default", n) for pop in played[t.name]}
-        questions += seat_questions(t, n, cells)
-        for pop, c in cells.items():
+        mine = {pop: cells[t.name, pop] for pop in played[t.name]}
+        questions += seat_questions(t, n, mine)
+        for pop, c in mine.items():
             s = seat_summary(c, n)
             wins, games = pooled[n].get(pop, ([0.0] * n, 0))
             pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"])
@@ -58,15 +63,19 @@ def write(folder: str | Path) -> Path:
             values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]},
                                               atlas.options(cfg, t))
             questions += values[t.name]
-    memphis = []
+    memphis, memphis_seats = [], []
     for t in by_table.values():
         off = atlas.Table(t.players, t.setup, t.characters, False)
         if t.memphis and off.name in by_table:
             both = [p for p in played[t.name] if p in played[off.name]]
-            on_c = {p: analysis.cell(data[t.name, p], "main", "default", t.players) for p in both}
-            off_c = {p: analysis.cell(data[off.name, p], "main", "default", t.players) for p in both}
+            on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
             memphis.append(memphis_question(off, t, off_c, on_c, t.players))
-    questions += memphis
+            memphis_seats += atlas_questions.memphis_seat_questions(off, t, off_c, on_c, t.players)
+    rules = load_ruleset(cfg.ruleset)
+    tutors = [atlas_questions.tutor_question(t, {p: cells[t.name, p] for p in played[t.name]},
+                                             np.asarray(rules.type_values), list(rules.type_names))
+              for t in by_table.values() if t.players == 2]
+    questions += memphis + memphis_seats + tutors
     for q in questions:
         q.register(findings)
     qv = findings.adjusted()
@@ -84,6 +93,7 @@ def write(folder: str | Path) -> Path:
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
     _top(page, questions, qv, by_table)
     _figures(page, folder, pooled, values, memphis, by_table)
+    atlas_parts.figures(page, folder, cells, by_table, played)
     page.heading("Seat fairness per table")
     page.text("Win rate (%) and mean rank by position in turn order (1 = first player; parity is 1/n and "
               "(n+1)/2), and the largest seat edge in win-rate points with its simultaneous 95% interval.")
@@ -98,6 +108,14 @@ def write(folder: str | Path) -> Path:
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
     if memphis:
         _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table, pops)
+        _questions(page, "What Memphis changes: each position's win rate, on minus off", memphis_seats, qv,
+                   by_table, pops)
+    atlas_parts.memphis_economy(page, cells, by_table, played)
+    if tutors:
+        _tutors(page, [q for q in questions if q.kind == "seat" and q.extra["players"] == 2], tutors, qv, by_table,
+                pops)
+    atlas_parts.closings(page, cells, by_table, played)
+    atlas_parts.gifts(page, cells, by_table, played)
     _cost(page, cfg, subs)
     _method(page)
     md = findings.fill(page.markdown())
@@ -123,11 +141,13 @@ def _figure(a, unit: str) -> str:
 
 
 def _top(page: Page, questions: list[Question], qv, by_table) -> None:
-    """Properties of the game first, then policies' conventions, the largest effects first."""
+    """Properties of the game first, then policies' conventions, the largest effects first: measured in their
+    minimum detectable effects, since questions in points and in win-rate points share the list."""
     page.heading("Top findings")
     judged = [(q, q.verdict(qv, RATE)) for q in questions]
     found = [(q, v) for q, v in judged if v != "none"]
-    found.sort(key=lambda qv_: (qv_[1] != "game", -max(abs(a.estimate[0]) for a in qv_[0].answers)))
+    found.sort(key=lambda qv_: (qv_[1] != "game", -max(abs(a.estimate[0]) / a.detectable if a.detectable > 0 else 0
+                                                      for a in qv_[0].answers)))
     if not found:
         page.text("No discovery at this scale: every effect is below its minimum detectable effect or absent.")
         return
@@ -140,7 +160,10 @@ def _top(page: Page, questions: list[Question], qv, by_table) -> None:
                              "nothing to its seat",
                 "market": f"the option of placing servants at {q.subject} is worth {'more' if more else 'less'} "
                           "than nothing to its seat",
-                "memphis": f"Memphis {'raises' if more else 'lowers'} the mean score per seat"}[q.kind]
+                "memphis": f"Memphis {'raises' if more else 'lowers'} the mean score per seat",
+                "memphis seat": f"Memphis {'raises' if more else 'lowers'} the win rate of {q.subject}",
+                "tutor": f"the tutors' cards cost the first player {'more' if more else 'less'} points than "
+                         "the second"}[q.kind]
         who = ("every population that played it agrees (" + ", ".join(a.population for a in q.answers)
                + "): a property of the game" if v == "game" else
                "the populations disagree: a convention of " + ", ".join(
@@ -229,6 +252,22 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
                 edges[q.extra["players"]].setdefault(pop, e)
         path = plots.save(atlas_plots.memphis(dict(edges)), folder / "atlas_memphis.png")
         page.figure(path, "Largest seat edge with Memphis off and on (first table of each player count)")
+
+
+def _tutors(page: Page, seats: list[Question], tutors: list[Question], qv, by_table, pops: list[str]) -> None:
+    """At 2 players every game has tutors, so the 2-player seat questions are the tutor game's fairness; the
+    tutors' own effect is what their cards cost each position."""
+    page.heading("The tutors at 2 players")
+    page.text("Every 2-player game is played with tutors (there is no tutor-free control in the atlas), so the "
+              "2-player seat questions below are the fairness of the tutor game. Tutor placements and takes are "
+              "not recorded; the neutral owner's gifts are, so the tutors are measured by what their cards cost "
+              "the players: the points a seat's gifts lose because the neutral owner also holds their type (items "
+              "x the value with one owner fewer minus the value scored), the first player minus the second.")
+    _questions(page, "Seats at 2 players (with tutors)", seats, qv, by_table, pops)
+    _questions(page, "Points lost to the tutors' cards", tutors, qv, by_table, pops)
+    page.table(["table", "population", "position 1: points lost per game", "position 2"],
+               [[by_table[q.table].title, pop, num(first), num(second)]
+                for q in tutors for pop, (first, second) in q.extra["cost"].items()])
 
 
 def _cost(page: Page, cfg, subs) -> None:

@@ -4,6 +4,7 @@ page in Chromium."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,6 +140,41 @@ def test_a_table_a_population_did_not_play_is_not_played(small_atlas):
     assert rows and all(r[header.index("random")] != "not played" for r in rows)        # Memphis: 2 players only
 
 
+def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
+    """Memphis's seats and papyrus, the tutors at 2 players, stall closings, gift points per Deben: each section
+    holds the figures its sub-studies' CSV tables give."""
+    from nefertiti_env.balance import analysis, atlas_questions
+    _, out = small_atlas
+    md = (out / "atlas.md").read_text()
+    header, *rows = _rows(md, "### What Memphis changes: each position's win rate")
+    assert len(rows) == 2                                                     # 2 players: Memphis is always on at 5
+    assert {r[header.index("verdict")] for r in rows} <= set(atlas_report.VERDICT.values())
+    header, *rows = _rows(md, "### Points lost to the tutors' cards")
+    assert rows[2][:2] == ["table", "population"]                              # then the points lost per position
+    assert [r[0] for r in rows[:2]] == ["2 players, beginner, base characters, Memphis off",
+                                    "2 players, beginner, base characters, Memphis on"]
+    assert all(r[header.index("random")] != "not played" for r in rows[:2])        # the subset plays 2 players
+    rules = load_ruleset("default")
+    cell = analysis.cell(tables.read_all(out / "2p-beginner-base-memphis" / "greedy"), "main", "default", 2)
+    cost = atlas_questions.neutral_cost(cell, np.asarray(rules.type_values), list(rules.type_names))
+    first = [r for r in _rows(md, "| table | population | position 1: points lost") if r[1] == "greedy"][1]
+    assert first[2].startswith(f"{cost[cell['seats']['position'] == 0].mean():.1f} [")
+    header, *rows = _rows(md, "## Stall closings per table")
+    for table in {r[0] for r in rows}:                                        # each game has one closing that ends it
+        ends = [int(r[4].rstrip("%")) for r in rows if r[0] == table and r[4] != "-"]
+        assert abs(sum(ends) - 100) <= len(ends)
+    assert any(r[1] == "Memphis" and "distribution" in r[3] for r in rows if "Memphis on" in r[0])
+    header, *rows = _rows(md, "## Gift types' points per Deben")
+    row = next(r for r in rows if r[0] == "2 players, beginner, base characters, Memphis on" and r[1] == "greedy")
+    for kind, v in atlas_questions.points_per_deben(cell).items():
+        assert row[header.index(kind)] == ("-" if math.isnan(v) else f"{v:.2f}")
+    assert row[header.index("papyrus")] != "-"                                # papyrus comes with Memphis
+    header, *rows = _rows(md, "### Memphis: papyrus and the Port's resolutions")
+    assert rows and all("Memphis on" in r[0] for r in rows)
+    for png in ("atlas_gifts", "atlas_closings"):
+        assert f"({png}.png)" in md and (out / f"{png}.png").stat().st_size > 1000
+
+
 def test_games_option_sets_every_count_of_the_atlas(tmp_path):
     """--games (a small run) sets the games per table and per arm, the search subset's too."""
     path = tmp_path / "atlas.yaml"
@@ -190,7 +226,8 @@ def test_atlas_page_shows_its_figures(small_atlas, browser, tmp_path):  # noqa: 
     assert "src=\"atlas_" not in page.read_text()                        # figures embedded, not linked
     browser.get(page.as_uri())
     images = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth)")
-    assert len(images) == 4 and all(w and w > 200 for w in images)      # seats, characters, markets, Memphis
+    assert len(images) == 6 and all(w and w > 200 for w in images)      # seats, characters, markets, Memphis,
+    #                                                                    gifts per Deben, the stall that ends the game
     screenshot(browser, tmp_path, "atlas.png")
     from PIL import Image
     shot = np.asarray(Image.open(tmp_path / "atlas.png").convert("L"), dtype=float)
@@ -212,3 +249,26 @@ def test_recorder_buys_cards_that_are_no_gift():
     seat_cards = sum(r[tables.COLUMNS["seats"].index("cards_bought")] for r in rows["seats"])
     gift_cards = sum(r[tables.COLUMNS["gifts"].index("cards_bought")] for r in rows["gifts"])
     assert game.slots.size and 0 < gift_cards <= seat_cards
+
+
+@pytest.mark.parametrize("which", ["shipped", "full"])
+def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
+    """notebooks/atlas.ipynb runs without an error on the shipped small atlas (games and seats only) and on a
+    full one, where it also answers the closing, gift and tutor queries."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    root = Path(__file__).resolve().parents[1]
+    folder = root / "docs" / "results" / "balance" / "atlas" if which == "shipped" else small_atlas[1]
+    monkeypatch.setenv("BALANCE_ATLAS", str(folder))
+    notebook = nbformat.read(root / "notebooks" / "atlas.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert sum("image/png" in o.get("data", {}) for o in outputs) == 1                  # the seat figure
+    assert "value of the Thief" in text and "players, greedy" in text
+    if which == "shipped":
+        assert "a full run adds closings.csv and gifts.csv" in text and "mcts" in text
+    else:
+        assert "ended" in text and "points per Deben" in text and "points lost to the tutors' cards" in text
