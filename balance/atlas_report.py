@@ -79,6 +79,7 @@ def write(folder: str | Path) -> Path:
     for q in questions:
         q.register(findings)
     qv = findings.adjusted()
+    tables.write(folder, "answers", _answers(questions, qv))
 
     pops = atlas.populations(cfg)
     page = Page("Balance atlas of Nefertiti")
@@ -122,6 +123,17 @@ def write(folder: str | Path) -> Path:
     (folder / "atlas.md").write_text(md, encoding="utf-8")
     (folder / "atlas.html").write_text(findings.fill(page.html()), encoding="utf-8")
     return folder / "atlas.md"
+
+
+def _answers(questions: list[Question], qv) -> list[tuple]:
+    """The rows of answers.csv: every figure the report judges, for a notebook that has no raw games."""
+    rows = []
+    for q in questions:
+        scale = 1 if q.unit == "points" else 100
+        verdict = q.verdict(qv, RATE)
+        rows += [(q.kind, q.table, q.subject, q.unit, a.population, *(round(scale * x, 4) for x in a.estimate),
+                  f"{a.p:.4g}", f"{qv[a.test]:.4g}", round(scale * a.detectable, 4), verdict) for a in q.answers]
+    return rows
 
 
 def _populations(cfg: atlas.AtlasConfig, subs) -> list[list]:

@@ -35,10 +35,16 @@ COLUMNS: dict[str, list[str]] = {
     "characters": KEY + ["turn", "decision", "seat", "position", "bot", "character", "choices",
                          "points_gained", "deben_gained", "score_gain", "margin_gain"],
 }
+# an atlas's own table, in its top folder: every answer its report judges (atlas.md's figures as data), one row
+# per question and population; win-rate questions in points of win rate (unit pp), the others in points; q is
+# Benjamini-Hochberg over the whole atlas
+ATLAS_COLUMNS = {"answers": ["kind", "table", "subject", "unit", "population", "estimate", "low", "high", "p", "q",
+                             "detectable", "verdict"]}
+_SCHEMAS = {**COLUMNS, **ATLAS_COLUMNS}
 
 # columns read as text even when every value looks like a number (e.g. winners "2", or "0;2" if shared)
 TEXT = {"arm", "ruleset", "winners", "bot", *(f"bot_{s}" for s in range(MAX_PLAYERS)), "type", "market", "stall",
-        "condition", "character", "choices"}
+        "condition", "character", "choices", "kind", "table", "subject", "unit", "population", "verdict"}
 
 Table = dict[str, np.ndarray]
 
@@ -47,7 +53,7 @@ def write(folder: Path, name: str, rows: list[tuple]) -> Path:
     path = Path(folder) / f"{name}.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f, lineterminator="\n")
-        out.writerow(COLUMNS[name])
+        out.writerow(_SCHEMAS[name])
         out.writerows(rows)
     return path
 
@@ -67,8 +73,8 @@ def read(folder: str | Path, name: str) -> Table:
             rows = list(reader)
     except (UnicodeDecodeError, csv.Error) as err:
         raise TableError(f"{path}: not a CSV table ({err})") from None
-    if header != COLUMNS[name]:
-        raise TableError(f"{path}: the first line must be the {name} table's columns ({', '.join(COLUMNS[name][:4])}, "
+    if header != _SCHEMAS[name]:
+        raise TableError(f"{path}: the first line must be the {name} table's columns ({', '.join(_SCHEMAS[name][:4])}, "
                          "...)")
     for line, row in enumerate(rows, start=2):
         if len(row) != len(header):
@@ -98,7 +104,7 @@ def select(table: Table, mask) -> Table:
     return {k: v[mask] for k, v in table.items()}
 
 
-def where(table: Table, **equal) -> Table:
+def where(table: Table, /, **equal) -> Table:
     """The rows whose columns equal the given values: `where(seats, players=4, arm="main")`."""
     mask = np.ones(len(next(iter(table.values()))), dtype=bool)
     for column, value in equal.items():

@@ -4,6 +4,7 @@ page in Chromium."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +119,19 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     assert (out / "atlas.md").read_text() == md and (out / "atlas.html").read_bytes() == page
 
 
+def test_answers_csv_holds_every_figure_the_report_judges(small_atlas):
+    _, out = small_atlas
+    md = (out / "atlas.md").read_text()
+    answers = tables.read(out, "answers")
+    tests, found = (int(x) for x in re.search(r"(\d+) tests in this report.*?; (\d+) discoveries", md).groups())
+    assert int(np.isfinite(answers["p"]).sum()) == tests and int((answers["q"] < 0.05).sum()) == found
+    seats = tables.where(answers, kind="seat", table="2p-beginner-base-no-memphis", population="greedy")
+    assert list(seats["subject"]) == ["position 1", "position 2"] and set(seats["unit"]) == {"pp"}
+    assert seats["estimate"][0] == pytest.approx(-seats["estimate"][1], abs=1e-3)    # 2 players: edges mirror
+    assert all(lo <= e <= hi for e, lo, hi in zip(answers["estimate"], answers["low"], answers["high"]))
+    assert set(answers["verdict"]) <= {"game", "policy", "none"}
+
+
 def _rows(md: str, heading: str) -> list[list[str]]:
     """The cells of the markdown table under a heading of the report."""
     part = md.split(heading, 1)[1].split("\n#", 1)[0]
@@ -192,14 +206,15 @@ def test_a_search_subset_joins_a_finished_atlas_on_resume(tmp_path):
     alone = {k: v for k, v in TINY.items() if k != "search"}
     path.write_text(yaml.safe_dump({**alone, "games": 2, "values": {**TINY["values"], "games": 1}, "out": str(out)}))
     assert main(["balance", "--config", str(path), "--quiet"]) == 0
-    before = {p: p.read_bytes() for p in out.rglob("*.csv")}
+    before = {p: p.read_bytes() for p in out.rglob("*.csv") if p.parent != out}   # the sub-studies' games
     raw = {**TINY, "games": 2, "values": {**TINY["values"], "games": 1}, "out": str(out)}
     path.write_text(yaml.safe_dump(raw))
     assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
     done, total = atlas.saved(atlas.parse(raw))
     assert done == total == 6 * 2 + 2 * 2 + 2 * 10 * 1 + 10 * 2
     assert {p: p.read_bytes() for p in before} == before
-    assert sorted({p.parent.name for p in out.rglob("*.csv")} - {p.parent.name for p in before}) == ["random"]
+    assert sorted({p.parent.name for p in out.rglob("*.csv") if p.parent != out}
+                  - {p.parent.name for p in before}) == ["random"]
     assert "not played" in (out / "atlas.md").read_text()
 
 
