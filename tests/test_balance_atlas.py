@@ -268,8 +268,8 @@ def test_recorder_buys_cards_that_are_no_gift():
 
 @pytest.mark.parametrize("which", ["shipped", "full"])
 def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
-    """notebooks/atlas.ipynb runs without an error on the shipped small atlas (games and seats only) and on a
-    full one, where it also answers the closing, gift and tutor queries."""
+    """notebooks/atlas.ipynb runs without an error on the shipped atlas (its report and answers.csv) and on a
+    full one, where it also recomputes seats, a character's value, closings, gifts and the tutors' cost."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     root = Path(__file__).resolve().parents[1]
@@ -281,9 +281,10 @@ def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     text = "".join(o.get("text", "") for o in outputs)
-    assert sum("image/png" in o.get("data", {}) for o in outputs) == 1                  # the seat figure
-    assert "value of the Thief" in text and "players, greedy" in text
+    assert re.search(r"\d+ answers, \d+ discoveries", text) and "character " in text
     if which == "shipped":
-        assert "a full run adds closings.csv and gifts.csv" in text and "mcts" in text
+        assert "a local run adds the sub-studies' tables" in text and "mcts" in text
     else:
+        assert sum("image/png" in o.get("data", {}) for o in outputs) == 1              # the seat figure
+        assert "value of the Thief" in text and "players, greedy" in text
         assert "ended" in text and "points per Deben" in text and "points lost to the tutors' cards" in text
