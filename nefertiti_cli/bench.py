@@ -2,7 +2,8 @@
 
 (a) the scalar engine from Python: random play through `NefertitiGame` (legal_actions + apply,
     setup included), beside OpenSpiel's goofspiel (4 players, simultaneous: each player's move
-    counts as a decision) and hearts through pyspiel when `open_spiel` is installed;
+    counts as a decision), tarok (4 players) and hearts through pyspiel when `open_spiel` is installed,
+    each ratio also timed in turns (the engine and the peers in alternation, so a load cancels out);
 (b) batched random play with the legal choice made in compiled code (`vector.random_play`, no
     observation) on one thread: decisions per core;
 (c) the batched env (`vector.NefertitiVectorEnv`, 1,024 games, v0 observations and masks) with the
@@ -379,7 +380,7 @@ def run(args) -> int:
                              f"{args.repeats} and {args.threads}")
     try:
         import pyspiel  # noqa: F401
-        peers = {"goofspiel": ("goofspiel", {"players": 4}), "hearts": ("hearts", {})}
+        peers = {"goofspiel": ("goofspiel", {"players": 4}), "tarok": ("tarok", {"players": 4}), "hearts": ("hearts", {})}
     except ImportError:
         peers = {}
     rates = {k: [] for k in ("core", *peers, "batched", "vector_1", "vector", "vector_v1", "env", "connect_four",
@@ -415,7 +416,8 @@ def run(args) -> int:
     seconds, core_turns, env_turns = args.seconds * args.repeats, None, None
     if peers:
         core_turns = timed_in_turns({"core": core_player(args.players, args.seed),
-                                     "goofspiel": openspiel_player(*peers["goofspiel"], args.seed)}, seconds)
+                                     **{key: openspiel_player(*peer, args.seed) for key, peer in peers.items()}},
+                                    seconds)
     bar.update()
     if rates["connect_four"]:
         env_turns = timed_in_turns({"env": env_player("nefertiti/Nefertiti-v0", args.seed, num_players=args.players),
@@ -451,12 +453,14 @@ def run(args) -> int:
     line("NefertitiGame legal_actions + apply, setup included", best["core"])
     if peers:
         line("OpenSpiel goofspiel 4p via pyspiel (every player's move)", best["goofspiel"])
+        line("OpenSpiel tarok 4p via pyspiel", best["tarok"])
         line("OpenSpiel hearts via pyspiel", best["hearts"])
         ratio("ratio NefertitiGame", best["core"])
         # the two of one repeat run back to back, so a drift of the machine's speed cancels out
         line("ratio NefertitiGame / goofspiel 4p, median over repeats",
              np.median(np.array(rates["core"]) / np.array(rates["goofspiel"])), "{:>12.2f}")
-        in_turns("ratio NefertitiGame / goofspiel 4p", core_turns, "core", "goofspiel")
+        for key, name in (("goofspiel", "goofspiel 4p"), ("tarok", "tarok 4p"), ("hearts", "hearts")):
+            in_turns(f"ratio NefertitiGame / {name}", core_turns, "core", key)
     print("(b) batched random play, legal choice compiled, no observation (CPU time, one thread)")
     line("vector.random_play per core", best["batched"])
     ratio("ratio per core", best["batched"])

@@ -23,12 +23,12 @@ def _figures(out: str) -> dict[str, float]:
 def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert main(["bench", "--seconds", "0.05", "--repeats", "2", "--no-startup"]) == 0
     out, err = capsys.readouterr()
-    assert "bench:" in err and "/24 " in err              # a progress bar over the 2 x 11 measurements and 2 in turns
+    assert "bench:" in err and "/26 " in err              # a progress bar over the 2 x 12 measurements and 2 in turns
     for section in ("(a) scalar engine", "(b) batched random play", "(c) batched env", "(d) PettingZoo", "search"):
         assert section in out, out
     f = _figures(out)
     names = ["NefertitiGame legal_actions + apply, setup included", "OpenSpiel goofspiel 4p via pyspiel (every player's move)",
-             "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step, 1 thread",
+             "OpenSpiel tarok 4p via pyspiel", "OpenSpiel hearts via pyspiel", "vector.random_play per core", "NefertitiVectorEnv.step, 1 thread",
              "NefertitiVectorEnv.step, 2 threads", "Nefertiti-v0",
              "NefertitiVectorEnv.step, 2 threads, compact v1 observations",
              "classic/connect_four-v3", "floor: a no-op AEC env, same wrappers and loop",
@@ -43,7 +43,8 @@ def test_bench_reports_every_figure_and_the_ratios(capsys):
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
     assert f["ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s"] > 0
     assert f["ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"] > 1     # 1.4-1.9x in every run
-    for ratio in ("ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s",
+    peers = ("goofspiel 4p", "tarok 4p", "hearts")
+    for ratio in (*(f"ratio NefertitiGame / {peer}, in turns of 0.25 s" for peer in peers),
                   "ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"):
         low, high = f[f"{ratio}, 95% interval"]
         assert low <= f[ratio] <= high, (low, f[ratio], high)          # printed to 2 decimals, as the ratio
