@@ -9,10 +9,9 @@ code when the hash changes, as the engine does for its own (docs/engine.md, "Com
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from nefertiti_env.core.engine import _ROOT, SOURCES
+from nefertiti_env.core.engine import _ROOT, drop_if_changed, engine_sources, sources_digest
 
 _HERE = Path(__file__).parent
 KERNEL_SOURCES = ("evaluation.py", "heuristic.py", "mcts.py", "network.py")
@@ -24,16 +23,5 @@ def drop_stale_cache(engine_root: Path = _ROOT, bots: Path = _HERE, folder: Path
     it was compiled from changed: the engine's (under `engine_root`, the nefertiti_env package), the
     bots' (in `bots`) and `kernels` (file names in `folder`)."""
     folder = folder or bots
-    sources = (sorted(p for pattern in SOURCES for p in engine_root.glob(pattern))
-               + [bots / n for n in KERNEL_SOURCES] + [folder / n for n in kernels])
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
-    stamp = folder / "__pycache__" / "kernels.sha256"
-    if stamp.is_file() and stamp.read_text() == digest:
-        return
-    try:
-        for cached in (folder / "__pycache__").glob("*.nb[ic]"):
-            cached.unlink(missing_ok=True)
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:          # a read-only install: numba then caches elsewhere or not at all
-        pass
+    sources = engine_sources(engine_root) + [bots / n for n in KERNEL_SOURCES] + [folder / n for n in kernels]
+    drop_if_changed(sources_digest(sources), [folder / "__pycache__"], folder / "__pycache__" / "kernels.sha256")

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.engine import _STAMP as ENGINE_STAMP
+from nefertiti_env.core.engine import _STAMP as ENGINE_STAMP, drop_if_changed
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import setup, step
 from nefertiti_env.core.engine.rng import rng_integers, rng_seed
@@ -53,18 +53,8 @@ def drop_stale_cache(cache: Path = CACHE, engine_stamp: Path = ENGINE_STAMP) -> 
     """numba checks a cached kernel against its own file only, but these kernels compile the engine's
     into themselves: drop their cache when the engine's sources changed (the stamp engine/__init__.py
     keeps), as the engine does for its own."""
-    stamp = cache / f"{Path(__file__).stem}.engine.sha256"
-    engine = engine_stamp.read_text() if engine_stamp.is_file() else ""
-    if stamp.is_file() and stamp.read_text() == engine:
-        return
-    try:
-        for cached in cache.glob(f"{Path(__file__).stem}.*.nb[ic]"):
-            cached.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(engine)
-    except OSError:       # read-only: numba then caches elsewhere or not at all
-        pass
-
+    drop_if_changed(engine_stamp.read_text() if engine_stamp.is_file() else "", [cache],
+                    cache / f"{Path(__file__).stem}.engine.sha256", pattern=f"{Path(__file__).stem}.*.nb[ic]")
 
 drop_stale_cache()
 

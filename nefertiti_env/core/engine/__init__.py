@@ -19,20 +19,33 @@ CACHES = ("core/engine", "encoding", ".")
 _STAMP = Path(__file__).parent / "__pycache__" / "sources.sha256"
 
 
-def drop_stale_cache(root: Path = _ROOT, stamp: Path = _STAMP) -> None:
-    """Delete the cached numba code of the package's kernels if any of their sources changed."""
-    sources = sorted(p for pattern in SOURCES for p in root.glob(pattern))
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+def sources_digest(sources: list[Path]) -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+
+
+def engine_sources(root: Path = _ROOT) -> list[Path]:
+    """The files whose code or constants the engine's kernels compile in (kernels elsewhere add theirs)."""
+    return sorted(p for pattern in SOURCES for p in root.glob(pattern))
+
+
+def drop_if_changed(digest: str, caches: list[Path], stamp: Path, pattern: str = "*.nb[ic]") -> None:
+    """Delete numba's cached code (`pattern`) in each cache folder unless `stamp` already holds `digest`,
+    then write it there: the one check every package with kernels makes of its sources."""
     if stamp.is_file() and stamp.read_text() == digest:
         return
     try:
-        for folder in CACHES:
-            for cached in (root / folder / "__pycache__").glob("*.nb[ic]"):
+        for cache in caches:
+            for cached in cache.glob(pattern):
                 cached.unlink(missing_ok=True)
         stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(digest)
     except OSError:          # a read-only install: numba then caches elsewhere or not at all
         pass
 
+
+def drop_stale_cache(root: Path = _ROOT, stamp: Path = _STAMP) -> None:
+    """Delete the cached numba code of the package's kernels if any of their sources changed."""
+    drop_if_changed(sources_digest(engine_sources(root)), [root / folder / "__pycache__" for folder in CACHES],
+                    stamp)
 
 drop_stale_cache()
