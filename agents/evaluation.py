@@ -33,7 +33,7 @@ from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.board import owner_score, value_table
+from nefertiti_env.core.engine.board import owner_score, value_column, value_table
 from nefertiti_env.core.engine.entry import borrow
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
@@ -150,7 +150,7 @@ def position_into(R, S, pi, pc, ps) -> None:
 @hot
 def _type_value(R, t, owners) -> int:
     """Points per item of type t with `owners` owners."""
-    return R[L.TYPE_VALUES + t * 3 + min(owners, 3) - 1] if owners else 0
+    return R[L.TYPE_VALUES + t * 3 + value_column(owners)] if owners else 0
 
 
 @njit(cache=True)
@@ -199,7 +199,7 @@ def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
     count = pc[t]
     have = pi[p, t]
     old_value = _type_value(R, t, count)
-    new_value = R[L.TYPE_VALUES + t * 3 + min(count + (1 if have == 0 else 0), 3) - 1]
+    new_value = _type_value(R, t, count + (1 if have == 0 else 0))
     bonus = pi[p, MAX_TYPES + t]
     own = ((have + R[L.KIND_ITEMS + kind]) * (new_value + bonus + R[L.KIND_BONUS + kind])
            - have * (old_value + bonus))

@@ -20,6 +20,8 @@ from collections import Counter
 
 import numpy as np
 
+from nefertiti_env.core.engine.board import value_column
+
 from . import analysis, tables
 from .atlas_findings import Answer, Question, detectable_mean
 from .stats import detectable_difference, diff_means, diff_proportions, p_means, p_proportions, proportion
@@ -89,7 +91,7 @@ def neutral_cost(c: dict[str, tables.Table], type_values: np.ndarray, type_names
                                                 for k in ("game", "seat", "type", "items", "owners"))):
         if owners > holders[game, kind]:
             value = type_values[column[kind]]
-            cost[index[game, seat]] += items * (value[min(owners - 1, 3) - 1] - value[min(owners, 3) - 1])
+            cost[index[game, seat]] += items * (value[value_column(owners - 1)] - value[value_column(owners)])
     return cost
 
 

@@ -164,6 +164,13 @@ def owner_counts(items) -> np.ndarray:
     return owners
 
 
+@njit(cache=True, inline="always")
+def value_column(owners) -> int:
+    """The column of a [type, 3] value table that scores a type held by `owners` owner rows: 1, 2 or
+    3+ owners (§5.1); a type nobody holds reads the one-owner column."""
+    return min(max(owners, 1), 3) - 1
+
+
 @njit(cache=True)
 def values_by_owners(table, items) -> np.ndarray:
     """[gift type] points per item by the number of owner rows of `items` ([owner, type]) holding the
@@ -171,7 +178,7 @@ def values_by_owners(table, items) -> np.ndarray:
     owners = owner_counts(items)
     values = np.zeros(items.shape[1], dtype=np.int64)
     for t in range(items.shape[1]):
-        values[t] = table[t, min(max(owners[t], 1), 3) - 1]
+        values[t] = table[t, value_column(owners[t])]
     return values
 
 
@@ -183,7 +190,7 @@ def owner_score(table, owners, items, bonus, money, seals, points) -> int:
     (`agents/evaluation.position_into`) scores with it and allocates nothing."""
     total = money // 2 + 3 * seals + points
     for t in range(items.shape[0]):
-        total += items[t] * (table[t, min(max(owners[t], 1), 3) - 1] + bonus[t])
+        total += items[t] * (table[t, value_column(owners[t])] + bonus[t])
     return total
 
 
