@@ -103,14 +103,6 @@ def new_position():
     return np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64), np.zeros(C_SIZE, dtype=np.int64), np.zeros(F_SIZE)
 
 
-@njit(cache=True)
-def position(R, S):
-    """(pi, pc, ps): the scoring state of S (see the module docstring)."""
-    pi, pc, ps = new_position()
-    position_into(R, S, pi, pc, ps)
-    return pi, pc, ps
-
-
 @hot
 def position_into(R, S, pi, pc, ps) -> None:
     """Fill the position (pi, pc, ps) with the scoring state of S; the scores are the engine's
@@ -153,17 +145,10 @@ def _type_value(R, t, owners) -> int:
     return R[L.TYPE_VALUES + t * 3 + value_column(owners)] if owners else 0
 
 
-@njit(cache=True)
-def card_deltas(R, pi, pc, ps, p, kind, sign):
-    """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind` (a
-    view of the position's scratch: valid until the next call)."""
-    deltas_into(R, pi, pc, ps, p, kind, sign)
-    return ps[F_DELTAS:F_DELTAS + pc[C_ROWS]]
-
-
 @hot
 def deltas_into(R, pi, pc, ps, p, kind, sign) -> None:
-    """`card_deltas` into the position's scratch (ps[F_DELTAS + row])."""
+    """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind`, into the
+    position's scratch (ps[F_DELTAS + row])."""
     t = R[L.KIND_TYPE + kind]
     count = pc[t]
     have = pi[p, t]
@@ -383,18 +368,10 @@ def _resolves(S, m) -> bool:
 
 
 @njit(cache=True)
-def worth(R, S, w):
-    """Every seat's worth of S under weights w, mixing the position now and after the provisional
-    resolution of every open market with servants by the projection weight (a view of the
-    position's scratch)."""
-    pi, pc, ps = new_position()
-    worth_into(R, S, w, pi, pc, ps)
-    return ps[F_WORTH:F_WORTH + S[L.NUM_PLAYERS]]
-
-
-@njit(cache=True)
 def worth_into(R, S, w, pi, pc, ps) -> None:
-    """`worth` of S into ps[F_WORTH + seat], on the position (pi, pc, ps) as work space."""
+    """Every seat's worth of S under weights w into ps[F_WORTH + seat], mixing the position now and after
+    the provisional resolution of every open market with servants by the projection weight; the
+    position (pi, pc, ps) is the work space."""
     position_into(R, S, pi, pc, ps)
     _worth(R, pi, pc, ps, w, F_NOW)
     worth_from(R, S, w, pi, pc, ps, 0)
@@ -420,19 +397,15 @@ def worth_from(R, S, w, pi, pc, ps, first) -> None:
 
 # ---------------------------------------------------------------- incremental valuation
 # Most moves a bot weighs (a placement that closes nothing) leave the scoring state and every
-# market but one as they were. `prefixes` keeps the base position's provisional resolution
+# market but one as they were. `prefixes_into` keeps the base position's provisional resolution
 # before each market; `seat_value_near` starts a nearby position from the snapshot before the
 # first market that differs and resolves only from there: the same operations in the same
-# order as `seat_value`, hence the same value to the last bit.
+# order as `seat_value_in`, hence the same value to the last bit.
 @njit(cache=True)
-def prefixes(R, S, w):
-    """(PI, PC, PS): [k] the position of S with its worth now, markets before k resolved."""
-    pi, pc, ps = new_position()
-    PI = np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64)
-    PC = np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64)
-    PS = np.empty((NUM_MARKETS + 1, F_SIZE))
-    prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS)
-    return PI, PC, PS
+def new_prefixes():
+    """Empty (PI, PC, PS) for `prefixes_into`: a position per market boundary."""
+    return (np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64),
+            np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64), np.empty((NUM_MARKETS + 1, F_SIZE)))
 
 
 @hot
@@ -450,7 +423,8 @@ def _snapshot(pi, pc, ps, to_i, to_c, to_s) -> None:
 
 @njit(cache=True)
 def prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS) -> None:
-    """`prefixes` into (PI, PC, PS), on the position (pi, pc, ps) as work space."""
+    """(PI, PC, PS)[k]: the position of S with its worth now, markets before k resolved; the position
+    (pi, pc, ps) is the work space."""
     position_into(R, S, pi, pc, ps)
     _worth(R, pi, pc, ps, w, F_NOW)
     for m in range(NUM_MARKETS + 1):
@@ -487,8 +461,8 @@ def first_change(S, base) -> int:
 
 @njit(cache=True)
 def seat_value_near(R, S, seat, w, base, PI, PC, PS, pi, pc, ps) -> float:
-    """`seat_value` of S, resolving only from the first market where S differs from `base`
-    (whose `prefixes` are PI, PC, PS), on the position (pi, pc, ps) as work space."""
+    """`seat_value_in` of S, resolving only from the first market where S differs from `base`
+    (whose `prefixes_into` are PI, PC, PS), on the position (pi, pc, ps) as work space."""
     first = first_change(S, base)
     if first < 0:
         return seat_value_in(R, S, seat, w, pi, pc, ps)
@@ -509,15 +483,9 @@ def seat_value_of(ps, n, p, w) -> float:
 
 
 @njit(cache=True)
-def seat_value(R, S, seat, w) -> float:
-    """The value of S for `seat` under weights w (higher is better)."""
-    pi, pc, ps = new_position()
-    return seat_value_in(R, S, seat, w, pi, pc, ps)
-
-
-@njit(cache=True)
 def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
-    """`seat_value` on the position (pi, pc, ps) as work space (nothing allocated)."""
+    """The value of S for `seat` under weights w (higher is better); the position (pi, pc, ps) is the
+    work space (nothing allocated)."""
     worth_into(R, S, w, pi, pc, ps)
     return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
@@ -534,7 +502,7 @@ class Scratch(NamedTuple):
     ps: np.ndarray
     gains: np.ndarray        # [place] the resolution choice's gain of each card above the market
     gift: np.ndarray         # [place] the kind of the face-up gift there, -1 none
-    prefix_pi: np.ndarray    # [market] the base position's `prefixes` (no rows when levels is 0:
+    prefix_pi: np.ndarray    # [market] the base position's `prefixes_into` (no rows when levels is 0:
     prefix_pc: np.ndarray    # a resolution policy's space)
     prefix_ps: np.ndarray
     lines: np.ndarray        # [level] the best line of a power's choices below it: how many, then the

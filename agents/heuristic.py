@@ -3,7 +3,7 @@
 Each legal action is applied to a determinised copy of the state (hidden deck order and dice
 re-sampled: `engine.hidden.determinize`), the market resolution it may trigger is played
 out with `evaluation.quick_action`, and the resulting position is scored by
-`evaluation.seat_value` under the bot's `Weights`. An action that draws cards or
+`evaluation.seat_value_in` under the bot's `Weights`. An action that draws cards or
 rolls dice is averaged over `samples` determinisations. A character is valued by
 the position after its choices (each looking `power_depth` choices ahead) plus the
 gain of the best placement, since a character is always followed by a placement; a
@@ -27,12 +27,12 @@ from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, TURN_PHASES
 
 from .base import Agent
-from .evaluation import Weights, borrowed, clone_into, hot, legal_row, prefixes, prefixes_into, scratch, \
+from .evaluation import Weights, borrowed, clone_into, hot, legal_row, new_prefixes, prefixes_into, scratch, \
     seat_value_in, seat_value_near, settle_in
 
 
 class HeuristicBot(Agent):
-    """Picks the action whose resulting position `seat_value` rates highest.
+    """Picks the action whose resulting position `seat_value_in` rates highest.
 
     weights: the evaluation weights (see `evaluation.Weights`).
     samples: determinisations averaged for an action that draws cards or rolls dice.
@@ -125,7 +125,7 @@ def _deciding(R, S, seat, phase) -> bool:
 def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, level) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
     `samples` determinisations when it drew cards or rolled dice (near: valued by `seat_value_near`
-    from PI, PC, PS, the `prefixes` of base; else in full, as when every move changes the scoring
+    from PI, PC, PS, the `prefixes_into` of base; else in full, as when every move changes the scoring
     state; X: the work space, state row `level`)."""
     g = X.states[level]
     clone_into(g, base)
@@ -145,7 +145,7 @@ def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, leve
 
 @njit(cache=True, inline="always")
 def _value(R, S, seat, w, near, base, PI, PC, PS, X) -> float:
-    """`seat_value` of S (by `seat_value_near` if `near`), on the work space's position: the same value
+    """`seat_value_in` of S (by `seat_value_near` if `near`), on the work space's position: the same value
     either way, to the last bit."""
     if near:
         return seat_value_near(R, S, seat, w, base, PI, PC, PS, X.pi, X.pc, X.ps)
@@ -236,8 +236,9 @@ def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
     settle_in(R, g, G, X)
     gain = 0.0
     legals, pi, pc, ps = X.legals, X.pi, X.pc, X.ps
+    PI, PC, PS = new_prefixes()
     while _deciding(R, g, seat, PH_SECOND):
-        PI, PC, PS = prefixes(R, g, w)
+        prefixes_into(R, g, w, pi, pc, ps, PI, PC, PS)
         before = seat_value_near(R, g, seat, w, g, PI, PC, PS, pi, pc, ps)
         best, best_v = -1, -np.inf
         for i in range(legal_row(R, g, X, level)):

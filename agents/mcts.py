@@ -8,7 +8,7 @@ with its availability count (how often it was legal when its parent was visited)
 which handles actions that are legal in some determinisations only.
 
 Every seat maximises its own reward, backed up to the nodes where it chose:
-sigmoid(value / temperature), the value being `evaluation.seat_value` (the seat's
+sigmoid(value / temperature), the value being `evaluation.seat_value_in` (the seat's
 worth minus the best other seat's, with the open markets resolved provisionally).
 A leaf is reached by expanding one node, then playing `rollout_turns` turn
 decisions at random and every market resolution with `evaluation.quick_action`.
