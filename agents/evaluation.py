@@ -401,11 +401,18 @@ def worth_from(R, S, w, pi, pc, ps, first) -> None:
 # before each market; `seat_value_near` starts a nearby position from the snapshot before the
 # first market that differs and resolves only from there: the same operations in the same
 # order as `seat_value_in`, hence the same value to the last bit.
+class Prefixes(NamedTuple):
+    """[k] a position (pi, pc, ps) with the markets before k resolved (`prefixes_into`)."""
+    pi: np.ndarray
+    pc: np.ndarray
+    ps: np.ndarray
+
+
 @njit(cache=True)
-def new_prefixes():
-    """Empty (PI, PC, PS) for `prefixes_into`: a position per market boundary."""
-    return (np.empty((NUM_MARKETS + 1, L.NUM_OWNERS, WIDTH), dtype=np.int64),
-            np.empty((NUM_MARKETS + 1, C_SIZE), dtype=np.int64), np.empty((NUM_MARKETS + 1, F_SIZE)))
+def new_prefixes(markets=NUM_MARKETS + 1) -> Prefixes:
+    """Empty Prefixes for `prefixes_into` (`markets` rows: one per market boundary, or none)."""
+    return Prefixes(np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64),
+                    np.empty((markets, C_SIZE), dtype=np.int64), np.empty((markets, F_SIZE)))
 
 
 @hot
@@ -422,13 +429,13 @@ def _snapshot(pi, pc, ps, to_i, to_c, to_s) -> None:
 
 
 @njit(cache=True)
-def prefixes_into(R, S, w, pi, pc, ps, PI, PC, PS) -> None:
-    """(PI, PC, PS)[k]: the position of S with its worth now, markets before k resolved; the position
-    (pi, pc, ps) is the work space."""
+def prefixes_into(R, S, w, pi, pc, ps, P) -> None:
+    """The Prefixes P of S: P[k] the position of S with its worth now, markets before k resolved; the
+    position (pi, pc, ps) is the work space."""
     position_into(R, S, pi, pc, ps)
     _worth(R, pi, pc, ps, w, F_NOW)
     for m in range(NUM_MARKETS + 1):
-        _snapshot(pi, pc, ps, PI[m], PC[m], PS[m])
+        _snapshot(pi, pc, ps, P.pi[m], P.pc[m], P.ps[m])
         if m < NUM_MARKETS and _resolves(S, m):
             resolve(R, S, pi, pc, ps, m)
 
@@ -460,13 +467,13 @@ def first_change(S, base) -> int:
 
 
 @njit(cache=True)
-def seat_value_near(R, S, seat, w, base, PI, PC, PS, pi, pc, ps) -> float:
+def seat_value_near(R, S, seat, w, base, P, pi, pc, ps) -> float:
     """`seat_value_in` of S, resolving only from the first market where S differs from `base`
-    (whose `prefixes_into` are PI, PC, PS), on the position (pi, pc, ps) as work space."""
+    (whose Prefixes are P), on the position (pi, pc, ps) as work space."""
     first = first_change(S, base)
     if first < 0:
         return seat_value_in(R, S, seat, w, pi, pc, ps)
-    _snapshot(PI[first], PC[first], PS[first], pi, pc, ps)
+    _snapshot(P.pi[first], P.pc[first], P.ps[first], pi, pc, ps)
     worth_from(R, S, w, pi, pc, ps, first)
     return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
 
@@ -502,9 +509,7 @@ class Scratch(NamedTuple):
     ps: np.ndarray
     gains: np.ndarray        # [place] the resolution choice's gain of each card above the market
     gift: np.ndarray         # [place] the kind of the face-up gift there, -1 none
-    prefix_pi: np.ndarray    # [market] the base position's `prefixes_into` (no rows when levels is 0:
-    prefix_pc: np.ndarray    # a resolution policy's space)
-    prefix_ps: np.ndarray
+    prefixes: Prefixes       # the base position's (no rows when levels is 0: a resolution policy's space)
     lines: np.ndarray        # [level] the best line of a power's choices below it: how many, then the
                              # choices (`heuristic.power_value`)
     hidden_work: np.ndarray  # the determinisations' work space (`engine.hidden.work`)
@@ -517,15 +522,15 @@ def scratch(levels):
     markets = NUM_MARKETS + 1 if levels else 0
     return Scratch(np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
                    np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
-                   np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64), np.empty((markets, C_SIZE), dtype=np.int64),
-                   np.empty((markets, F_SIZE)), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
+                   new_prefixes(markets), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
 
 
 @njit(cache=True)
 def borrowed(X):
     """The work space X with every array borrowed (`borrow`)."""
     return Scratch(borrow(X.states), borrow(X.legals), borrow(X.mask), borrow(X.pi), borrow(X.pc), borrow(X.ps),
-                   borrow(X.gains), borrow(X.gift), borrow(X.prefix_pi), borrow(X.prefix_pc), borrow(X.prefix_ps),
+                   borrow(X.gains), borrow(X.gift),
+                   Prefixes(borrow(X.prefixes.pi), borrow(X.prefixes.pc), borrow(X.prefixes.ps)),
                    borrow(X.lines), borrow(X.hidden_work))
 
 
@@ -544,7 +549,7 @@ def clone_into(g, S) -> None:
 
 @njit(cache=True)
 def legal_row(R, S, X, row) -> int:
-    """`step.legal_list` of S into the scratch's legal row `row` (its mask reused); how many."""
+    """`step.legal_list_into` of S into the scratch's legal row `row` (its mask reused); how many."""
     return step.legal_list_into(R, S, X.legals[row], X.mask)
 
 

@@ -122,16 +122,16 @@ def _deciding(R, S, seat, phase) -> bool:
 
 
 @njit(cache=True)
-def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, level) -> float:
+def action_value(R, base, action, seat, G, w, samples, near, P, X, level) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
     `samples` determinisations when it drew cards or rolled dice (near: valued by `seat_value_near`
-    from PI, PC, PS, the `prefixes_into` of base; else in full, as when every move changes the scoring
+    from P, the `Prefixes` of base; else in full, as when every move changes the scoring
     state; X: the work space, state row `level`)."""
     g = X.states[level]
     clone_into(g, base)
     step.apply(R, g, action)
     settle_in(R, g, G, X)
-    value = _value(R, g, seat, w, near, base, PI, PC, PS, X)
+    value = _value(R, g, seat, w, near, base, P, X)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
@@ -139,16 +139,16 @@ def action_value(R, base, action, seat, G, w, samples, near, PI, PC, PS, X, leve
         hidden.determinize_in(R, g, seat, G, X.hidden_work)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
-        value += _value(R, g, seat, w, near, base, PI, PC, PS, X)
+        value += _value(R, g, seat, w, near, base, P, X)
     return value / samples
 
 
 @njit(cache=True, inline="always")
-def _value(R, S, seat, w, near, base, PI, PC, PS, X) -> float:
+def _value(R, S, seat, w, near, base, P, X) -> float:
     """`seat_value_in` of S (by `seat_value_near` if `near`), on the work space's position: the same value
     either way, to the last bit."""
     if near:
-        return seat_value_near(R, S, seat, w, base, PI, PC, PS, X.pi, X.pc, X.ps)
+        return seat_value_near(R, S, seat, w, base, P, X.pi, X.pc, X.ps)
     return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps)
 
 
@@ -236,13 +236,13 @@ def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
     settle_in(R, g, G, X)
     gain = 0.0
     legals, pi, pc, ps = X.legals, X.pi, X.pc, X.ps
-    PI, PC, PS = new_prefixes()
+    P = new_prefixes()
     while _deciding(R, g, seat, PH_SECOND):
-        prefixes_into(R, g, w, pi, pc, ps, PI, PC, PS)
-        before = seat_value_near(R, g, seat, w, g, PI, PC, PS, pi, pc, ps)
+        prefixes_into(R, g, w, pi, pc, ps, P)
+        before = seat_value_near(R, g, seat, w, g, P, pi, pc, ps)
         best, best_v = -1, -np.inf
         for i in range(legal_row(R, g, X, level)):
-            v = action_value(R, g, legals[level, i], seat, G, w, samples, True, PI, PC, PS, X, level)
+            v = action_value(R, g, legals[level, i], seat, G, w, samples, True, P, X, level)
             if best < 0 or v > best_v:
                 best, best_v = legals[level, i], v
         gain += best_v - before
@@ -304,22 +304,22 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
-    PI, PC, PS = X.prefix_pi, X.prefix_pc, X.prefix_ps
+    P = X.prefixes
     near = S[L.PHASE] in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
     if near:
-        prefixes_into(R, base, w, X.pi, X.pc, X.ps, PI, PC, PS)
+        prefixes_into(R, base, w, X.pi, X.pc, X.ps, P)
     k = 0
     best = -1
     for i in range(n):
         a = order[i]
         if not A.CHARACTER <= a < A.MARKET:
             keys[k] = a
-            values[k] = action_value(R, base, a, seat, G, w, samples, near, PI, PC, PS, X, 1)
+            values[k] = action_value(R, base, a, seat, G, w, samples, near, P, X, 1)
             if best < 0 or values[k] > values[best]:
                 best = k
             k += 1
     if k < n and best >= 0:
-        best_move = values[best] - _value(R, base, seat, w, near, base, PI, PC, PS, X)
+        best_move = values[best] - _value(R, base, seat, w, near, base, P, X)
         for i in range(n):
             a = order[i]
             if A.CHARACTER <= a < A.MARKET:

@@ -52,11 +52,11 @@ from nefertiti_env.core.engine.entry import borrow, first_call_notice
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, SERVANT_PHASES
 
-from nefertiti_env.encoding.observation import VECTOR_SIZE, _fill, state_vector
+from nefertiti_env.encoding.observation import VECTOR_SIZE, BatchPlan, _fill, observer_tables, state_vector
 from nefertiti_env.encoding.versions import OBSERVATIONS, version_of_size
 
 from .base import Agent
-from .evaluation import Weights, borrowed, clone_into, seat_value_of, quick_action, scratch, worth_into
+from .evaluation import Scratch, Weights, borrowed, clone_into, seat_value_of, quick_action, scratch, worth_into
 from .heuristic import BankerBot, HeuristicBot
 from .network import Network, forward
 
@@ -126,6 +126,7 @@ class MCTSBot(Agent):
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self.prior, self.puct = prior, puct
         self.value, self.leaf_value = value, float(leaf_value)
+        self._settings = Settings(float(c), float(temperature), int(rollout_turns), self.leaf_value)
         self._critic, self._critic_R = _NO_CRITIC, None   # the critic's arrays for the table of rules _critic_R
         self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
@@ -180,8 +181,8 @@ class MCTSBot(Agent):
         leaf = self._leaf_arrays(game) if self.leaf_value else _NO_CRITIC
         with first_call_notice(iterate, "the MCTS bot"):
             tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
-                                tree.used, iterations, self.c, self.temperature, self.rollout_turns, self._scratch,
-                                self._buffers, self._bonus, self._X, self.leaf_value, leaf)
+                                tree.used, iterations, self._settings, Work(self._scratch, self._buffers, self._bonus,
+                                                                            self._X, leaf))
 
     def _leaf_arrays(self, game) -> Critic:
         """The critic and every seat's observation tables for `game`'s table (kept while the table is)."""
@@ -190,8 +191,7 @@ class MCTSBot(Agent):
             plan = OBSERVATIONS[version_of_size(int(net.sizes[0]))].batch_plan(game)
             width = int(net.sizes.max())
             self._critic_R, self._critic = game.R, Critic(
-                net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan.src, plan.a, plan.b, plan.ind_src,
-                plan.ind_n.astype(np.int64), plan.ind_offset, plan.lit, plan.lit_value, plan.face_down.astype(np.int64),
+                net.params, net.sizes, np.array([net.relu], dtype=np.int64), plan,
                 np.empty(VECTOR_SIZE, np.int64), np.empty(width, np.float32), np.empty(width, np.float32))
         return self._critic
 
@@ -203,18 +203,28 @@ class Critic(NamedTuple):
     params: np.ndarray       # the network's weights (float32, flat)
     sizes: np.ndarray        # its layer sizes, the input first
     relu: np.ndarray         # [0] 1: ReLU activations, 0: tanh
-    src: np.ndarray          # [seat] the observation tables (`observation.BatchPlan`)
-    a: np.ndarray
-    b: np.ndarray
-    ind_src: np.ndarray
-    ind_n: np.ndarray
-    ind_offset: np.ndarray
-    lit: np.ndarray
-    lit_value: np.ndarray
-    face_down: np.ndarray
+    plan: BatchPlan          # every seat's observation tables
     vec: np.ndarray          # a seat's state vector (`observation.state_vector`)
     x: np.ndarray            # a layer's input, then the network's output at x[0]
     y: np.ndarray            # a layer's output
+
+
+class Settings(NamedTuple):
+    """The search's settings `iterate` reads (`MCTSBot`'s parameters of the same names)."""
+    c: float
+    temperature: float
+    rollout_turns: int
+    leaf_value: float
+
+
+class Work(NamedTuple):
+    """`iterate`'s work space, made once per bot: the determinisation searched, the legal / untried /
+    child-by-action rows, the root's PUCT weights, the rollouts' `evaluation.Scratch` and the `Critic`."""
+    g: np.ndarray
+    buffers: np.ndarray
+    bonus: np.ndarray
+    X: Scratch
+    V: Critic
 
 
 def _no_critic() -> Critic:
@@ -222,7 +232,7 @@ def _no_critic() -> Critic:
     compiled signature either way)."""
     i1, i2, f1, f2 = (np.zeros(1, np.int64), np.zeros((1, 1), np.int64), np.zeros(1, np.float32),
                       np.zeros((1, 1), np.float32))
-    return Critic(f1, i1, i1, i2, f2, f2, i2, i1, i2, i2, f2, i1, i1, f1, f1)
+    return Critic(f1, i1, i1, BatchPlan(i2, f2, f2, i2, i1, i2, i2, f2, i1, 0), i1, f1, f1)
 
 
 _NO_CRITIC = _no_critic()
@@ -307,23 +317,22 @@ def leaf_values(R, g, V, rewards) -> None:
     size, vec, x = V.sizes[0], V.vec, V.x
     for p in range(n):
         state_vector(R, g, p, vec)
-        _fill(vec, V.src[p], V.a[p], V.b[p], V.ind_src[p], V.ind_n[p], V.ind_offset[p], V.lit[p], V.lit_value[p],
-              V.face_down, g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
+        _fill(vec, observer_tables(V.plan, p), g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
         forward(V.params, V.sizes, V.relu[0] != 0, x, V.y)
         rewards[p] = min(max((1.0 + x[0]) / 2, 0.0), 1.0)
 
 
 @njit(cache=True)
-def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, rollout_turns, g, buffers, bonus,
-            X, leaf_value, V) -> int:
+def iterate(R, S, seat, G, w, nodes, total, used, iterations, settings, work) -> int:
     """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
-    more), each on a fresh determinisation of S for `seat` copied into `g`; return the nodes used.
-    bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space; leaf_value: the
-    weight of the critic V (`leaf_values`) in a leaf's rewards, beside the rollout's.
+    more), each on a fresh determinisation of S for `seat` copied into the `Work`'s g; return the nodes
+    used. bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space;
+    `settings.leaf_value`: the weight of the critic V (`leaf_values`) in a leaf's rewards, beside the rollout's.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
     drawn at random, roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
-    R, S, G, w, nodes, total, g = borrow(R), borrow(S), borrow(G), borrow(w), borrow(nodes), borrow(total), borrow(g)
-    buffers, bonus, X = borrow(buffers), borrow(bonus), borrowed(X)
+    R, S, G, w, nodes, total = borrow(R), borrow(S), borrow(G), borrow(w), borrow(nodes), borrow(total)
+    g, buffers, bonus, X, V = borrow(work.g), borrow(work.buffers), borrow(work.bonus), borrowed(work.X), work.V
+    c, temperature, rollout_turns, leaf_value = settings
     legal, untried, child = buffers[0], buffers[1], buffers[2]
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
     path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
@@ -375,7 +384,7 @@ def iterate(R, S, seat, G, w, nodes, total, used, iterations, c, temperature, ro
             step.apply(R, g, nodes[node, ACTION])
             if step.is_over(R, g):
                 break
-            n = step.legal_list(R, g, legal)
+            n = step.legal_list_into(R, g, legal, X.mask)
         rollout(R, g, G, w, rollout_turns, temperature, X, rewards)
         if leaf_value > 0:
             leaf_values(R, g, V, learnt)

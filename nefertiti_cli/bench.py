@@ -247,9 +247,8 @@ def batched_random_rate(num_players: int, seconds: float, seed: int, envs: int =
     before = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        random_play(venv.R, venv.rows, seed, venv.games, 1, 1)           # loads the compiled code
-        return _timed(seconds, lambda: random_play(venv.R, venv.rows, seed, venv.games, decisions, 1).size
-                      * decisions)
+        random_play(venv, 1, 1)                                           # loads the compiled code
+        return _timed(seconds, lambda: random_play(venv, decisions, 1).size * decisions)
     finally:
         numba.set_num_threads(before)
 
@@ -343,7 +342,7 @@ from nefertiti_env.vector import NefertitiVectorEnv, random_play
 v = NefertitiVectorEnv(2, seed=0)
 _, masks, *_ = v.reset()
 v.step(masks.argmax(axis=1))
-random_play(v.R, v.rows, 0, v.games, 10, 1)
+random_play(v, 10, 1)
 """
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 import numba
@@ -65,18 +66,18 @@ def random_table(seed, env, game, share):
 
 
 @njit(cache=True, inline="always")
-def _settle(R, S, i, seed, games, rewards, terminated, truncated, scores):
+def _settle(R, S, i, seed, batch):
     """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
     ended = step.is_over(R, S)
     if ended:
         n = R[L.R_NUM_PLAYERS]
-        terminated[i] = step.is_terminated(R, S)
-        truncated[i] = not terminated[i]
+        batch.terminated[i] = step.is_terminated(R, S)
+        batch.truncated[i] = not batch.terminated[i]
         final = step.final_scores(R, S)
-        step.returns(R, S, final, rewards[i])
+        step.returns(R, S, final, batch.rewards[i])
         for p in range(n):
-            scores[i, p] = final[p]
-        _next_game(R, S, i, seed, games)
+            batch.scores[i, p] = final[p]
+        _next_game(R, S, i, seed, batch.games)
     return ended
 
 
@@ -125,50 +126,82 @@ def seed_streams(seed, streams):
         streams[i] = _mix(np.uint64(game_seed(seed, i, -1)))
 
 
+class Batch(NamedTuple):
+    """The arrays of N games that a step reads and fills, row i for game i (`NefertitiVectorEnv` holds them;
+    described there). A NamedTuple: numba compiles it as a tuple, the kernels read it by name."""
+    rows: np.ndarray          # [N, STATE_SIZE] int64: each game's state S
+    games: np.ndarray         # [N] games each env has started since reset, minus one
+    streams: np.ndarray       # [N] uint64: each env's random-move stream
+    seats: np.ndarray         # [N] the deciding seat
+    masks: np.ndarray         # [N, NUM_ACTIONS] int8
+    rewards: np.ndarray       # [N, players] float32: an ended game's returns
+    terminated: np.ndarray    # [N] bool
+    truncated: np.ndarray     # [N] bool
+    scores: np.ndarray        # [N, players] int64: an ended game's final scores
+    obs: np.ndarray           # [N, size] float32: the deciding seat's observation
+
+
+def new_batch(num_envs: int, num_players: int, obs_size: int) -> Batch:
+    """A Batch of `num_envs` games, zeroed."""
+    return Batch(np.zeros((num_envs, L.STATE_SIZE), np.int64), np.zeros(num_envs, np.int64),
+                 np.zeros(num_envs, np.uint64), np.zeros(num_envs, np.int64),
+                 np.zeros((num_envs, A.NUM_ACTIONS), np.int8), np.zeros((num_envs, num_players), np.float32),
+                 np.zeros(num_envs, np.bool_), np.zeros(num_envs, np.bool_), np.zeros((num_envs, num_players), np.int64),
+                 np.zeros((num_envs, obs_size), np.float32))
+
+
+@njit(cache=True, inline="always")
+def _borrowed(batch) -> Batch:
+    """`batch` with every array borrowed (`borrow`): a field read from a tuple of counted arrays counts
+    a reference in and out, which the PLAY loop would pay at every decision."""
+    return Batch(borrow(batch.rows), borrow(batch.games), borrow(batch.streams), borrow(batch.seats),
+                 borrow(batch.masks), borrow(batch.rewards), borrow(batch.terminated), borrow(batch.truncated),
+                 borrow(batch.scores), borrow(batch.obs))
+
+
 APPLY, DEAL, CONTINUE, PLAY = 0, 1, 2, 3        # what `_advance_rows` does in each active game
 
 
 @njit(cache=True, nogil=True)
-def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, streams, seats, masks, rewards,
-                  terminated, truncated, scores, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down, obs,
-                  lo, hi):
-    """In every game i (lo <= i < hi) with active[i]: apply actions[i] (mode APPLY; DEAL: deal game
-    games[i]; CONTINUE: nothing, its state was moved on in place by the caller), restart it if it
+def _advance_rows(R, batch, plan, actions, active, mode, learner, share, seed, lo, hi):
+    """In every game i (lo <= i < hi) of the Batch with active[i]: apply actions[i] (mode APPLY; DEAL: deal
+    game games[i]; CONTINUE: nothing, its state was moved on in place by the caller), restart it if it
     ended, and with `learner` play random moves for the other seats until `learner_seat` decides (in
     the games `random_table` draws with `share`; in the others, every seat's decision returns to the
-    caller); then fill its seat, mask and observation. Rows not active keep their seat, mask and
-    observation; their rewards and flags are cleared. Mode PLAY (`random_play`) only plays actions[i]
-    random decisions in game i, restarting it when it ends: one kernel for both, since each kernel
-    called from Python links the whole engine into its compiled code again (docs/engine.md). R and rows
-    are borrowed (`borrow`)."""
-    R, rows = borrow(R), borrow(rows)
+    caller); then fill its seat, mask and observation (laid out by the BatchPlan `plan`). Rows not
+    active keep their seat, mask and observation; their rewards and flags are cleared. Mode PLAY
+    (`random_play`) only plays actions[i] random decisions in game i, restarting it when it ends: one
+    kernel for both, since each kernel called from Python links the whole engine into its compiled code
+    again (docs/engine.md). R and the batch are borrowed (`borrow`)."""
+    R, batch = borrow(R), _borrowed(batch)
+    rows = batch.rows
     players = R[L.R_NUM_PLAYERS]
     words = np.empty(MASK_WORDS, np.uint64)
     for i in range(lo, hi):
-        rewards[i, :] = 0
-        terminated[i] = truncated[i] = False
+        batch.rewards[i, :] = 0
+        batch.terminated[i] = batch.truncated[i] = False
         if not active[i]:
             continue
         S = rows[i]
         if mode == PLAY:
             for _ in range(actions[i]):
-                step.apply(R, S, _random_move(R, S, words, streams, i))
+                step.apply(R, S, _random_move(R, S, words, batch.streams, i))
                 if step.is_over(R, S):
-                    _next_game(R, S, i, seed, games)
+                    _next_game(R, S, i, seed, batch.games)
             continue
         if mode == DEAL:
-            engine_setup.new_game(R, S, game_seed(seed, i, games[i]))
+            engine_setup.new_game(R, S, game_seed(seed, i, batch.games[i]))
         else:
             if mode == APPLY:
                 step.apply(R, S, actions[i])
-            _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
-        while (learner and S[L.ACTOR] != learner_seat(i, games[i], players)
-               and random_table(seed, i, games[i], share)):
-            step.apply(R, S, _random_move(R, S, words, streams, i))
-            _settle(R, S, i, seed, games, rewards, terminated, truncated, scores)
-        seats[i] = S[L.ACTOR]
-        masks[i, :] = 0
-        step.legal_mask(R, S, masks[i])
+            _settle(R, S, i, seed, batch)
+        while (learner and S[L.ACTOR] != learner_seat(i, batch.games[i], players)
+               and random_table(seed, i, batch.games[i], share)):
+            step.apply(R, S, _random_move(R, S, words, batch.streams, i))
+            _settle(R, S, i, seed, batch)
+        batch.seats[i] = S[L.ACTOR]
+        batch.masks[i, :] = 0
+        step.legal_mask(R, S, batch.masks[i])
     j = lo if mode != PLAY else hi
     while j < hi:                      # the observations of each run of active rows
         if not active[j]:
@@ -177,26 +210,23 @@ def _advance_rows(R, rows, actions, active, mode, learner, share, seed, games, s
         k = j
         while k < hi and active[k]:
             k += 1
-        observe_batch(R, rows[j:k], seats[j:k], src, a, b, ind_src, ind_n, ind_offset, lit, lit_value,
-                      face_down, obs[j:k])
+        observe_batch(R, rows[j:k], batch.seats[j:k], plan, batch.obs[j:k])
         j = k
 
 
-def random_play(R, rows, seed, games, decisions, chunks) -> np.ndarray:
-    """Play `decisions` uniformly random legal decisions in every game of `rows` (no observation:
-    the benchmark of the engine alone); an ended game restarts as in `NefertitiVectorEnv`.
-    Returns the games ended per row. The choices come from a splitmix64 stream per row seeded
-    from `seed`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
-    n, started = len(rows), games.copy()
-    streams = np.zeros(n, np.uint64)
-    seed_streams(seed, streams)
-    # what PLAY neither reads nor fills, typed as `NefertitiVectorEnv` passes them (so no second compile)
-    ints, floats, flags, seats = np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32), np.zeros(n, np.bool_), \
-        np.zeros(n, np.int64)
-    in_threads(_advance_rows, n, chunks, R, rows, np.full(n, decisions, np.int64), np.ones(n, np.bool_), PLAY,
-               False, 1.0, seed, games, streams, seats, np.zeros((n, A.NUM_ACTIONS), np.int8), floats, flags, flags,
-               ints, ints, floats, floats, ints, seats, ints, ints, floats, seats, floats)
-    return games - started
+def random_play(venv: "NefertitiVectorEnv", decisions: int, chunks: int) -> np.ndarray:
+    """Play `decisions` uniformly random legal decisions in every game of `venv` (after its `reset`),
+    with no observation between them: the benchmark of the engine alone. An ended game restarts as in
+    `step`; at the end the seats, masks and observations are filled, so the env can be stepped on.
+    Returns the games ended per env. The choices come from each env's random-move stream, seeded by
+    `reset`, so a run is reproducible; `chunks`: runs of rows, one per thread (`threads(n)`)."""
+    if not venv._ready:
+        raise RuntimeError("call reset() before random_play()")
+    n, started = venv.num_envs, venv.games.copy()
+    in_threads(_advance_rows, n, chunks, venv.R, venv.batch, venv.plan, np.full(n, decisions, np.int64),
+               venv._all, PLAY, False, 1.0, venv.seed)
+    venv.resume(venv._all)
+    return venv.games - started
 
 
 def in_threads(kernel, n: int, chunks: int, *args, what: str = "the batched engine") -> None:
@@ -295,26 +325,18 @@ class NefertitiVectorEnv:
         self.encoder = observation_version(observation)
         self.plan = self.encoder.batch_plan(self.template)
         self.R = self.template.R
-        self.rows = np.zeros((num_envs, L.STATE_SIZE), dtype=np.int64)
-        self.games = np.zeros(num_envs, dtype=np.int64)
-        self.streams = np.zeros(num_envs, dtype=np.uint64)
-        self.obs = np.zeros((num_envs, self.encoder.size), dtype=np.float32)
-        self.masks = np.zeros((num_envs, A.NUM_ACTIONS), dtype=np.int8)
-        self.seats = np.zeros(num_envs, dtype=np.int64)
-        self.rewards = np.zeros((num_envs, num_players), dtype=np.float32)
-        self.terminated = np.zeros(num_envs, dtype=np.bool_)
-        self.truncated = np.zeros(num_envs, dtype=np.bool_)
-        self.final_scores = np.zeros((num_envs, num_players), dtype=np.int64)
+        self.batch = new_batch(num_envs, num_players, self.encoder.size)
+        b = self.batch         # the same arrays by name, for callers
+        self.rows, self.games, self.streams, self.obs, self.masks = b.rows, b.games, b.streams, b.obs, b.masks
+        self.seats, self.rewards, self.terminated, self.truncated = b.seats, b.rewards, b.terminated, b.truncated
+        self.final_scores = b.scores
         self._all = np.ones(num_envs, dtype=np.bool_)
         self._ready = False
 
     def _run(self, actions: np.ndarray, active: np.ndarray, mode: int):
-        p = self.plan
         self.final_scores[:] = 0
-        in_threads(_advance_rows, self.num_envs, threads(self.num_envs), self.R, self.rows, actions, active, mode,
-                   self.learner, self.random_share, self.seed, self.games, self.streams, self.seats, self.masks,
-                   self.rewards, self.terminated, self.truncated, self.final_scores, p.src, p.a, p.b, p.ind_src,
-                   p.ind_n, p.ind_offset, p.lit, p.lit_value, p.face_down, self.obs)
+        in_threads(_advance_rows, self.num_envs, threads(self.num_envs), self.R, self.batch, self.plan, actions,
+                   active, mode, self.learner, self.random_share, self.seed)
         self._ready = True
         info = {"final_scores": self.final_scores, "games": self.games + 1}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info

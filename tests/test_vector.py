@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from nefertiti_env import IllegalActionError, NefertitiGame
+from nefertiti_env.core.actions import NUM_ACTIONS
+from nefertiti_env.core.engine import layout as L, step as engine_step
 from nefertiti_env.encoding import observation_version
 from nefertiti_env.vector import MAX_NUM_ENVS, MIN_ROWS_PER_THREAD, NefertitiVectorEnv, game_seed, random_play, threads
 
@@ -96,31 +98,35 @@ def test_same_run_whatever_the_threads():
 
 
 def test_random_play_is_reproducible_and_ends_games():
-    """The same seed gives the same games, on one run of rows or on two."""
-    venv = NefertitiVectorEnv(4, seed=9)
-    venv.reset()
-    ends = []
+    """The same seed gives the same games, on one run of rows or on two; the env can be stepped on after."""
+    runs = []
     for chunks in (1, 2):
-        rows, games = venv.rows.copy(), np.zeros(4, np.int64)
-        ended = random_play(venv.R, rows, 9, games, 400, chunks)
-        ends.append((rows, ended))
-    assert np.array_equal(ends[0][0], ends[1][0]) and np.array_equal(ends[0][1], ends[1][1])
-    assert ends[0][1].sum() >= 4          # a 4-player game takes about 170 decisions
+        venv = NefertitiVectorEnv(4, seed=9)
+        venv.reset()
+        ended = random_play(venv, 400, chunks)
+        runs.append((venv.rows.copy(), ended, venv.masks.copy(), venv.seats.copy()))
+        for i in range(4):                                             # seats and masks are the games' own
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            engine_step.legal_mask(venv.R, venv.rows[i], mask)
+            assert venv.seats[i] == venv.rows[i, L.ACTOR] and np.array_equal(venv.masks[i], mask)
+        venv.step(venv.masks.argmax(axis=1))
+    assert all(np.array_equal(x, y) for x, y in zip(*runs))
+    assert runs[0][1].sum() >= 4          # a 4-player game takes about 170 decisions
 
 
-def _play_rows_of(R, rows, chunks):
-    ended = random_play(R, rows, 9, np.zeros(len(rows), np.int64), 60, chunks)
-    return rows, ended
+def _play_rows_of(chunks):
+    venv = NefertitiVectorEnv(8, seed=9)
+    venv.reset()
+    ended = random_play(venv, 60, chunks)
+    return venv.rows, ended
 
 
 def test_a_forked_child_runs_its_rows_in_threads_of_its_own():
     """The row kernels' thread pool is per process: a child forked after the parent used it (as
-    training workers are) must not queue its chunks on the parent's threads, which it lacks."""
-    venv = NefertitiVectorEnv(8, seed=9)
-    venv.reset()
-    parent = _play_rows_of(venv.R, venv.rows.copy(), 2)          # the parent's pool now exists
+    worker processes are) must not queue its chunks on the parent's threads, which it lacks."""
+    parent = _play_rows_of(2)                                     # the parent's pool now exists
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        child = pool.apply_async(_play_rows_of, (venv.R, venv.rows.copy(), 2)).get(timeout=120)
+        child = pool.apply_async(_play_rows_of, (2,)).get(timeout=120)
     assert np.array_equal(child[0], parent[0]) and np.array_equal(child[1], parent[1])
 
 

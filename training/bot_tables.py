@@ -50,7 +50,7 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
     """In every game i (lo <= i < hi) with active[i]: the bot of weights W[i] (samples[i], depth[i])
     plays every seat but learner[i] until that seat decides or the game is over; G[i, L.RNG:] is the
     table's generator. A single legal action is played without drawing, as `HeuristicBot.act` does."""
-    legal = np.empty(A.NUM_ACTIONS, np.int64)
+    legal, mask = np.empty(A.NUM_ACTIONS, np.int64), np.empty(A.NUM_ACTIONS, np.int8)
     keys = np.empty(A.NUM_ACTIONS, np.int64)
     values = np.empty(A.NUM_ACTIONS, np.float64)
     for i in range(lo, hi):
@@ -58,7 +58,7 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
             continue
         S = rows[i]
         while not step.is_over(R, S) and S[L.ACTOR] != learner[i]:
-            if step.legal_list(R, S, legal) == 1:
+            if step.legal_list_into(R, S, legal, mask) == 1:
                 action = legal[0]
             else:
                 action = best_action(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)

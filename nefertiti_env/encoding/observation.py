@@ -285,14 +285,14 @@ class Plan(NamedTuple):
     # minus _LOWEST. [S * _WIDTH] lit: the entry number S sets when it has value v (`size`: none); lit_value:
     # the value it sets there (1 for one-hots; v1 also writes codes). [market * place] face_down: the entry
     # a face-down card sets to 1.
-    src = property(lambda self: _plan_tables_py(self.ints, self.floats)[0])
-    a = property(lambda self: _plan_tables_py(self.ints, self.floats)[1])
-    b = property(lambda self: _plan_tables_py(self.ints, self.floats)[2])
-    ind_src = property(lambda self: _plan_tables_py(self.ints, self.floats)[3])
-    ind_offset = property(lambda self: _plan_tables_py(self.ints, self.floats)[4])
-    lit = property(lambda self: _plan_tables_py(self.ints, self.floats)[5])
-    lit_value = property(lambda self: _plan_tables_py(self.ints, self.floats)[6])
-    face_down = property(lambda self: _plan_tables_py(self.ints, self.floats)[7])
+    src = property(lambda self: _plan_tables_py(self.ints, self.floats).src)
+    a = property(lambda self: _plan_tables_py(self.ints, self.floats).a)
+    b = property(lambda self: _plan_tables_py(self.ints, self.floats).b)
+    ind_src = property(lambda self: _plan_tables_py(self.ints, self.floats).ind_src)
+    ind_offset = property(lambda self: _plan_tables_py(self.ints, self.floats).ind_offset)
+    lit = property(lambda self: _plan_tables_py(self.ints, self.floats).lit)
+    lit_value = property(lambda self: _plan_tables_py(self.ints, self.floats).lit_value)
+    face_down = property(lambda self: _plan_tables_py(self.ints, self.floats).face_down)
 
 
 _PLAN_HEADER = 3                 # a Plan's `ints` start with the lengths of src, ind_src and lit
@@ -308,16 +308,30 @@ def make_plan(src, a, b, ind_src, ind_offset, lit, lit_value, face_down, size: i
                 np.asarray(relative))
 
 
+class Tables(NamedTuple):
+    """One observer's tables (described in `Plan`), as `_fill` reads them: views of a Plan's packed arrays
+    (`plan_tables`) or rows of a BatchPlan (`_row`)."""
+    src: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    ind_src: np.ndarray
+    ind_n: int                # the used length of ind_src and ind_offset
+    ind_offset: np.ndarray
+    lit: np.ndarray
+    lit_value: np.ndarray
+    face_down: np.ndarray
+
+
 @kernel
-def plan_tables(ints, floats):
-    """A packed Plan's tables as views: src, a, b, ind_src, ind_offset, lit, lit_value, face_down (the
-    properties of `Plan` call it as plain Python)."""
+def plan_tables(ints, floats) -> Tables:
+    """A packed Plan's tables as views (the properties of `Plan` call it as plain Python)."""
     n_src, n_ind, n_lit = ints[0], ints[1], ints[2]
     at = _PLAN_HEADER
     src, ind_src = ints[at:at + n_src], ints[at + n_src:at + n_src + n_ind]
     at += n_src + n_ind
     ind_offset, lit, face_down = ints[at:at + n_ind], ints[at + n_ind:at + n_ind + n_lit], ints[at + n_ind + n_lit:]
-    return src, floats[:n_src], floats[n_src:2 * n_src], ind_src, ind_offset, lit, floats[2 * n_src:], face_down
+    return Tables(src, floats[:n_src], floats[n_src:2 * n_src], ind_src, n_ind, ind_offset, lit, floats[2 * n_src:],
+                  face_down)
 
 
 _plan_tables_py = getattr(plan_tables, "py_func", plan_tables)     # the function itself under NUMBA_DISABLE_JIT
@@ -523,19 +537,35 @@ def _selection_view(game, seat: int) -> list:
 
 
 @kernel
-def _fill(vec, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, face_down, out):
-    """out (the whole vector) from a state vector and a Plan's tables; face_down: the flag of each card place,
-    market by market. The linear entries come first and are all written; the rest is zero but what lights."""
-    for i in range(src.size):                                # float32 products and sums, as numpy would do them
-        out[i] = np.float32(vec[src[i]]) * b[i] + a[i]
-    out[src.size:] = 0
-    for j in range(ind_n):
-        k = vec[ind_src[j]] + ind_offset[j]
-        if lit[k] < out.size:                                # values that light nothing point past the end
-            out[lit[k]] = lit_value[k]
+def _fill(vec, t, face_down, out):
+    """out (the whole vector) from a state vector and an observer's `Tables` t; face_down: the flag of each
+    card place, market by market. The linear entries come first and are all written; the rest is zero but
+    what lights."""
+    for i in range(t.src.size):                              # float32 products and sums, as numpy would do them
+        out[i] = np.float32(vec[t.src[i]]) * t.b[i] + t.a[i]
+    out[t.src.size:] = 0
+    for j in range(t.ind_n):
+        k = vec[t.ind_src[j]] + t.ind_offset[j]
+        if t.lit[k] < out.size:                              # values that light nothing point past the end
+            out[t.lit[k]] = t.lit_value[k]
     for i in range(face_down.size):                          # Beggar (expansion): rare, so not an indicator number
         if face_down[i]:
-            out[face_down_entries[i]] = 1
+            out[t.face_down[i]] = 1
+
+
+@njit(cache=True, inline="always")
+def observer_tables(plan, s) -> Tables:
+    """Observer s's `Tables` in a BatchPlan (views of its rows)."""
+    return Tables(plan.src[s], plan.a[s], plan.b[s], plan.ind_src[s], plan.ind_n[s], plan.ind_offset[s], plan.lit[s],
+                  plan.lit_value[s], plan.face_down)
+
+
+@njit(cache=True, inline="always")
+def borrowed_plan(plan) -> "BatchPlan":
+    """`plan` with every array borrowed (`borrow`): for a kernel Python calls, which holds the plan for the call."""
+    return BatchPlan(borrow(plan.src), borrow(plan.a), borrow(plan.b), borrow(plan.ind_src), borrow(plan.ind_n),
+                     borrow(plan.ind_offset), borrow(plan.lit), borrow(plan.lit_value), borrow(plan.face_down),
+                     plan.size)
 
 
 @njit(cache=True)
@@ -543,26 +573,21 @@ def _observe(R, S, seat, ints, floats, out):
     """out = the observation vector of `seat` in the game (R, S), laid out by a Plan's packed tables
     (its arrays borrowed with `borrow`)."""
     R, S, ints, floats, out = borrow(R), borrow(S), borrow(ints), borrow(floats), borrow(out)
-    src, a, b, ind_src, ind_offset, lit, lit_value, face_down_entries = plan_tables(ints, floats)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     state_vector(R, S, seat, vec)
-    _fill(vec, src, a, b, ind_src, ind_src.size, ind_offset, lit, lit_value, face_down_entries,
-          S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out)
+    _fill(vec, plan_tables(ints, floats), S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out)
 
 
 @njit(cache=True)
-def observe_batch(R, S_rows, seats, src, a, b, ind_src, ind_n, ind_offset, lit, lit_value, face_down_entries, out):
-    """out[i] = the observation of seats[i] in the game S_rows[i] (all under the rules R), laid out by the
-    stacked tables of a BatchPlan (row s: observer s; its arrays borrowed with `borrow`)."""
-    R, S_rows, src, a, b = borrow(R), borrow(S_rows), borrow(src), borrow(a), borrow(b)
-    ind_src, ind_offset, lit, lit_value = borrow(ind_src), borrow(ind_offset), borrow(lit), borrow(lit_value)
-    face_down_entries, out = borrow(face_down_entries), borrow(out)
+def observe_batch(R, S_rows, seats, plan, out):
+    """out[i] = the observation of seats[i] in the game S_rows[i] (all under the rules R), laid out by a
+    BatchPlan (row s: observer s; the arrays borrowed with `borrow`)."""
+    R, S_rows, plan, out = borrow(R), borrow(S_rows), borrowed_plan(plan), borrow(out)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     for i in range(S_rows.shape[0]):
-        s, S = seats[i], S_rows[i]
-        state_vector(R, S, s, vec)
-        _fill(vec, src[s], a[s], b[s], ind_src[s], ind_n[s], ind_offset[s], lit[s], lit_value[s], face_down_entries,
-              S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out[i])
+        S = S_rows[i]
+        state_vector(R, S, seats[i], vec)
+        _fill(vec, observer_tables(plan, seats[i]), S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out[i])
 
 
 def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
@@ -575,8 +600,7 @@ def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: Bat
         raise ValueError(f"seats must lie in 0..{len(plan.ind_n) - 1} (the plan's observers); got {seats.tolist()}")
     if out is None:
         out = np.empty((len(S_rows), plan.size), dtype=np.float32)
-    observe_batch(R, S_rows, seats, plan.src, plan.a, plan.b, plan.ind_src, plan.ind_n, plan.ind_offset, plan.lit,
-                  plan.lit_value, plan.face_down, out)
+    observe_batch(R, S_rows, seats, plan, out)
     return out
 
 

@@ -116,16 +116,10 @@ def returns(R, S, scores, out) -> None:
         out[:S[L.NUM_PLAYERS]] = 0
 
 
-@njit(cache=True)
-def legal_list(R, S, out) -> int:
-    """Write the legal actions, ascending, into `out`; return how many."""
-    return legal_list_into(R, S, out, np.empty(A.NUM_ACTIONS, np.int8))
-
-
 @njit(cache=True, inline="always")
 def legal_list_into(R, S, out, mask) -> int:
-    """`legal_list` with the caller's `mask` (NUM_ACTIONS int8) as scratch, so that a search's hot
-    loop allocates nothing. The list is written without a branch (each action written, the count
+    """Write the legal actions, ascending, into `out`; return how many. The caller's `mask` (NUM_ACTIONS
+    int8) is the scratch, so that a search's hot loop allocates nothing. The list is written without a branch (each action written, the count
     moved on when it is legal): a branch per action mispredicts often, in the hottest loop of every
     decision."""
     for a in range(A.NUM_ACTIONS):
@@ -156,7 +150,7 @@ def decide(R, W, action, known) -> int:
     needs no unpacking. The action LIST only lists the legal actions (returns their number); NEW_GAME
     first deals a new game seeded `known` (`setup.new_game`), so the facade makes every call through
     one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it.
-    It lists them with the inlined `legal_list_into`: the kernel `legal_list` would be one more library
+    It lists them with the inlined `legal_list_into`: a kernel of its own would be one more library
     that emits the whole legal-move tree again (about 1 s of the first run). R and W are borrowed (`borrow`)."""
     R, W = borrow(R), borrow(W)
     S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK]
