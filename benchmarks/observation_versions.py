@@ -5,9 +5,10 @@ update's share of the learner's CPU time. Prints figures; asserts nothing.
     python benchmarks/observation_versions.py --ppo-steps 16384   # also the PPO update share (~1 min)
 
 Non-zeros: over `--games` four-player random games, every decision, the deciding seat's vector.
-Encoder time: best of 5 over positions sampled from those games. PPO share: quickstart's PPO settings
-(n_steps 256, batch 512, 4 epochs, net [256, 256]), 16 single-agent envs against random bots in this
-process, torch on one thread, CPU time of `model.train()` over all of `learn()`.
+Encoder time: best of 5 over positions sampled from those games. PPO share: PPO settings of the
+former quickstart (n_steps 256, batch 512, 4 epochs, net [256, 256]), 16 games of the batched engine
+against random bots (the trainer's env), torch on one thread, CPU time of `model.train()` over all of
+`learn()`.
 """
 from __future__ import annotations
 
@@ -49,13 +50,12 @@ def sizes_and_speed(games: int) -> None:
 def ppo_share(steps: int) -> None:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from nefertiti_env.training.single_agent import SingleAgentEnv
+    from nefertiti_env.training.batched_vec_env import BatchedVecEnv
 
     torch.set_num_threads(1)
     for name in OBSERVATIONS:
-        venv = DummyVecEnv([lambda: SingleAgentEnv(num_players=4, observation=name) for _ in range(16)])
+        venv = BatchedVecEnv(16, num_players=4, observation=name)
         model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=512, n_epochs=4, seed=0,
                             policy_kwargs={"net_arch": [256, 256]}, device="cpu")
         update, train = [0.0], model.train

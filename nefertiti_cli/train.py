@@ -5,9 +5,13 @@ import argparse
 import sys
 
 DESCRIPTION = """\
-Train an agent by self-play with MaskablePPO. The learner takes a random seat each
-game; the other seats are played by opponents drawn from a pool (random and heuristic
-bots, frozen snapshots of the learner). During training: a progress bar, TensorBoard
+Train an agent by self-play with MaskablePPO. The learner plays one seat (rotating by
+game) of `env.n_envs` games stepped together on the batched compiled engine in this
+process; all other seats of a game are one opponent kind, drawn per game with
+`opponents.weights`: random or heuristic bots (greedy, collector, banker), a trained
+agent without search (champion, ppo:path=...) or frozen snapshots of the learner.
+Configs of earlier versions load as they are (`env.vector: true`, `env.workers` and
+`opponents.per_table` are ignored). During training: a progress bar, TensorBoard
 and CSV logs, periodic evaluation against each baseline bot (win rate with a 95%
 confidence interval, seats rotated), checkpoints. At the end: a result table (printed,
 results.csv, results.md) and a learning curve (learning_curve.png) in the run folder.

@@ -252,21 +252,22 @@ def test_maskable_ppo_learns_on_it():
     env.close()
 
 
-def test_a_vector_training_run(tmp_path):
-    """`env.vector: true`: the trainer steps its games on BatchedVecEnv against random and snapshot
-    tables (snapshots taken on schedule join the pool, evaluation runs as usual); a bot other than the
-    heuristics is a config error."""
+def test_a_training_run_steps_its_games_on_it(tmp_path):
+    """The trainer steps its games on BatchedVecEnv against random and snapshot tables (snapshots taken on
+    schedule join the pool, evaluation runs as usual); a searching bot is a config error naming it."""
     from nefertiti_env.training.config import ConfigError, config_from_dict
-    from nefertiti_env.training.trainer import RunPaths, train
+    from nefertiti_env.training.trainer import RunPaths, Trainer
 
     data = {"total_timesteps": 256, "seed": 3, "out": str(tmp_path / "run"), "checkpoint_every": 256,
-            "env": {"num_players": 3, "n_envs": 4, "vector": True, "observation": "v1"},
+            "env": {"num_players": 3, "n_envs": 4, "observation": "v1"},
             "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}, "snapshot_every": 128},
             "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
             "evaluation": {"every_steps": 256, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1}}
-    results = train(config_from_dict(data), progress=False)
+    trainer = Trainer(config_from_dict(data), progress=False)
+    results = trainer.run()
+    assert isinstance(trainer.venv.venv, BatchedVecEnv)
     assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
-    with pytest.raises(ConfigError, match="heuristic bot opponents"):
+    with pytest.raises(ConfigError, match="cannot train against 'mcts'"):
         config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "mcts": 1.0}}})
 
 

@@ -236,6 +236,27 @@ def test_config_errors_name_every_problem_and_the_file(tmp_path):
         assert needle in text, needle
 
 
+def test_saved_configs_from_before_the_one_training_path_load_and_the_worker_envs_choices_are_refused():
+    """Saved runs hold `env.vector`, `env.workers` and `opponents.per_table`: they load, as no-ops (every run
+    trains on the batched engine, one opponent kind per game); what only the removed worker envs did
+    (`vector: false`, the rank reward, searching opponents) is refused, naming it and what to use."""
+    for saved in ("docs/results/training/quickstart/config.yaml", "docs/results/champion/whole_game/config.yaml"):
+        data = yaml.safe_load(open(saved))
+        assert data["env"]["vector"] is True and "workers" in data["env"] and "per_table" in data["opponents"]
+        config = config_from_dict({**data, "init_from": ""}, source=saved)
+        assert config.env.n_envs == data["env"]["n_envs"] and config.opponents.weights == data["opponents"]["weights"]
+        assert not {"vector", "workers"} & set(config.to_dict()["env"]) and "per_table" not in config.to_dict()["opponents"]
+    for edit, words in (
+            ({"env": {"vector": False}}, "env: vector: false asked for the worker envs, which were removed"),
+            ({"env": {"reward": "rank"}}, "env.reward: 'rank' was given only by the removed worker envs: use win_loss "
+                                          "or score_diff"),
+            ({"opponents": {"weights": {"random": 1.0, "mcts:iterations=50": 1.0}}},
+             "opponents.weights: cannot train against 'mcts:iterations=50'"),
+            ({"opponents": {"weights": {"champion:search=32": 1.0}}}, "cannot train against 'champion:search=32'")):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            config_from_dict(edit)
+
+
 def test_config_accepts_yaml_exponent_floats_and_rejects_bools_as_ints():
     assert config_from_dict({"ppo": {"learning_rate": "3e-4"}}).ppo.learning_rate == 3e-4
     with pytest.raises(ConfigError, match="total_timesteps: Input should be a valid integer, got True"):
@@ -261,7 +282,7 @@ def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
 def tiny_config(out, total, observation="v0"):
     return config_from_dict({
         "total_timesteps": total, "seed": 3, "out": str(out), "checkpoint_every": 256,
-        "env": {"num_players": 3, "n_envs": 2, "workers": 1, "observation": observation},
+        "env": {"num_players": 3, "n_envs": 2, "observation": observation},
         "opponents": {"weights": {"random": 1.0, "snapshot": 1.0}, "snapshot_every": 256, "max_snapshots": 3},
         "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "evaluation": {"every_steps": 256, "games": 3, "final_games": 3, "baselines": ["random"], "workers": 1},
@@ -537,11 +558,15 @@ def test_a_full_disk_mid_run_is_one_line_saying_what_was_saved(tmp_path, monkeyp
 
 def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_path, trained_run):
     """What SB3's pickled zip carried for resuming is in the safe checkpoint: weights, Adam moments,
-    the step and update counters."""
+    the step and update counters; a run whose config still names the worker envs' keys resumes too."""
     from nefertiti_env.training.trainer import RunPaths, Trainer, load_run_config
 
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)
+    config = yaml.safe_load((run / "config.yaml").read_text())     # as saved before the one training path
+    config["env"].update(vector=True, workers=2)
+    config["opponents"]["per_table"] = False
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
     saved = torch.load(RunPaths(run).latest_checkpoint() / "model.pt", weights_only=True)
     trainer = Trainer(load_run_config(run), resume=True)
     trainer._setup()

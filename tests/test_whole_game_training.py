@@ -22,7 +22,7 @@ TWO_TABLES = [{"num_players": 2, "characters": "base"},
 def test_whole_game_config_covers_the_game():
     config = load_config("configs/whole_game.yaml")
     tables = config.env.table_list()
-    assert config.env.observation == "v2" and config.env.vector
+    assert config.env.observation == "v2"
     assert {t.num_players for t in tables} == {2, 3, 4, 5} and {t.setup for t in tables} == {"beginner", "advanced"}
     assert {t.characters for t in tables} == {"base", "expansion", "curse_of_amon", "intrigue_at_court",
                                               "race_for_the_nile"}
@@ -81,7 +81,7 @@ def test_a_mixture_batch_holds_each_table_in_its_rows_and_replays_from_its_seed(
 def tiny_mixture(out, total):
     return config_from_dict({
         "total_timesteps": total, "seed": 3, "out": str(out), "checkpoint_every": 128,
-        "env": {"observation": "v2", "n_envs": 4, "vector": True, "tables": TWO_TABLES},
+        "env": {"observation": "v2", "n_envs": 4, "tables": TWO_TABLES},
         "opponents": {"weights": {"banker": 1.0, "snapshot": 1.0, "random": 1.0}, "snapshot_every": 128},
         "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "evaluation": {"every_steps": 128, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1},
@@ -111,18 +111,3 @@ def test_a_tiny_mixture_run_trains_resumes_and_evaluates_at_both_tables(tmp_path
         while not game.is_over():
             game.apply(bot.act(game, game.current_player))          # an illegal action would raise
         assert game.is_terminated() and game.winners()
-
-
-def test_the_worker_envs_share_the_envs_among_the_tables(tmp_path):
-    """Without the batched engine each table gets its share of single-agent envs (here one each)."""
-    from nefertiti_env.training.trainer import Trainer
-
-    data = tiny_mixture(tmp_path / "run", 64).to_dict()
-    data["env"].update(vector=False, n_envs=2, workers=1)
-    data["opponents"]["weights"] = {"banker": 1.0, "snapshot": 1.0}
-    trainer = Trainer(config_from_dict(data), progress=False)
-    trainer._setup()
-    envs = trainer.venv.venv.envs
-    assert [(env.num_players, env._game_args["characters"], env._game_args["setup"]) for env in envs] == [
-        (2, "base", "beginner"), (5, "expansion", "advanced")]
-    trainer.venv.close()

@@ -9,7 +9,8 @@ the newest `max_snapshots`, and all waiting snapshot tables are decided by one c
 way; or by a heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
-ended the game. Masks come through `env_method("action_masks")` like `vec_env.WorkerVecEnv`.
+ended the game. Masks come through `env_method("action_masks")`. `nefertiti train` steps every
+run on it (a mixture of tables: one per table, `table_mix.py`).
 
 A game truncated at `max_decisions` (rare: see docs/actions.md) ends the episode with reward 0
 and no bootstrap (the ended game is replaced inside the kernel, so there is no terminal
@@ -29,8 +30,8 @@ from nefertiti_env.vector import NefertitiVectorEnv
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
 from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tables
-from .vec_env import MASKS
 
+MASKS = "action_masks"        # what MaskablePPO asks every env for (`env_method`)
 ADD_SNAPSHOT = "add_snapshot"
 VECTOR_REWARDS = ("win_loss", "score_diff")      # the AEC env's rewards this env gives (`env.aec.final_rewards`)
 

@@ -8,6 +8,7 @@ prints the JSON Schema.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -21,7 +22,6 @@ from nefertiti_env.agents.policy_file import MAX_LAYERS, MAX_WIDTH
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env import NefertitiGame
 from nefertiti_env.encoding import OBSERVATIONS
-from nefertiti_env.env.aec import REWARDS
 
 from .batched_vec_env import VECTOR_REWARDS
 from .bot_tables import seats_at_bot_tables
@@ -48,6 +48,18 @@ def _check_specs(specs):
         if spec != SNAPSHOT:
             parse_spec(spec)
     return specs
+
+
+def trains_against(kind: str) -> bool:
+    """Whether the batched env can seat opponent `kind`: random moves in its kernel, snapshots and trained
+    agents without search through their actors, heuristic bots in compiled code."""
+    return kind in (RANDOM, SNAPSHOT) or seats_at_bot_tables(kind) or plays_at_snapshot_tables(kind)
+
+
+def _without(data, *keys):
+    """`data` without keys that saved configs still hold but that no longer change anything, so that a run
+    trained before resumes."""
+    return {k: v for k, v in data.items() if k not in keys} if isinstance(data, dict) else data
 
 
 class TableOptions(Section):
@@ -85,16 +97,30 @@ class EnvConfig(TableOptions):
     ruleset: str = Field("default", description='a packaged ruleset name ("default", "cheap_gold") or a TOML path')
     tables: list[TableConfig] = Field(default_factory=list, description="a mixture of tables, each with its weight "
                                                                        "(replaces the single table's options)")
-    reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
+    reward: Literal[VECTOR_REWARDS] = Field("win_loss", description="terminal reward of the learner: +1/-1, or its "
+                                                                  "final score less the others' mean, over 100")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
         "v0", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
-    n_envs: Envs = Field(16, description="environments stepped together (the policy runs on all at once)")
-    workers: Workers = Field(2, description="processes that step them (1: in the training process)")
-    vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
-                                            "(training/batched_vec_env.py, docs/vector.md; workers unused): "
-                                            "random, snapshot, heuristic bot and trained agent (champion, "
-                                            "ppo:path=...) opponents (one kind per table) "
-                                            "and the win_loss or score_diff reward")
+    n_envs: Envs = Field(16, description="games stepped together on the batched compiled engine in the training "
+                                         "process (training/batched_vec_env.py); the policy runs on all at once")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_worker_envs(cls, data):
+        """`vector` and `workers` chose the worker envs, which were removed: a saved `vector: true` (the batched
+        engine, the only one now) and `workers` load as no-ops; `vector: false` is refused."""
+        if isinstance(data, dict) and data.get("vector", True) is not True:
+            raise ValueError(f"vector: {json.dumps(data['vector'])} asked for the worker envs, which were removed: "
+                             "every run steps its games on the batched engine (docs/training.md); delete the key")
+        return _without(data, "vector", "workers")
+
+    @field_validator("reward", mode="before")
+    @classmethod
+    def _rank_was_removed(cls, reward):
+        if reward == "rank":
+            raise ValueError("'rank' was given only by the removed worker envs: use win_loss or score_diff "
+                             "(the PettingZoo env still gives rank)")
+        return reward
 
     def table_list(self) -> list[TableConfig]:
         """The tables trained at: the mixture, or the single table with weight 1."""
@@ -142,8 +168,13 @@ class OpponentsConfig(Section):
     snapshot_every: Count = 50_000
     max_snapshots: Annotated[Int, Field(ge=1, le=1000)] = 20
     snapshot_deterministic: bool = False
-    per_table: bool = Field(False, description="one draw for all opponent seats of an episode (n-1 copies of one "
-                                               "kind)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_kind_per_table(cls, data):
+        """`per_table: false` (the default saved configs hold) drew a kind per seat, only in the removed worker
+        envs; now every game's opponent seats are one kind, which is what `per_table: true` asked for."""
+        return _without(data, "per_table")
 
     @field_validator("weights")
     @classmethod
@@ -152,6 +183,13 @@ class OpponentsConfig(Section):
             _check_specs(weights)
         except ValueError as err:
             raise ValueError(f"{err} (a key is a bot spec or {SNAPSHOT!r})") from None
+        others = [kind for kind in weights if not trains_against(kind)]
+        if others:
+            raise ValueError(f"cannot train against {', '.join(map(repr, others))}: the batched engine seats "
+                             f"{RANDOM}, {SNAPSHOT}, heuristic bots (greedy, collector, banker and their specs) and "
+                             "trained agents without search (champion, ppo:path=...); searching opponents (mcts, "
+                             "search=...) were played only by the removed worker envs (evaluation.baselines "
+                             "takes any bot)")
         if sum(weights.values()) <= 0:
             raise ValueError("weights must have a positive total")
         return weights
@@ -243,19 +281,6 @@ class Config(Section):
         if self.ppo.n_steps * self.env.n_envs > MAX_ROLLOUT:
             raise ValueError(f"ppo.n_steps x env.n_envs: {self.ppo.n_steps * self.env.n_envs} observations per "
                              f"rollout, at most {MAX_ROLLOUT}")
-        return self
-
-    @model_validator(mode="after")
-    def _vector_env_can_play_it(self):
-        if not self.env.vector:
-            return self
-        others = [k for k in self.opponents.weights.keys() - {RANDOM, SNAPSHOT}
-                  if not seats_at_bot_tables(k) and not plays_at_snapshot_tables(k)]
-        if others or self.env.reward not in VECTOR_REWARDS:
-            raise ValueError(f"env.vector: the batched env plays {RANDOM}, {SNAPSHOT}, heuristic bot opponents "
-                             f"(greedy, collector, banker) and trained agents without search (champion, "
-                             f"ppo:path=...) with the {' or '.join(VECTOR_REWARDS)} reward; got "
-                             f"{self.opponents.weights} and {self.env.reward!r}")
         return self
 
     @field_validator("init_from")

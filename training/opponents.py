@@ -2,8 +2,9 @@
 
 A kind is a bot spec (`agents.make_bot`: "random", "greedy:samples=1", ...) or
 "snapshot": a frozen past version of the learner, saved as a policy file and
-played by `PPOAgent`. Every environment worker holds its own pool; the trainer
-adds each new snapshot to all of them and saves `state()` in its checkpoints.
+played by `PPOAgent`. The Gymnasium single-agent env draws its opponents from
+one; the trainer keeps one as the record of its snapshots (`state()` in its
+checkpoints).
 Draws come from the generator passed in (the environment's, seeded), so the same
 seed gives the same opponents.
 """

@@ -1,4 +1,6 @@
-"""The single-agent view of a Nefertiti table that SB3 trains on.
+"""The single-agent Gymnasium view of a Nefertiti table: the adapter for your own SB3, TorchRL or other
+Gymnasium code (`nefertiti train` steps the same transitions, many games at once, on the batched
+engine: batched_vec_env.py).
 
 Each episode the learner takes a seat drawn at random; the other seats are played
 inside the environment by opponents from an `OpponentPool`. `step(action)` applies
@@ -144,7 +146,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self.game.legal_action_mask().astype(bool)
 
     def add_snapshot(self, path: str) -> None:
-        """Add a learner snapshot to this environment's opponent pool (called in every worker)."""
+        """Add a learner snapshot to this environment's opponent pool."""
         self.opponents.add_snapshot(path)
 
     def _play_opponents(self) -> None:

@@ -34,7 +34,7 @@ import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
-from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecMonitor
 from tqdm import tqdm
 
 from nefertiti_env.agents import policy_file
@@ -49,9 +49,7 @@ from .config import Config, ConfigError, TableConfig, config_from_dict, split_en
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
-from .single_agent import SingleAgentEnv
 from .table_mix import TableMixVecEnv
-from .vec_env import WorkerVecEnv
 
 RUN_KIND = "training"
 EVAL_FIELDS = ("timesteps", "baseline", "games", "wins", "win_rate", "ci_low", "ci_high", "mean_score", "parity")
@@ -161,15 +159,6 @@ def game_args(config: Config, table: TableConfig) -> dict:
     return {"ruleset": config.env.ruleset, **table.game_options()}
 
 
-def _env_factory(config: Config, pool_state: dict, subprocess: bool, table: TableConfig):
-    def make():
-        if subprocess:
-            torch.set_num_threads(1)            # one core per worker: no oversubscription
-        return SingleAgentEnv(reward=config.env.reward, opponents=OpponentPool(**pool_state),
-                              observation=config.env.observation, **game_args(config, table))
-    return make
-
-
 class Trainer:
     """One training run in `config.out`; `run()` trains (or resumes) and reports."""
 
@@ -188,8 +177,7 @@ class Trainer:
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
             "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
             "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
-                                 snapshot_deterministic=config.opponents.snapshot_deterministic,
-                                 per_table=config.opponents.per_table).state()}
+                                 snapshot_deterministic=config.opponents.snapshot_deterministic).state()}
         self.pool = OpponentPool(**{**self.state["pool"], "snapshots": [str(self.paths.out / p) for p in
                                                                          self.state["pool"]["snapshots"]]})
         self.model = None
@@ -214,22 +202,14 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         session_seed = cfg.seed + self.state["num_timesteps"]
         tables = cfg.env.table_list()
-        counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
-        if cfg.env.vector:
-            common = dict(opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
-                          max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
-                          seed=session_seed, observation=cfg.env.observation, reward=cfg.env.reward)
-            if len(tables) == 1:
-                venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
-            else:                               # one batch per table (training/table_mix.py says why)
-                venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
-        else:
-            subprocess = cfg.env.workers > 1
-            if subprocess:      # numba compiles (or loads) the engine and encoder here, once, before the workers
-                SingleAgentEnv(observation=cfg.env.observation, **game_args(cfg, tables[0])).reset(seed=session_seed)
-            factories = [_env_factory(cfg, self.pool.state(), subprocess, t) for t, n in zip(tables, counts)
-                         for _ in range(n)]
-            venv = WorkerVecEnv(factories, cfg.env.workers) if subprocess else DummyVecEnv(factories)
+        common = dict(opponents=cfg.opponents.weights, snapshots=self.pool.snapshots,
+                      max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
+                      seed=session_seed, observation=cfg.env.observation, reward=cfg.env.reward)
+        if len(tables) == 1:
+            venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
+        else:                                   # one batch per table (training/table_mix.py says why)
+            counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
+            venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
         p = cfg.ppo
