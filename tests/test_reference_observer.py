@@ -36,7 +36,7 @@ TABLES = [
 def reached(g: NefertitiGame) -> set[str]:
     """The rare things this position shows, so that the tables above are known to cover them."""
     seen = {"character": g.char_index >= 0, "tutor": (g.occ >= TUTOR).any(), "highest bidder": g.phase == PH_HIGH,
-            "game over": g.is_terminated(), "memphis cards": (g.slots[MEMPHIS] >= 0).any(),
+            "game over": g.is_terminated(), "cut short": g.is_truncated(), "memphis cards": (g.slots[MEMPHIS] >= 0).any(),
             "oracle": any(g.known_cards(seat) for seat in g.seats()), "face down": (g.face_down & (g.slots >= 0)).any(),
             "roaming thief card": (g.slots == g.kind_roaming).any(),
             "oracle order": reference.Seen(g, 0).choices["place in the new order"] != [],
@@ -58,10 +58,10 @@ V0 = ((observe, reference_observation),)
 ALL = V0 + ((observe_v1, reference_v1), (observe_v2, reference_v2))
 
 
-def check_game(players, setup, memphis, characters, seed) -> set[str]:
+def check_game(players, setup, memphis, characters, seed, **options) -> set[str]:
     """Play a seeded random game, comparing at every decision (and the end) v0 for every seat and v1 and v2
     for the deciding seat and the one after; return what it reached."""
-    g = NefertitiGame(num_players=players, seed=seed, setup=setup, memphis=memphis, characters=characters)
+    g = NefertitiGame(num_players=players, seed=seed, setup=setup, memphis=memphis, characters=characters, **options)
     rng, found = np.random.default_rng(seed), set()
     while True:
         deciding = max(g.current_player, 0)
@@ -80,6 +80,11 @@ def test_the_compiled_encoder_equals_the_reference_on_every_decision(players, se
     for seed in seeds:
         found |= check_game(players, setup, memphis, characters, seed)
     assert reaches <= found, f"the games never reached {reaches - found}"
+
+
+def test_a_game_cut_short_equals_the_reference_to_its_last_position():
+    """A truncated game (max_decisions) has nobody deciding, like a finished one, in its own way."""
+    assert "cut short" in check_game(3, "advanced", True, "expansion", seed=2, max_decisions=70)
 
 
 def test_every_block_has_its_fill_in_the_docs_order():
