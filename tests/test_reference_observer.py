@@ -36,9 +36,9 @@ TABLES = [
 def reached(g: NefertitiGame) -> set[str]:
     """The rare things this position shows, so that the tables above are known to cover them."""
     seen = {"character": g.char_index >= 0, "tutor": (g.occ >= TUTOR).any(), "highest bidder": g.phase == PH_HIGH,
-            "game over": g.is_terminated(), "cut short": g.is_truncated(), "memphis cards": (g.slots[MEMPHIS] >= 0).any(),
-            "oracle": any(g.known_cards(seat) for seat in g.seats()), "face down": (g.face_down & (g.slots >= 0)).any(),
-            "roaming thief card": (g.slots == g.kind_roaming).any(),
+            "game over": g.is_terminated(), "cut short": g.is_truncated(),
+            "memphis cards": (g.slots[MEMPHIS] >= 0).any(), "oracle": any(g.known_cards(seat) for seat in g.seats()),
+            "face down": (g.face_down & (g.slots >= 0)).any(), "roaming thief card": (g.slots == g.kind_roaming).any(),
             "oracle order": reference.Seen(g, 0).choices["place in the new order"] != [],
             "exchanges": reference.Seen(g, 0).choices["exchanges made"] > 0}
     return {what for what, there in seen.items() if there}

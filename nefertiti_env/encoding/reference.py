@@ -21,7 +21,7 @@ from ..core.limits import MAX_KINDS, NUM_BIDS, NUM_MARKETS, SYMBOL_CODES
 from ..core.phases import NEUTRAL, PH_HIGH, TUTOR
 from ..core.power_table import POWERS
 from .compact import FOLDED, V1_BLOCKS, V1_SHAPES, V1_SIZE, V1_SLICES
-from .observation import BLOCKS, CARD_COLUMNS, GLOBAL_FEATURES, KNOWN, MARKET_FEATURES, OBS_SIZE, \
+from .observation import BLOCKS, CARD_COLUMNS, GLOBAL_FEATURES, MARKET_FEATURES, OBS_SIZE, \
     OCCUPANT_FEATURES, SEAT_FEATURES, SHAPES, SHOWN_CHOICES, SLICES, SQUARE_FEATURES, STEPS
 from .table import PLAYER_COUNTS, SETUPS, V2_BLOCKS, V2_SHAPES, V2_SIZE, V2_SLICES
 
@@ -251,14 +251,14 @@ def character_owner(out, s: Seen) -> None:
 
 def character_places(out, s: Seen) -> None:
     """The Oracle's new order so far: row i, the place chosen i-th."""
-    for i, place in enumerate(s.choices["place in the new order"][:KNOWN]):
+    for i, place in enumerate(s.choices["place in the new order"]):
         out[i, place] = 1
 
 
 def known_cards(out, s: Seen) -> None:
     """The bottom cards the Oracle player saw, row i the i-th from the bottom: its kind, or Akhenaton."""
     g = s.game
-    for i, card in enumerate(s.known_from_bottom()[:KNOWN]):
+    for i, card in enumerate(s.known_from_bottom()):
         out[i, MAX_KINDS if card == g.kind_akhenaton else card] = 1
 
 
