@@ -356,6 +356,6 @@ def first_difference(got: np.ndarray, expected: np.ndarray) -> str | None:
     if differ.size == 0:
         return None
     i = int(differ[0])
-    return (f"{_NAMES[len(expected)][i]} (entry {i}): got {got[i]!r}, expected {expected[i]!r}; "
+    return (f"{_NAMES[len(expected)][i]} (entry {i}): got {got[i]}, expected {expected[i]}; "
             f"{differ.size} entries differ")
 
