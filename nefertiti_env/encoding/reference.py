@@ -74,26 +74,28 @@ class Seen:
                 shown[meaning] = value
         return shown
 
-    def relative(self, owner: int) -> int | None:
-        """The row of `owner` (a seat or the neutral player), None if it has none."""
-        return self.row_of.get(owner)
+    def relative(self, owner: int) -> int:
+        """The row of `owner` (a seat or, at 2 players, the neutral player)."""
+        return self.row_of[owner]
+
+    def known_from(self) -> int:
+        """The deck place from which the observer knows the undrawn cards: the Oracle player saw the
+        bottom ones (from `oracle_from`, or from the next card to draw once fewer are left); nobody else."""
+        g = self.game
+        return max(g.deck_pos, g.oracle_from) if self.seat == g.oracle_seat else len(g.deck)
 
     def unseen(self) -> np.ndarray:
-        """[kinds] the undrawn gifts the observer has not seen: all of them, but the bottom cards it saw
-        with the Oracle (`known_cards`); the Akhenaton card is not a gift."""
+        """[kinds] the undrawn gifts the observer has not seen (the Akhenaton card is not a gift)."""
         g = self.game
         counts = np.zeros(g.rules.num_kinds, dtype=np.int64)
-        known = g.known_cards(self.seat)
-        for pos in range(g.deck_pos, len(g.deck)):
-            card = int(g.deck[pos])
-            if pos not in known and card < g.rules.num_kinds:
+        for card in g.deck[g.deck_pos:self.known_from()]:
+            if card < g.rules.num_kinds:
                 counts[card] += 1
         return counts
 
     def known_from_bottom(self) -> list[int]:
-        """The deck cards the observer knows from the Oracle, from the bottom up (empty for every other seat)."""
-        known = self.game.known_cards(self.seat)
-        return [known[pos] for pos in sorted(known, reverse=True)]
+        """The deck cards the observer knows, from the bottom up."""
+        return [int(card) for card in self.game.deck[self.known_from():][::-1]]
 
 
 # ---------------------------------------------------------------- the blocks, in the docs' order
@@ -262,16 +264,14 @@ def known_cards(out, s: Seen) -> None:
         out[i, MAX_KINDS if card == g.kind_akhenaton else card] = 1
 
 
-FILLS = {name: fill for name, fill in
-         (("seat", seat), ("seat_gifts", seat_gifts), ("seat_characters", seat_characters), ("market", market),
-          ("market_squares", market_squares), ("characters_available", characters_available),
-          ("discarded", discarded), ("unseen", unseen), ("players", players), ("global", global_),
-          ("seat_role", seat_role), ("market_resolving", market_resolving), ("market_cards", market_cards),
-          ("market_occupants", market_occupants), ("phase", phase), ("bid", bid), ("high_stage", high_stage),
-          ("character", character), ("character_step", character_step), ("character_market", character_market),
-          ("character_excluded_market", character_excluded_market), ("character_kind", character_kind),
-          ("character_owner", character_owner), ("character_places", character_places),
-          ("known_cards", known_cards))}
+FILLS = {"seat": seat, "seat_gifts": seat_gifts, "seat_characters": seat_characters, "market": market,
+         "market_squares": market_squares, "characters_available": characters_available, "discarded": discarded,
+         "unseen": unseen, "players": players, "global": global_, "seat_role": seat_role,
+         "market_resolving": market_resolving, "market_cards": market_cards, "market_occupants": market_occupants,
+         "phase": phase, "bid": bid, "high_stage": high_stage, "character": character,
+         "character_step": character_step, "character_market": character_market,
+         "character_excluded_market": character_excluded_market, "character_kind": character_kind,
+         "character_owner": character_owner, "character_places": character_places, "known_cards": known_cards}
 
 
 def blocks_of(vector: np.ndarray, slices=SLICES, shapes=SHAPES) -> dict[str, np.ndarray]:
