@@ -13,6 +13,7 @@ from nefertiti_env.core.limits import MEMPHIS
 from nefertiti_env.core.phases import PH_HIGH, TUTOR
 from nefertiti_env.encoding import observe, observe_v1, observe_v2
 from nefertiti_env.encoding import reference
+from nefertiti_env.encoding.compact import V1_SLICES
 from nefertiti_env.encoding.observation import BLOCKS, GLOBAL_FEATURES, SLICES
 from nefertiti_env.encoding.reference import FILLS, blocks_of, first_difference, reference_observation, \
     reference_v1, reference_v2
@@ -55,7 +56,7 @@ def mismatch(g: NefertitiGame, seats, encoders) -> str | None:
 
 
 V0 = ((observe, reference_observation),)
-ALL = V0 + ((observe_v1, reference_v1), (observe_v2, reference_v2))
+COMPACT = ((observe_v1, reference_v1), (observe_v2, reference_v2))
 
 
 def check_game(players, setup, memphis, characters, seed, **options) -> set[str]:
@@ -65,7 +66,7 @@ def check_game(players, setup, memphis, characters, seed, **options) -> set[str]
     rng, found = np.random.default_rng(seed), set()
     while True:
         deciding = max(g.current_player, 0)
-        problem = mismatch(g, g.seats(), V0) or mismatch(g, (deciding, (deciding + 1) % players), ALL)
+        problem = mismatch(g, g.seats(), V0) or mismatch(g, (deciding, (deciding + 1) % players), COMPACT)
         assert problem is None, f"{players} players, {setup}, memphis {memphis}, {characters}, seed {seed}: {problem}"
         found |= reached(g)
         if g.is_over():
@@ -83,7 +84,8 @@ def test_the_compiled_encoder_equals_the_reference_on_every_decision(players, se
 
 
 def test_a_game_cut_short_equals_the_reference_to_its_last_position():
-    """A truncated game (max_decisions) has nobody deciding, like a finished one, in its own way."""
+    """A game cut short by max_decisions has no turn player and no deciding seat, though its phase is not
+    game over."""
     assert "cut short" in check_game(3, "advanced", True, "expansion", seed=2, max_decisions=70)
 
 
@@ -109,6 +111,9 @@ def test_a_wrong_entry_is_named_by_block_and_feature():
     problem = first_difference(obs, reference_observation(g, 1))
     assert problem.startswith(f"global[{column}] (seal supply) (entry {SLICES['global'].start + column}): got")
     assert problem.endswith("1 entries differ")
+    v1 = observe_v1(g, 1)
+    v1[V1_SLICES["market_face_down"].start] = 1
+    assert first_difference(v1, reference_v1(g, 1)).startswith("market_face_down[0, 0] (entry ")
 
 
 def test_a_reference_that_forgets_the_rotation_fails_the_check(monkeypatch):
@@ -122,5 +127,5 @@ def test_a_reference_that_forgets_the_rotation_fails_the_check(monkeypatch):
         unrotated_money(out, s)
     fills = dict(FILLS)
     monkeypatch.setitem(FILLS, "seat", seat)
-    with pytest.raises(AssertionError, match=r"observe of seat \d at decision \d+: seat\[[1-3], 1\] \(money\)"):
+    with pytest.raises(AssertionError, match=r"observe of seat \d at decision \d+: seat\[[0-3], 1\] \(money\)"):
         check_game(4, "beginner", False, "base", seed=0)
