@@ -90,14 +90,15 @@ def test_s6_the_default_ruleset_has_a_character_of_every_power():
 
 
 def test_s6_a_parameter_beyond_the_engines_range_is_refused_naming_it():
-    """docs/rules.md §6.2: the Oracle's bottom places are chosen by card actions: `cards` is 1..MAX_SLOTS, and
-    the loader says why."""
+    """docs/rules.md §6.2: the Oracle player knows the bottom cards it saw, and the observation has a row for
+    each of at most MAX_ORACLE_CARDS (a ninth would be in neither `known_cards` nor `unseen`): `cards` is
+    1..MAX_ORACLE_CARDS, and the loader says why."""
     data = default_data()
-    data["characters"]["oracle"]["cards"] = 13
+    data["characters"]["oracle"]["cards"] = 9
     with pytest.raises(RulesetError) as err:
         load_ruleset(data)
     assert err.value.problems == [("characters.oracle.cards",
-                                   "must be 1..12 (its bottom places are chosen by the 12 card actions)")]
+                                   "must be 1..8 (the observation shows the 8 bottom cards an Oracle player can know)")]
 
 
 def test_every_choice_meaning_is_shown_or_left_out_by_the_observation():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .limits import MAX_PLAYERS, MAX_SLOTS, MEMPHIS
+from .limits import MAX_ORACLE_CARDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS
 
 # What an entry of char_sel may mean. A step lists its entries in order (`Step.chosen`), and may end in
 # any number of one more meaning (`Step.rest`).
@@ -85,8 +85,8 @@ POWER_TABLE = (
     Power("head_priest", "Head Priest", "6.1", (Param("servants", bounds="servants"),)),
     Power("thief", "Thief", "6.1", (), (Step("market"), Step("card", ("market",)))),
     Power("oracle", "Oracle", "6.2",
-          (Param("cards", low=1, high=MAX_SLOTS,
-                 why=f"its bottom places are chosen by the {MAX_SLOTS} card actions"),),
+          (Param("cards", low=1, high=MAX_ORACLE_CARDS,
+                 why=f"the observation shows the {MAX_ORACLE_CARDS} bottom cards an Oracle player can know"),),
           (Step("swap", (), "exchanged place"), Step("take", ("kind",), "exchanged place"),
            Step("order", (), "place in the new order"))),
     # the step is the classic market being visited, in board order
@@ -126,6 +126,7 @@ def _check() -> None:
         assert all(p.type in (int, list) and (p.bounds is None or p.bounds in BOUNDS) for p in power.params)
         assert all(set(step.chosen + ((step.rest,) if step.rest else ())) <= set(CHOICES) for step in power.steps)
     assert len(POWERS) == len(POWER_TABLE)
+    assert MAX_ORACLE_CARDS <= MAX_SLOTS, "an Oracle's bottom places are chosen by the card actions"
 
 
 _check()

@@ -43,7 +43,7 @@ from ..core import scoring
 from ..core.engine import layout as L
 from ..core.engine.entry import borrow, kernel, typed_entry
 from ..core.ruleset import Ruleset, deck_counts
-from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
+from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_ORACLE_CARDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES
 from ..core.phases import NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_HIGH, PH_OVER, PHASE_NAMES, TUTOR
 from ..core.power_table import POWER_KINDS, POWER_TABLE, POWERS
@@ -61,7 +61,7 @@ GLOBAL_FEATURES = (("deck left", 60), ("akhenaton drawn", None), ("seal supply",
                    ("exchanges made", 2))
 HIGH_STAGES = ("main pick", "second lower card", "extra card", "done")
 CARDS, CHARACTERS, STEPS = 5, 3, 4
-KNOWN = 8                      # deck cards an Oracle player can know, from the bottom
+KNOWN = MAX_ORACLE_CARDS       # deck cards an Oracle player can know, from the bottom
 CARD_COLUMNS = ("face down", "Roaming Thief")       # after the MAX_KINDS kind columns of a card place
 _NONE = -2                     # an indicator value no state number takes
 
