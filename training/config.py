@@ -87,7 +87,7 @@ class EnvConfig(TableOptions):
                                                                        "(replaces the single table's options)")
     reward: Literal[REWARDS] = Field("win_loss", description="terminal reward of the learner")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
-        "v0", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
+        "v1", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
     n_envs: Envs = Field(16, description="environments stepped together (the policy runs on all at once)")
     workers: Workers = Field(2, description="processes that step them (1: in the training process)")
     vector: bool = Field(False, description="step them in the training process on the batched compiled engine "
