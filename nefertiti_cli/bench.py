@@ -339,7 +339,7 @@ observe(g, 0)
 """
 STARTUP_SCRIPT = SCALAR_SCRIPT + """
 from nefertiti_env.vector import NefertitiVectorEnv, random_play
-v = NefertitiVectorEnv(2, seed=0)
+v = NefertitiVectorEnv(2, seed=0, observation="v0")
 _, masks, *_ = v.reset()
 v.step(masks.argmax(axis=1))
 random_play(v, 10, 1)

@@ -306,7 +306,7 @@ class NefertitiVectorEnv:
     play the opponents (training/batched_vec_env.py: snapshots of the learner, compiled bots).
     """
 
-    def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v0",
+    def __init__(self, num_envs: int, num_players: int = 4, seed: int = 0, observation: str = "v1",
                  ruleset="default", setup: str = "beginner", memphis: bool | None = None, characters="base",
                  max_decisions: int = DEFAULT_MAX_DECISIONS, learner: bool = False,
                  random_share: float = 1.0, forbidden: list[list[int]] | None = None):

@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import nefertiti_env
 from nefertiti_env import IllegalActionError, NefertitiGame
 from nefertiti_env.core import phases
-from nefertiti_env.encoding import OBS_SIZE, observe
+from nefertiti_env.encoding import OBS_SIZE, observe_v1
 from nefertiti_env.encoding.observation import card_name
 from nefertiti_env.env import REWARDS, final_rewards, raw_env
 
@@ -109,7 +109,7 @@ def test_observe_gives_the_mask_only_to_the_deciding_agent():
     for agent in env.agents:
         obs = env.observe(agent)
         seat = int(agent.split("_")[1])
-        assert np.array_equal(obs["observation"], observe(game, seat))
+        assert np.array_equal(obs["observation"], observe_v1(game, seat))           # the default version
         if agent == env.agent_selection:
             assert np.array_equal(obs["action_mask"], game.legal_action_mask())
         else:

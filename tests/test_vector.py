@@ -12,7 +12,7 @@ from nefertiti_env.encoding import observation_version
 from nefertiti_env.vector import MAX_NUM_ENVS, MIN_ROWS_PER_THREAD, NefertitiVectorEnv, game_seed, random_play, threads
 
 OPTION_SETS = [
-    dict(num_players=4),
+    dict(num_players=4, observation="v0"),
     dict(num_players=2, observation="v1", max_decisions=90),          # truncation, and the neutral player
     dict(num_players=5, setup="advanced", characters="expansion"),    # Memphis (mandatory), roster draw
     dict(num_players=3, memphis=True, characters="expansion", max_decisions=150),
@@ -31,7 +31,7 @@ def test_same_games_as_nefertiti_game(options):
     returns() and its final scores its scores(), and the env goes on with the next seed."""
     n, seed, steps = 3, 11, 260
     venv = NefertitiVectorEnv(n, seed=seed, **options)
-    encoder = observation_version(options.get("observation", "v0"))
+    encoder = observation_version(options.get("observation", "v1"))
     games = [_reference(options, seed, i, 0) for i in range(n)]
     started = [0] * n
     obs, masks, seats, rewards, terminated, truncated, info = venv.reset()

@@ -100,7 +100,7 @@ class EnvConfig(TableOptions):
     reward: Literal[VECTOR_REWARDS] = Field("win_loss", description="terminal reward of the learner: +1/-1, or its "
                                                                   "final score less the others' mean, over 100")
     observation: Literal[tuple(OBSERVATIONS)] = Field(
-        "v0", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
+        "v1", description="observation version: v0 (3,225 floats), the compact v1 (657) or v2 (v1 and the table, 680)")
     n_envs: Envs = Field(16, description="games stepped together on the batched compiled engine in the training "
                                          "process (training/batched_vec_env.py); the policy runs on all at once")
 

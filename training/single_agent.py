@@ -32,11 +32,11 @@ from .opponents import OpponentPool
 class SingleAgentEnv(gymnasium.Env):
     """The learner at one seat of a `num_players` table; opponents from `opponents` (random bots by default).
 
-    Observation: the encoder's float32 vector from the learner's seat, `observation` "v0", the compact "v1" or
-    "v2" (v1 and the table); with `dict_observation=True`, PettingZoo's {"observation": that vector,
-    "action_mask": int8[NUM_ACTIONS]} (what TorchRL's ActionMask transform reads). Action: the flat action id
-    (Discrete(NUM_ACTIONS)); the legal ones are `info["action_mask"]` and `action_masks()` (what MaskablePPO
-    asks for).
+    Observation: the encoder's float32 vector from the learner's seat, `observation` the compact "v1", "v0"
+    (the same in 3,225 floats) or "v2" (v1 and the table); with `dict_observation=True`, PettingZoo's
+    {"observation": that vector, "action_mask": int8[NUM_ACTIONS]} (what TorchRL's ActionMask transform reads).
+    Action: the flat action id (Discrete(NUM_ACTIONS)); the legal ones are `info["action_mask"]` and
+    `action_masks()` (what MaskablePPO asks for).
     reward: one of the AEC env's reward types ("win_loss", "rank", "score_diff").
     opponents: an OpponentPool, or its kind weights ({"greedy": 1.0}).
     illegal: "raise" (an illegal action raises IllegalActionError) or "lose" (it ends
@@ -57,7 +57,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
                  opponents: OpponentPool | dict[str, float] | None = None, illegal: str = "raise",
-                 observation: str = "v0", dict_observation: bool = False, render_mode: str | None = None, **options):
+                 observation: str = "v1", dict_observation: bool = False, render_mode: str | None = None, **options):
         check_render_mode(render_mode)
         check_options(type(self), options)
         if illegal not in ("raise", "lose"):

@@ -149,6 +149,8 @@ def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Conf
     if not isinstance(saved, dict):
         raise ConfigError(f"{paths.config}: damaged (not a mapping of keys); restore it, or start over with --force")
     data = {**saved, "out": str(out), "init_from": ""}
+    if isinstance(saved.get("env", {}), dict):          # saved before the key existed: it observed v0, the default then
+        data["env"] = {"observation": "v0", **saved.get("env", {})}
     if total_timesteps is not None:
         data["total_timesteps"] = total_timesteps
     return config_from_dict(data, source=str(paths.config))

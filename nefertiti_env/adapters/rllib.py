@@ -11,7 +11,8 @@ resolution that can be any seat, and the same agent several times in a row); at
 the end every agent gets its last observation, its reward and terminated=True.
 It runs the wrapped env (`nefertiti_env.env`): an illegal action ends the game with
 -1 for its agent, which RLlib's env checker needs (it steps a random action).
-`env_config` takes the PettingZoo env's keywords (num_players, reward, game options).
+`env_config` takes the PettingZoo env's keywords (num_players, reward, observation: the compact v1
+unless it names another, game options).
 """
 from __future__ import annotations
 

@@ -13,8 +13,9 @@ chosen with `reward=`:
 - "score_diff": (own score - mean score of the others) / 100.
 
 Observations are {"observation": float32[size], "action_mask": int8[NUM_ACTIONS]}, the vector being
-the `observation=` version: "v0" (3,225 floats, "nefertiti/Nefertiti-v0"), the compact "v1" (657,
-"nefertiti/Nefertiti-v1") or "v2" (v1 and the table: 680; docs/observation.md); the mask is all zeros
+the `observation=` version: the compact "v1" (657 floats, the default, "nefertiti/Nefertiti-v1"), "v0"
+(the same information in 3,225 floats, "nefertiti/Nefertiti-v0") or "v2" (v1 and the table: 680;
+"nefertiti/Nefertiti-v2"; docs/observation.md says why v1 is the default); the mask is all zeros
 for agents that are not deciding.
 A game cut short by the decision limit (core option `max_decisions`, `game.is_truncated()`) sets
 `truncations` true for every agent, with reward 0 for all (nobody won), per the PettingZoo convention.
@@ -77,8 +78,8 @@ class raw_env(AECEnv, EzPickle):
     """Nefertiti for 2 to 5 players.
 
     Keyword arguments: num_players (4), ruleset ("default" or a file path), setup
-    ("beginner" or "advanced"), reward (one of REWARDS), observation ("v0", the
-    compact "v1" or "v2": v1 and the table), render_mode (None,
+    ("beginner" or "advanced"), reward (one of REWARDS), observation (the compact
+    "v1", "v0": the same in 3,225 floats, or "v2": v1 and the table), render_mode (None,
     "ansi", "human": the text board; "rgb_array": the board picture as an HxWx3
     uint8 array, needing the `viz` extra) and NefertitiGame's options (memphis,
     characters, max_decisions). Everything is checked here, not at reset(): any other
@@ -89,7 +90,7 @@ class raw_env(AECEnv, EzPickle):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, ruleset="default", setup: str = "beginner", reward: str = "win_loss",
-                 observation: str = "v0", render_mode: str | None = None, **options):
+                 observation: str = "v1", render_mode: str | None = None, **options):
         EzPickle.__init__(self, num_players=num_players, ruleset=ruleset, setup=setup, reward=reward,
                           observation=observation, render_mode=render_mode, **options)
         super().__init__()
