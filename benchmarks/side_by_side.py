@@ -1,0 +1,112 @@
+"""Two checkouts of the project timed in turns: the batched env, random play and the compiled bots.
+
+An engine change must keep its speed, and a busy machine's load drifts more than the change moves it,
+so the code before and after run alternately, each in a fresh process importing its own checkout
+(ahead of the installed package) with its own compiled cache. Figures are per CPU second of the
+process, on one numba thread. The bots' checksum of their choices shows they play the same moves.
+Prints figures; asserts nothing.
+
+    git worktree add /tmp/before <commit>
+    python benchmarks/side_by_side.py /tmp/before . --rounds 3      # the first round compiles each one
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# run in a child process, with the checkout's folder as argv[1]
+CHILD = r'''
+import importlib.util, json, sys, time
+root = sys.argv[1]
+sys.path.insert(0, root)
+for name, folder in (("nefertiti_env.agents", "agents"),):      # top-level folders installed as subpackages
+    spec = importlib.util.spec_from_file_location(name, f"{root}/{folder}/__init__.py",
+                                                  submodule_search_locations=[f"{root}/{folder}"])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+import numba
+numba.set_num_threads(1)
+import numpy as np
+import nefertiti_env
+from nefertiti_env import NefertitiGame
+from nefertiti_env.agents import make_bot
+from nefertiti_env.vector import NefertitiVectorEnv, random_play
+import inspect
+assert nefertiti_env.__file__.startswith(root), nefertiti_env.__file__
+
+def step_rate(seconds):
+    venv = NefertitiVectorEnv(1024, 4, seed=0, observation="v0")
+    _, masks, *_ = venv.reset()
+    rng = np.random.default_rng(0)
+    n, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        _, masks, *_ = venv.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        n += 1024
+    return n / (time.process_time() - t0)
+
+def play_rate(seconds, decisions=500):
+    venv = NefertitiVectorEnv(64, 4, seed=0)
+    venv.reset()
+    if len(inspect.signature(random_play).parameters) == 3:
+        play = lambda d: random_play(venv, d, 1)
+    else:                                                           # its signature before it took the env
+        play = lambda d: random_play(venv.R, venv.rows, 0, venv.games, d, 1)
+    play(1)
+    n, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        play(decisions)
+        n += 64 * decisions
+    return n / (time.process_time() - t0)
+
+def bot_times():
+    rng = np.random.default_rng(1)
+    positions = []
+    for seed in range(6):
+        g = NefertitiGame(4, seed=seed)
+        while not g.is_over():
+            if rng.random() < 0.05 and len(g.legal_actions()) > 1:
+                positions.append(g.clone())
+            legal = g.legal_actions()
+            g.apply(legal[rng.integers(len(legal))])
+    out = {}
+    for spec in ("banker", "mcts:iterations=200"):
+        bot = make_bot(spec, seed=0)
+        bot.act(positions[0], positions[0].current_player)
+        picks, t0 = [], time.process_time()
+        for p in positions * 2:
+            picks.append(bot.act(p, p.current_player))
+        out[spec] = ((time.process_time() - t0) / len(picks) * 1e3, sum(picks))
+    return out
+
+step_rate(0.5)
+print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "bots": bot_times()}))
+'''
+
+
+def measure(checkout: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(checkout.resolve())], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{checkout}: {done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("before", type=Path, help="a checkout of the code before the change")
+    parser.add_argument("after", type=Path, help="a checkout of the code after it")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of one run each, in turns (default 3)")
+    args = parser.parse_args()
+    for round_ in range(args.rounds):
+        for name, checkout in (("before", args.before), ("after", args.after)):
+            m = measure(checkout)
+            bots = "; ".join(f"{spec} {ms:.3f} ms (checksum {check})" for spec, (ms, check) in m["bots"].items())
+            print(f"round {round_ + 1} {name:>6}: step {m['step']:,.0f}/s, random_play {m['random_play']:,.0f}/s; "
+                  f"{bots}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
