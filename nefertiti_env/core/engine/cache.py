@@ -26,9 +26,10 @@ SOURCES = ("core/engine/*.py", "core/limits.py", "core/actions.py", "core/phases
 _COMPILED_IN: dict[Path, frozenset[Path]] = {}       # a kernel file -> what it compiles in besides the engine
 
 
-def engine_sources(root: Path = _ROOT) -> list[Path]:
+@functools.cache
+def engine_sources() -> tuple[Path, ...]:
     """The files whose code or constants the engine's kernels compile in: every kernel compiles them in."""
-    return sorted(p for pattern in SOURCES for p in root.glob(pattern))
+    return tuple(sorted(p for pattern in SOURCES for p in _ROOT.glob(pattern)))
 
 
 def compiled_in(kernel_files: Iterable[Path | str], sources: Iterable[Path | str]) -> None:
@@ -42,11 +43,16 @@ def compiled_in(kernel_files: Iterable[Path | str], sources: Iterable[Path | str
 
 
 @functools.cache
+def _file_digest(source: Path) -> bytes:
+    return hashlib.sha256(source.read_bytes()).digest()
+
+
+@functools.cache
 def sources_digest(kernel_file: Path) -> str:
     """The digest of every source `kernel_file`'s kernels compile in besides their own file (which numba
-    hashes itself): read once per process and file."""
+    hashes itself); each source is read once per process."""
     sources = sorted(set(engine_sources()) | _COMPILED_IN.get(kernel_file.resolve(), frozenset()))
-    return hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+    return hashlib.sha256(b"".join(_file_digest(p) for p in sources)).hexdigest()
 
 
 def _stamped(locator: type) -> type:
