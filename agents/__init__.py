@@ -10,6 +10,7 @@ import dataclasses
 import inspect
 import typing
 
+from . import kernel_cache  # noqa: F401  (declares what the bots' kernels compile in, before any compiles)
 from .base import Agent, act_in_env, agent_for_env, play_game
 from .champion import ChampionBot
 from .evaluation import Weights

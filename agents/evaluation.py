@@ -29,20 +29,15 @@ from dataclasses import astuple, dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.board import owner_score, value_column, value_table
-from nefertiti_env.core.engine.entry import borrow
+from nefertiti_env.core.engine.entry import borrow, njit
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_SHAME, SERVANT_PHASES, TUTOR
-
-from .kernel_cache import drop_stale_cache
-
-drop_stale_cache()
 
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
 ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after

@@ -16,12 +16,11 @@ arrays (docs/bots.md, "Compiled bots"); `HeuristicBot` is their Python face.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.closing import ClosingKind
-from nefertiti_env.core.engine.entry import borrow, typed_entry
+from nefertiti_env.core.engine.entry import borrow, njit, typed_entry
 from nefertiti_env.core.engine.rng import rng_shuffle, rng_state, rng_words
 from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, TURN_PHASES

@@ -44,11 +44,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
-from nefertiti_env.core.engine.entry import borrow, first_call_notice
+from nefertiti_env.core.engine.entry import borrow, first_call_notice, njit
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.phases import PH_CHARACTER, SERVANT_PHASES
 

@@ -5,7 +5,8 @@ The outputs are torch's up to float32 rounding."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nefertiti_env.core.engine.entry import njit
 
 ACTIVATIONS = ("Tanh", "ReLU")
 HEADS = ("actor", "critic")

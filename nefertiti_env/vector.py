@@ -20,13 +20,12 @@ from typing import NamedTuple
 
 import numpy as np
 import numba
-from numba import njit
 
 from .core import actions as A
 from .core.engine import layout as L
 from .core.engine import setup as engine_setup
 from .core.engine import step
-from .core.engine.entry import borrow, first_call_notice, kernel
+from .core.engine.entry import borrow, first_call_notice, kernel, njit
 from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
 from .encoding import observation_version
 from .encoding.observation import observe_batch

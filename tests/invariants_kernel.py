@@ -8,15 +8,12 @@ whose text is `MESSAGES[code]`) instead of raising, so a compiled loop can repor
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from numba import njit
 
 from nefertiti_env.core import actions as A
-from nefertiti_env.core.engine import _STAMP as ENGINE_STAMP, drop_if_changed
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import setup, step
+from nefertiti_env.core.engine.entry import njit
 from nefertiti_env.core.engine.rng import rng_integers, rng_seed
 from nefertiti_env.core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from nefertiti_env.core.phases import NEUTRAL, NUM_OWNERS, PH_TUTOR_DIST, TUTOR
@@ -44,19 +41,6 @@ MESSAGES = (
 (OK, MONEY, NEGATIVE, CARDS, ROAMING_THIEF, AKHENATON_ON_BOARD, MEMPHIS_GIFT, SEALS, SEAL_PLACE, SERVANTS, TUTORS,
  MEMPHIS_CLOSED, MEMPHIS_FACE_DOWN, FACE_DOWN, BID_ORDER, PIECES_BACK, TUTOR_HIGHEST, NOT_ENDED) = range(len(MESSAGES))
 MONEY_TOTAL, SEALS_TOTAL, CARDS_TOTAL = 0, 1, 2      # fields of `totals`: Deben, seals, then gifts per kind
-
-
-CACHE = Path(__file__).parent / "__pycache__"
-
-
-def drop_stale_cache(cache: Path = CACHE, engine_stamp: Path = ENGINE_STAMP) -> None:
-    """numba checks a cached kernel against its own file only, but these kernels compile the engine's
-    into themselves: drop their cache when the engine's sources changed (the stamp engine/__init__.py
-    keeps), as the engine does for its own."""
-    drop_if_changed(engine_stamp.read_text() if engine_stamp.is_file() else "", [cache],
-                    cache / f"{Path(__file__).stem}.engine.sha256", pattern=f"{Path(__file__).stem}.*.nb[ic]")
-
-drop_stale_cache()
 
 
 @njit(cache=True)

@@ -68,22 +68,6 @@ def test_a_failure_is_printed_with_the_call_that_reproduces_it(fuzz, monkeypatch
     assert failures[0].startswith(f"run_game({players}, {memphis}, {characters!r}, 101): scores ")
 
 
-def test_the_kernels_cache_goes_when_the_engine_changes(tmp_path):
-    """The kernels here compile the engine's into themselves: a new engine stamp drops their cached code."""
-    engine = tmp_path / "sources.sha256"
-    engine.write_text("engine 1")
-    cached = tmp_path / "invariants_kernel.check-1.py311.nbi"
-    cached.touch()
-    kernel.drop_stale_cache(tmp_path, engine)
-    assert not cached.exists()
-    cached.touch()
-    kernel.drop_stale_cache(tmp_path, engine)
-    assert cached.exists()
-    engine.write_text("engine 2")
-    kernel.drop_stale_cache(tmp_path, engine)
-    assert not cached.exists()
-
-
 def test_an_engine_error_is_reported_for_its_game_and_the_others_are_checked(fuzz, monkeypatch):
     """An exception out of the compiled loop (here raised for seed 101) names that game only."""
     play_games = kernel.play_games

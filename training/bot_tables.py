@@ -8,10 +8,7 @@ kernel (`agents.heuristic.best_action`), each table drawing from its own generat
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from numba import njit
 
 from nefertiti_env.agents import BOTS, HeuristicBot, make_bot, parse_spec
 from nefertiti_env.core import actions as A
@@ -19,10 +16,12 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
 from nefertiti_env.agents.heuristic import best_action
-from nefertiti_env.agents.kernel_cache import drop_stale_cache
+from nefertiti_env.agents.kernel_cache import KERNEL_SOURCES
+from nefertiti_env.core.engine.cache import compiled_in
+from nefertiti_env.core.engine.entry import njit
 from nefertiti_env.vector import in_threads, numba_threads
 
-drop_stale_cache(folder=Path(__file__).parent, kernels=("bot_tables.py",))   # its kernels compile the bots' in
+compiled_in([__file__], KERNEL_SOURCES)      # its kernels compile the bots' in
 
 
 def seats_at_bot_tables(spec: str) -> bool:

@@ -12,10 +12,14 @@ value shares). The logits are the torch policy's up to float32 rounding.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nefertiti_env.agents import BOTS, PPOAgent, make_bot, parse_spec
+from nefertiti_env.agents import network
 from nefertiti_env.agents.network import forward, mlp_layers
+from nefertiti_env.core.engine.cache import compiled_in
+from nefertiti_env.core.engine.entry import njit
+
+compiled_in([__file__], [network.__file__])       # its kernels compile the networks' forward pass in
 
 
 def plays_at_snapshot_tables(spec: str) -> bool:

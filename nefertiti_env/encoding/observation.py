@@ -37,11 +37,10 @@ from enum import IntEnum, auto
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ..core import scoring
 from ..core.engine import layout as L
-from ..core.engine.entry import borrow, kernel, typed_entry
+from ..core.engine.entry import borrow, kernel, njit, typed_entry
 from ..core.ruleset import Ruleset, deck_counts
 from ..core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_ORACLE_CARDS, MAX_PLAYERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, \
     SIDES, SYMBOL_CODES, SYMBOL_NAMES

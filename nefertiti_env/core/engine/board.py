@@ -7,11 +7,10 @@ that none of them imports another for these. All take the rules `R` and the stat
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS
 from . import layout as L
-from .entry import kernel
+from .entry import kernel, njit
 
 
 @kernel

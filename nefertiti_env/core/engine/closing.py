@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from enum import IntEnum, auto
 
 import numpy as np
-from numba import njit
 
 from ..limits import MEMPHIS, NUM_BIDS
 from . import layout as L
 from .board import pop_front
 from .rng import rng_integers
-from .entry import kernel
+from .entry import kernel, njit
 
 
 class ClosingKind(IntEnum):

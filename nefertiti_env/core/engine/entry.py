@@ -1,7 +1,8 @@
-"""How kernels are compiled: `kernel` for those only kernels call, `typed_entry` for hot calls from Python,
-`borrow` for the arrays a kernel Python calls hands down, `compile_notice` and `first_call_notice` to say
-so when a first run compiles. Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function
-(or array), so the same engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
+"""How kernels are compiled: `njit` for every kernel (numba's, with a cache that is never stale), `kernel`
+for those only kernels call, `typed_entry` for hot calls from Python, `borrow` for the arrays a kernel
+Python calls hands down, `compile_notice` and `first_call_notice` to say so when a first run compiles.
+Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function (or array), so the same
+engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
 from __future__ import annotations
 
 import functools
@@ -13,12 +14,53 @@ from contextlib import contextmanager, nullcontext
 import numba
 import numpy as np
 from numba.core import types as nbtypes
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.types import unliteral
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
+from .cache import SourcesCache
 
-class _Shared(CPUDispatcher):
+PLAIN_PYTHON = numba.config.DISABLE_JIT     # NUMBA_DISABLE_JIT=1: `njit` returns the function itself
+
+
+class _Cached(CPUDispatcher):
+    """numba's dispatcher with `SourcesCache` (cache.py) instead of numba's own cache, which would keep a
+    kernel's machine code after an edit of a kernel it compiled in. The cache is made at the first compile
+    (`compile` is where numba loads or compiles every kernel, for a call from Python or from a kernel):
+    numba makes its own when the kernel is decorated, which creates the cache folder at import."""
+
+    _wants_cache = False
+
+    def enable_caching(self):
+        self._wants_cache = True
+
+    def compile(self, sig):
+        if self._wants_cache:
+            with global_compiler_lock:          # the batched env's threads may compile at once
+                if self._wants_cache:
+                    self._cache = SourcesCache(self.py_func)
+                    self._wants_cache = False
+        return super().compile(sig)
+
+
+def njit(**options):
+    """`numba.njit(**options)` for the project's kernels, whose `cache=True` is `_Cached`'s: cached code
+    is dropped when any source it compiles in changes, not only its own file. Decorate kernels with this
+    one, never numba's (tests/test_engine_cache.py finds any that are not)."""
+    cache = options.pop("cache", False)
+
+    def decorate(fn):
+        if PLAIN_PYTHON:
+            return fn
+        dispatcher = _Cached(py_func=fn, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
+    return decorate
+
+
+class _Shared(_Cached):
     """A dispatcher that compiles one machine code for the types of a compiled caller's arguments,
     whatever constants it passes: numba types a constant argument as its value (`f(S, -1)` and
     `f(S, m)` were two compiles of f, and of everything f calls with its arguments), which lengthened
@@ -27,9 +69,6 @@ class _Shared(CPUDispatcher):
     def get_call_template(self, args, kws):
         return super().get_call_template([unliteral(a) for a in args],
                                          {k: unliteral(v) for k, v in kws.items()})
-
-
-PLAIN_PYTHON = numba.config.DISABLE_JIT     # NUMBA_DISABLE_JIT=1: `njit` returns the function itself
 
 
 def shared(fn):
@@ -60,7 +99,7 @@ class _Kernel(_Shared):
             fn = self.py_func
             twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             twin.__qualname__ = f"{fn.__qualname__}_from_python"
-            self._twin = numba.njit(cache=True)(twin)
+            self._twin = njit(cache=True)(twin)
         entry = self._twin._compile_for_args(*args, **kws)
         for cres in self._twin.overloads.values():      # later calls of these types: straight to the twin's code
             if cres.entry_point is entry:

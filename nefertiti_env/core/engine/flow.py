@@ -8,7 +8,6 @@ the action and its resolutions are over, the turn goes on; RES_OVER: the game en
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import actions as A
 from ..limits import COIN, MEMPHIS, NUM_BIDS, NUM_MARKETS
@@ -17,7 +16,7 @@ from . import powers
 from .closing import closes
 from .board import append, clear, contains, is_free, occ_bits
 from .resolution import RES_DECIDE, RES_DONE, RES_OVER, next_step, resume_after_roam
-from .entry import kernel
+from .entry import kernel, njit
 
 
 @njit(cache=True, inline="always")

@@ -14,12 +14,11 @@ as from a state, and a bot's stream is consumed exactly as numpy's `Generator` w
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..limits import MAX_DECK, MAX_KINDS
 from . import layout as L
 from .rng import _bounded, rng_integers, rng_seed, rng_shuffle, rng_state, rng_words
-from .entry import kernel
+from .entry import kernel, njit
 
 _SEED_TOP = np.uint64(2**63 - 1)      # `Generator.integers(2**63)`: uniform in [0, 2**63 - 1]
 

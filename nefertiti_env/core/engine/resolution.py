@@ -10,14 +10,13 @@ RES_OVER (the game ended).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import actions as A
 from ..limits import EXTRA, MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS, SINGLE
 from . import layout as L
 from .board import append, card_places, clear, contains, discard, gift_places, occ_bits, owns_any, pop_front, take_card
 from .powers import roam_possible
-from .entry import kernel
+from .entry import kernel, njit
 
 RES_DECIDE, RES_DONE, RES_OVER = range(3)
 

@@ -14,10 +14,9 @@ uint64 (uint64 mixed with int64 would give float64); S is read and written as in
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import layout as L
-from .entry import kernel, shared
+from .entry import kernel, njit, shared
 
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128

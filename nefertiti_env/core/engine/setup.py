@@ -7,14 +7,13 @@ advanced setup), the same stream as numpy's, so a seed deals the same game in ev
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..limits import MAX_CHARACTERS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from . import layout as L
 from .flow import begin_turn, settle
 from .resolution import refill
 from .rng import rng_choice, rng_integers, rng_seed, rng_shuffle
-from .entry import kernel
+from .entry import kernel, njit
 
 
 @njit(cache=True)

@@ -7,12 +7,11 @@ after R's `max_decisions` decisions: no legal action is left and no seat wins.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import actions as A
 from . import flow, layout as L, powers, resolution
 from .board import base_scores
-from .entry import borrow, kernel, shared
+from .entry import borrow, kernel, njit, shared
 from .setup import new_game
 
 
