@@ -287,8 +287,8 @@ class NefertitiVectorEnv:
     """`num_envs` games of the same options, stepped together.
 
     `reset()` and `step(actions)` return `(obs, masks, seats, rewards, terminated, truncated, info)`:
-    obs float32 [N, size] (each game's deciding seat's observation, encoder `observation`: "v0"
-    or the compact "v1"), masks int8 [N, 147], seats int64 [N] (the deciding seat), rewards
+    obs float32 [N, size] (each game's deciding seat's observation, encoder `observation`: the
+    compact "v1" by default, "v0" or "v2"), masks int8 [N, 147], seats int64 [N] (the deciding seat), rewards
     float32 [N, num_players] (the ended game's returns: +1 winners, -1 the others, 0 when
     truncated at `max_decisions`; 0 for games going on), terminated and truncated bool [N].
     An ended game is replaced at once by the next game of its env (so obs, masks and seats are
