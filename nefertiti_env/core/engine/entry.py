@@ -49,15 +49,18 @@ def njit(**options):
     is dropped when any source it compiles in changes, not only its own file. Decorate kernels with this
     one, never numba's (tests/test_engine_cache.py finds any that are not)."""
     cache = options.pop("cache", False)
+    return lambda fn: _dispatch(_Cached, fn, cache, {"nopython": True, "boundscheck": None, **options})
 
-    def decorate(fn):
-        if PLAIN_PYTHON:
-            return fn
-        dispatcher = _Cached(py_func=fn, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
-        if cache:
-            dispatcher.enable_caching()
-        return dispatcher
-    return decorate
+
+def _dispatch(cls, fn, cache: bool, targetoptions: dict):
+    """`fn` compiled by the dispatcher class `cls` (its cache made at the first compile if `cache`), or `fn`
+    itself under NUMBA_DISABLE_JIT: the one place `njit`, `shared` and `kernel` make their dispatchers."""
+    if PLAIN_PYTHON:
+        return fn
+    dispatcher = cls(py_func=fn, locals={}, targetoptions=targetoptions)
+    if cache:
+        dispatcher.enable_caching()
+    return dispatcher
 
 
 class _Shared(_Cached):
@@ -74,11 +77,7 @@ class _Shared(_Cached):
 def shared(fn):
     """`@njit(cache=True)` for a kernel that both Python and kernels call, with `_Shared`'s one compile
     per argument types."""
-    if PLAIN_PYTHON:
-        return fn
-    dispatcher = _Shared(py_func=fn, locals={}, targetoptions={"nopython": True})
-    dispatcher.enable_caching()
-    return dispatcher
+    return _dispatch(_Shared, fn, True, {"nopython": True})
 
 
 class _Kernel(_Shared):
@@ -111,12 +110,7 @@ def kernel(fn):
     """`@njit(cache=True)` for a kernel that only other kernels call (a call from Python still works,
     through `_Kernel`'s twin), one compile per argument types (`_Shared`); a kernel Python calls keeps
     `@njit(cache=True)`, or `shared` if kernels call it with constants."""
-    if PLAIN_PYTHON:
-        return fn
-    dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={
-        "nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
-    dispatcher.enable_caching()
-    return dispatcher
+    return _dispatch(_Kernel, fn, True, {"nopython": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True})
 
 
 @intrinsic
