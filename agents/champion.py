@@ -6,6 +6,10 @@ with `torch.load(weights_only=True)`, no unpickling), `champion.pt` next to this
 tournaments, the ladder, the balance lab, and training opponents. docs/champion.md tells how it
 was trained and how it fares at each table against the bankers and MCTS.
 
+A second agent, trained by the same config with another seed, ships as `champion_run2.pt` and plays as
+`champion:run=2`: two independently trained agents let the balance atlas tell a property of the game
+from a convention of one policy (docs/balance_atlas.md).
+
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
 `ppo:path=<CHAMPION_4P_FILE>`.
@@ -17,6 +21,8 @@ from pathlib import Path
 from .ppo import CHAMPION, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
+# training run -> its weights: `configs/whole_game.yaml` as written (run 1, the champion), and with `seed: 4051`
+CHAMPION_FILES = {1: CHAMPION_FILE, 2: Path(__file__).with_name("champion_run2.pt")}
 CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 
 
@@ -26,6 +32,7 @@ class ChampionBot(PPOAgent):
     the table it sits at.
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
+    run: 1 (default) the champion, 2 the second agent (the same training config, another seed).
     search, width, puct, leaf_value: search at play time with the policy as the prior (`PPOAgent`), and
         its critic at the leaves: e.g. `champion:search=800` or `champion:search=800,leaf_value=1`
         (docs/champion.md, "With search at play time").
@@ -34,8 +41,16 @@ class ChampionBot(PPOAgent):
     name = "champion"
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
-                 puct: float = 1.0, leaf_value: float = 0.0):
-        path = SHIPPED.get(CHAMPION, CHAMPION_FILE)      # a cluster's worker: the head's copy
+                 puct: float = 1.0, leaf_value: float = 0.0, run: int = 1):
+        if run not in CHAMPION_FILES:
+            raise ValueError(f"champion: run must be one of {sorted(CHAMPION_FILES)} (the shipped training runs), "
+                             f"got {run}")
+        path = SHIPPED.get(shipped_name(run), CHAMPION_FILES[run])      # a cluster's worker: the head's copy
         if not path.is_file():
-            raise FileNotFoundError(f"the champion's weights are missing from this install ({path})")
+            raise FileNotFoundError(f"the champion's weights (run {run}) are missing from this install ({path})")
         super().__init__(path, deterministic, seed, search, width, puct, leaf_value)
+
+
+def shipped_name(run: int) -> str:
+    """The name a cluster ships a training run's weights by (`ppo.SHIPPED`)."""
+    return CHAMPION if run == 1 else f"{CHAMPION}:run={run}"

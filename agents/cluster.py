@@ -143,8 +143,8 @@ def check_nodes(ray) -> None:
 def model_files(specs) -> dict[str, Path]:
     """{the name a spec gives a model: its file on the head} for every bot spec with weights."""
     from . import parse_spec
-    from .champion import CHAMPION_FILE
-    from .ppo import CHAMPION, model_file
+    from .champion import CHAMPION_FILES, shipped_name
+    from .ppo import model_file
 
     files = {}
     for spec in dict.fromkeys(specs):
@@ -152,7 +152,9 @@ def model_files(specs) -> dict[str, Path]:
         if name == "ppo":
             files[params["path"]] = model_file(params["path"])
         elif name == "champion":
-            files[CHAMPION] = CHAMPION_FILE
+            run = params.get("run", 1)
+            if run in CHAMPION_FILES:
+                files[shipped_name(run)] = CHAMPION_FILES[run]
     return files
 
 

@@ -30,7 +30,7 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
       memphis: [false]
 
 The axes of `values` and `search` (players, setups, characters, memphis) each narrow the atlas's
-tables; an absent axis keeps all. Searching populations cost ten to fifty times more per game
+tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is mandatory. Searching populations cost ten to fifty times more per game
 than a policy alone, so they play a subset at their own game counts; a question is answered by
 the populations that played its table, and a table a population did not play is "not played",
 never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
@@ -67,9 +67,12 @@ class Subset(Section):
     memphis: list[bool] | None = None
 
     def picks(self, table: Table) -> bool:
+        """Whether the table is on every axis; where Memphis is mandatory the memphis axis has no choice to
+        make, so it keeps that table (`memphis: [false]` with 5 players values the 5-player tables)."""
+        memphis = None if table.memphis_mandatory else self.memphis
         return all(axis is None or value in axis for axis, value in (
             (self.players, table.players), (self.setups, table.setup), (self.characters, table.characters),
-            (self.memphis, table.memphis)))
+            (memphis, table.memphis)))
 
 
 class Values(Subset):
@@ -113,6 +116,7 @@ class Table:
     setup: str
     characters: str
     memphis: bool
+    memphis_mandatory: bool = False     # the rules give this player count no table without Memphis
 
     @property
     def name(self) -> str:
@@ -131,8 +135,9 @@ def slug(spec: str) -> str:
 def tables(cfg: AtlasConfig) -> list[Table]:
     """Every table of the grid, but Memphis off where the rules make it mandatory."""
     rules = load_ruleset(cfg.ruleset)
-    return [Table(n, s, c, m) for n in cfg.players for s in cfg.setups for c in cfg.characters for m in cfg.memphis
-            if m or rules.players[n].memphis != "mandatory"]
+    mandatory = {n: rules.players[n].memphis == "mandatory" for n in cfg.players}
+    return [Table(n, s, c, m, mandatory[n]) for n in cfg.players for s in cfg.setups for c in cfg.characters
+            for m in cfg.memphis if m or not mandatory[n]]
 
 
 def valued(cfg: AtlasConfig, table: Table) -> bool:

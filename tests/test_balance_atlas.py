@@ -31,7 +31,9 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
     assert len(cfg.populations) >= 3 and cfg.search.populations == ["mcts"]
     valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
-    assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4}
+    assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4, 5}
+    assert all(t.memphis == (t.players == 5) for t in valued)      # Memphis off, but where it is mandatory
+    assert any(p.startswith("champion:run=2") for p in cfg.populations)     # two independently trained agents
     assert atlas.markets(cfg) == [m.name for m in load_ruleset("default").markets]
     searched = [t for t in atlas.tables(cfg) if atlas.searched(cfg, t)]
     assert searched and set(searched) < set(atlas.tables(cfg))             # a subset, every one of them valued
@@ -60,6 +62,16 @@ def test_rosters_and_sub_studies():
     sub = next(sub for t, pop, sub in atlas.studies(every) if pop == "random" and sub.restricted)
     assert sub.games == 2 and sub.restricted.games == 3
     assert [r.name for r in sub.restricted.forbid if r.kind == "market"] == [m.name for m in rules.markets]
+
+
+def test_a_memphis_axis_keeps_the_tables_where_memphis_is_mandatory():
+    """`memphis: [false]` cannot mean "no 5-player table": at 5 players there is no choice to make."""
+    cfg = atlas.parse({**TINY, "values": {"games": 4, "players": [2, 5], "memphis": [False]}})
+    valued = [t.name for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
+    assert valued == ["2p-beginner-base-no-memphis", "5p-beginner-base-memphis"]
+    cfg = atlas.parse({**TINY, "values": {"games": 4, "players": [2, 5], "memphis": [True]}})
+    assert [t.name for t in atlas.tables(cfg) if atlas.valued(cfg, t)] == ["2p-beginner-base-memphis",
+                                                                            "5p-beginner-base-memphis"]
 
 
 SEARCH = {"populations": ["mcts"], "games": 2}

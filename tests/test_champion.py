@@ -9,11 +9,11 @@ import torch
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import BOTS, LADDER_BOTS, MCTSBot, make_bot, policy_file
-from nefertiti_env.agents.champion import CHAMPION_4P_FILE, CHAMPION_FILE, ChampionBot
+from nefertiti_env.agents.champion import CHAMPION_4P_FILE, CHAMPION_FILE, CHAMPION_FILES, ChampionBot
 from nefertiti_env.encoding.versions import version_of_size
 
 
-@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_4P_FILE, "v1")])
+@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_FILES[2], "v2"), (CHAMPION_4P_FILE, "v1")])
 def test_the_weights_ship_small_and_load_without_unpickling(path, version):
     """The whole-game champion reads v2 (the table it sits at); the previous 4-player one, kept for
     comparison, reads v1."""
@@ -40,6 +40,24 @@ def test_champion_is_a_bot_name_and_plays_legal_games():
             picked += 1
         game.apply(action)
     assert picked > 20 and np.isfinite(game.scores()).all()
+
+
+def test_the_second_run_is_another_agent_of_the_same_shape():
+    """champion:run=2 loads the second training run's weights: the same network shape, other weights, so it
+    is an independent population for the balance atlas; a run that was not shipped is refused by name."""
+    first, second = (make_bot(f"champion:run={run}") for run in (1, 2))
+    a = dict(first.policy.state_dict())
+    b = dict(second.policy.state_dict())
+    assert a.keys() == b.keys() and all(a[k].shape == b[k].shape for k in a)
+    assert any(not torch.equal(a[k], b[k]) for k in a)
+    with pytest.raises(ValueError, match="run must be one of"):
+        make_bot("champion:run=3")
+
+
+def test_a_cluster_ships_each_run_by_its_own_name():
+    from nefertiti_env.agents.cluster import model_files
+    files = model_files(["champion", "champion:run=2:deterministic=0", "banker"])
+    assert files == {"champion": CHAMPION_FILES[1], "champion:run=2": CHAMPION_FILES[2]}
 
 
 def test_sampling_champion_follows_its_seed():
