@@ -188,7 +188,7 @@ def restricted_play(tabs: dict[str, Table], ruleset: str, n: int, arms: list[str
     for arm in [control, *arms]:
         s = focal(arm)
         w, k = float(s["win"].sum()), rows(s)
-        row = {"arm": arm, "games": k, "win_rate": proportion(w, k), "score": interval(s["score"]),
+        row = {"arm": arm, "games": k, "wins": w, "win_rate": proportion(w, k), "score": interval(s["score"]),
                "forced": float(s["forced"].sum()) / max(k, 1), "win_change": None, "score_change": None,
                "detectable": detectable_difference(bw / bn if bn else math.nan, k, bn)}
         if arm != control:

@@ -83,7 +83,8 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
     """Each option's value to the seat that may use it: the control seat's win rate minus the same seat's with
     the option forbidden (same deals). Characters (kind "character") also get their take rate and points per
     seal spent in the control; markets (kind "market") the share of control games in which that seat won a
-    stall of the market (highest bid, paid)."""
+    stall of the market (highest bid, paid). Each keeps its counts (control wins and games, restricted wins and
+    games) for the value pooled over tables (`pooled_option_questions`)."""
     options = [Restriction(*next(iter(item.items()))) for item in forbid]
     out = {(o.kind, o.name): Question(o.kind, table.name, o.name, "pp") for o in options}
     for pop, tabs in tabs_by_population.items():
@@ -94,20 +95,60 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
         focal = tables.select(chars, chars["seat"] == chars["game"] % n)
         won = tables.select(closings, (closings["high_seat"] == closings["game"] % n) & (closings["high_paid"] == 1))
         games = tables.rows(control["games"])
+        base = rows[runner.CONTROL]
         for o in options:
             r = rows[o.label]
             d, low, high = r["win_change"]
             q = out[o.kind, o.name]
             q.answers.append(Answer(pop, (-d, -high, -low), r["win_p"], r["detectable"]))   # control minus restricted
+            counts = {"counts": (base["wins"], base["games"], r["wins"], r["games"]), "forced": r["forced"]}
             if o.kind == "character":
                 mine = tables.where(focal, character=o.name)
                 plays = tables.where(chars, character=o.name)
                 q.extra[pop] = {"take_rate": proportion(len(set(mine["game"].tolist())), games),
-                                "points_per_seal": analysis.interval(plays["score_gain"]), "forced": r["forced"]}
+                                "points_per_seal": analysis.interval(plays["score_gain"]), **counts}
             else:
                 mine = tables.where(won, market=o.name)
-                q.extra[pop] = {"stall_wins": proportion(len(set(mine["game"].tolist())), games), "forced": r["forced"]}
+                q.extra[pop] = {"stall_wins": proportion(len(set(mine["game"].tolist())), games), **counts}
     return list(out.values())
+
+
+POOLED = "pooled"        # the `table` of a question pooled over every valued table
+
+
+def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
+    """Each character's and market's value pooled over the valued tables that offer it, per population: the
+    inverse-variance weighted mean of the tables' values (a fixed-effect meta-analysis), so one figure answers
+    "is this option worth taking?" at a minimum detectable effect of a few points where one table's 1,000
+    games per arm detect about 6. Each table's variance is the two independent proportions' (Agresti-Caffo:
+    one win and one loss added to each arm), which overstates it under the arms' common deals, so the
+    intervals are conservative. It is an average over player counts and rosters: a value that changes sign
+    between tables averages out, and the per-table sections show it."""
+    from scipy.stats import norm
+
+    by_option: dict[tuple[str, str], list[Question]] = {}
+    for qs in per_table:
+        for q in qs:
+            by_option.setdefault((q.kind, q.subject), []).append(q)
+    z, power = float(norm.ppf(0.975)), float(norm.ppf(0.8))
+    out = []
+    for (kind, name), qs in by_option.items():
+        pooled = Question(kind, POOLED, name, "pp", extra={"tables": [q.table for q in qs]})
+        for pop in dict.fromkeys(a.population for q in qs for a in q.answers):
+            weights, values = [], []
+            for q in qs:
+                if pop in q.extra:
+                    cw, cn, rw, rn = q.extra[pop]["counts"]
+                    pc, pr = (cw + 1) / (cn + 2), (rw + 1) / (rn + 2)
+                    weights.append(1 / (pc * (1 - pc) / (cn + 2) + pr * (1 - pr) / (rn + 2)))
+                    values.append(cw / cn - rw / rn)
+            w = np.asarray(weights)
+            d, se = float(w @ np.asarray(values) / w.sum()), float(1 / math.sqrt(w.sum()))
+            pooled.answers.append(Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)),
+                                         (z + power) * se))
+            pooled.extra[pop] = {"tables": len(weights)}
+        out.append(pooled)
+    return out
 
 
 def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, dict], n: int) -> Question:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,8 @@ import yaml
 from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, tables
-from .atlas_findings import Question, memphis_question, option_questions, seat_questions, seat_summary
+from .atlas_findings import (POOLED, Question, memphis_question, option_questions, pooled_option_questions,
+                             seat_questions, seat_summary)
 from .page import Page
 from .report import num, pct, pp
 from .stats import Findings
@@ -63,6 +65,8 @@ def write(folder: str | Path) -> Path:
             values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]},
                                               atlas.options(cfg, t))
             questions += values[t.name]
+    pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
+    questions += pooled_values
     memphis, memphis_seats = [], []
     for t in by_table.values():
         off = atlas.Table(t.players, t.setup, t.characters, False)
@@ -92,8 +96,9 @@ def write(folder: str | Path) -> Path:
     page.table(["population", "plays", "tables", "games per table", "valued tables", "games per restricted arm"],
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
-    _top(page, questions, qv, by_table)
-    _figures(page, folder, pooled, values, memphis, by_table)
+    titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled")}
+    _top(page, questions, qv, titled)
+    _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values}, memphis, titled)
     atlas_parts.figures(page, folder, cells, by_table, played)
     page.heading("Seat fairness per table")
     page.text("Win rate (%) and mean rank by position in turn order (1 = first player; parity is 1/n and "
@@ -104,6 +109,17 @@ def write(folder: str | Path) -> Path:
               + "; ".join(sorted({f"{q.extra['players']} players {a.population} {100 * a.detectable:.1f} pp"
                                   for q in questions if q.kind == "seat" for a in q.answers})) + ".")
     _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat"], qv, by_table, pops)
+    if pooled_values:
+        page.heading("Character and market value, pooled over the valued tables")
+        page.text("Each option's value (below, per table) pooled over every valued table that offers it: the "
+                  "inverse-variance weighted mean of the tables' values, per population (a fixed-effect "
+                  "meta-analysis; each table's variance counts the arms as independent, so the intervals are "
+                  "conservative). It averages over player counts and rosters; the per-table sections show where "
+                  "a value differs.")
+        for what in (CHARACTERS, MARKETS):
+            _options(page, titled[POOLED], [q for q in pooled_values if q.kind == what["noun"]], qv, pops,
+                     {**what, "text": "Ranked by the mean value over populations.",
+                      "extra": lambda x: f"{x['tables']} tables"})
     for name, qs in values.items():
         _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
@@ -123,6 +139,13 @@ def write(folder: str | Path) -> Path:
     (folder / "atlas.md").write_text(md, encoding="utf-8")
     (folder / "atlas.html").write_text(findings.fill(page.html()), encoding="utf-8")
     return folder / "atlas.md"
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """Stands for a table in the report's titles where a question is pooled over several."""
+
+    title: str
 
 
 def _answers(questions: list[Question], qv) -> list[tuple]:
