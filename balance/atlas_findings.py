@@ -24,6 +24,9 @@ from .restrict import Restriction
 from .stats import Findings, detectable_difference, diff_means, p_means, p_rate, proportion
 
 
+POOLED = "pooled"        # the `table` of a question pooled over every valued table
+
+
 @dataclass
 class Answer:
     population: str
@@ -71,6 +74,25 @@ def seat_questions(table, n: int, by_population: dict[str, dict]) -> list[Questi
     return out
 
 
+def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], int]]) -> list[Question]:
+    """Each position's win rate against parity over every table of n players a population played (its wins by
+    position and games summed): the headline seat question, at several times one table's games."""
+    out = []
+    for pos in range(n):
+        q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n, "pooled": True})
+        for pop, (wins, games) in by_population.items():
+            rate = proportion(wins[pos], games)
+            q.answers.append(Answer(pop, tuple(x - 1 / n for x in rate), p_rate(wins[pos], games, 1 / n),
+                                    detectable_difference(1 / n, games, math.inf)))
+        out.append(q)
+    return out
+
+
+def pooled_seats(n: int) -> str:
+    """The `table` of the seat questions pooled over the tables of n players."""
+    return f"{POOLED}-{n}p"
+
+
 def seat_summary(c: dict, n: int) -> dict:
     """Win rate and mean rank by position and the largest seat edge, for one table and population."""
     fair = analysis.seat_fairness(c, n)
@@ -111,9 +133,6 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
                 mine = tables.where(won, market=o.name)
                 q.extra[pop] = {"stall_wins": proportion(len(set(mine["game"].tolist())), games), **counts}
     return list(out.values())
-
-
-POOLED = "pooled"        # the `table` of a question pooled over every valued table
 
 
 def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:

@@ -22,7 +22,7 @@ from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, tables
 from .atlas_findings import (POOLED, Question, memphis_question, option_questions, pooled_option_questions,
-                             seat_questions, seat_summary)
+                             pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
 from .page import Page
 from .report import num, pct, pp
 from .stats import Findings
@@ -59,6 +59,8 @@ def write(folder: str | Path) -> Path:
             pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"])
             seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
+    pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]
+    questions += pooled_seat
     values = {}
     for t in by_table.values():
         if atlas.valued(cfg, t):
@@ -96,7 +98,8 @@ def write(folder: str | Path) -> Path:
     page.table(["population", "plays", "tables", "games per table", "valued tables", "games per restricted arm"],
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
-    titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled")}
+    titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled"),
+              **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled}}
     _top(page, questions, qv, titled)
     _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values}, memphis, titled)
     atlas_parts.figures(page, folder, cells, by_table, played)
@@ -107,8 +110,13 @@ def write(folder: str | Path) -> Path:
                seat_rows)
     page.text("Minimum detectable seat edge (80% power), per player count and population: "
               + "; ".join(sorted({f"{q.extra['players']} players {a.population} {100 * a.detectable:.1f} pp"
-                                  for q in questions if q.kind == "seat" for a in q.answers})) + ".")
-    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat"], qv, by_table, pops)
+                                  for q in questions if q.kind == "seat" and q.table in by_table
+                                  for a in q.answers})) + ".")
+    page.text("Pooled over the tables of each player count (each population over the tables it played), a seat's "
+              "edge is measured at several times one table's games:")
+    _questions(page, "Pooled seats per player count", pooled_seat, qv, titled, pops)
+    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat" and q.table in by_table], qv,
+               by_table, pops)
     if pooled_values:
         page.heading("Character and market value, pooled over the valued tables")
         page.text("Each option's value (below, per table) pooled over every valued table that offers it: the "
@@ -129,8 +137,8 @@ def write(folder: str | Path) -> Path:
                    by_table, pops)
     atlas_parts.memphis_economy(page, cells, by_table, played)
     if tutors:
-        _tutors(page, [q for q in questions if q.kind == "seat" and q.extra["players"] == 2], tutors, qv, by_table,
-                pops)
+        _tutors(page, [q for q in questions if q.kind == "seat" and q.extra["players"] == 2 and q.table in by_table],
+                tutors, qv, by_table, pops)
     atlas_parts.closings(page, cells, by_table, played)
     atlas_parts.gifts(page, cells, by_table, played)
     _cost(page, cfg, subs)

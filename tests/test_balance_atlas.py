@@ -355,3 +355,18 @@ def test_the_report_pools_each_option_over_the_valued_tables(tmp_path):
     md = (tmp_path / "out" / "atlas.md").read_text()
     header, *rows = _rows(md, "## Character value: All 2 valued tables, pooled")
     assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
+
+
+def test_seats_are_also_pooled_per_player_count(small_atlas):
+    """The headline seat question: each position's wins summed over the tables of its player count."""
+    _, out = small_atlas
+    answers = tables.read(out, "answers")
+    pooled = tables.where(answers, table="pooled-2p", population="greedy")
+    wins = games = 0
+    for name in ("2p-beginner-base-no-memphis", "2p-beginner-base-memphis"):
+        seats = tables.where(tables.read_all(out / name / "greedy")["seats"], arm="main", position=0)
+        wins, games = wins + float(seats["win"].sum()), games + tables.rows(seats)
+    assert list(pooled["subject"]) == ["position 1", "position 2"]
+    assert pooled["estimate"][0] == pytest.approx(100 * (wins / games - 0.5), abs=1e-3)    # in points
+    header, *rows = _rows((out / "atlas.md").read_text(), "### Pooled seats per player count")
+    assert [r[0] for r in rows] == ["All tables of 2 players, pooled"] * 2 + ["All tables of 5 players, pooled"] * 5
