@@ -31,8 +31,8 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
     assert len(cfg.populations) >= 3 and cfg.search.populations == ["mcts"]
     valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
-    assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4}
-    assert not any(t.memphis for t in valued)
+    assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4, 5}
+    assert all(t.memphis == (t.players == 5) for t in valued)      # Memphis off, but where it is mandatory
     assert any(p.startswith("champion:run=2") for p in cfg.populations)     # two independently trained agents
     assert atlas.markets(cfg) == [m.name for m in load_ruleset("default").markets]
     searched = [t for t in atlas.tables(cfg) if atlas.searched(cfg, t)]
