@@ -127,7 +127,7 @@ def write(folder: str | Path) -> Path:
         for what in (CHARACTERS, MARKETS):
             _options(page, titled[POOLED], [q for q in pooled_values if q.kind == what["noun"]], qv, pops,
                      {**what, "text": "Ranked by the mean value over populations.",
-                      "extra": lambda x: f"{x['tables']} tables"})
+                      "extra": lambda x: f"{x['tables']} table{'s' if x['tables'] != 1 else ''}"})
     for name, qs in values.items():
         _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
