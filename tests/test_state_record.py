@@ -23,11 +23,12 @@ def test_record_has_the_layouts_offsets_and_size(fields, record, size):
 
 
 def test_record_is_a_view_of_the_games_arrays():
-    """`state`/`rules` read and write the game's own memory: no copy, every field where the facade has it."""
+    """The records read and write the game's own memory: no copy, every field where the layout has it (Python
+    views the arrays itself; the kernels' `state`/`rules` return a copy to Python, numba boxing a record by value)."""
     g = NefertitiGame(num_players=3, seed=4)
     for _ in range(30):
         g.apply(g.legal_actions()[0])
-    s, r = L.state(g.S), L.rules(g.R)
+    s, r = g.S.view(L.STATE_RECORD)[0], g.R.view(L.RULES_RECORD)[0]
     for name, (where, shape, what) in L.field_slices().items():
         assert np.array_equal(getattr(s, name), g.S[where].reshape(shape)), name
         if what == "list":

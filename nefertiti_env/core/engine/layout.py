@@ -203,7 +203,9 @@ RULES_RECORD = record_dtype(RULE_FIELDS)
 
 @kernel
 def state(S):
-    """The state array `S` (or an array that begins with one) as its record: the same memory, by name."""
+    """The state array `S` (or an array that begins with one) as its record: the same memory, by name, in
+    kernels. Called from Python it returns a copy (numba boxes a record by value): Python code views
+    the array itself, `S.view(STATE_RECORD)[0]`."""
     return S[:STATE_SIZE].view(STATE_RECORD)[0]
 
 
