@@ -254,15 +254,22 @@ def append(S, field, count, value) -> None:
 
 
 @kernel
-def pop_front(S, field, count) -> int:
-    """Remove and return the first item of a list field."""
-    n = S[count]
-    value = S[field]
+def pop_first(items, n) -> int:
+    """Remove and return the first of the `n` items of a list field's array (a record's field, `s.pending`);
+    the caller lowers the count. The place freed is zeroed."""
+    value = items[0]
     for k in range(n - 1):
-        S[field + k] = S[field + k + 1]
-    S[field + n - 1] = 0
-    S[count] = n - 1
+        items[k] = items[k + 1]
+    items[n - 1] = 0
     return value
+
+
+@kernel
+def pop_front(S, field, count) -> int:
+    """Remove and return the first item of a list field (its array runs from offset `field` to its count's)."""
+    n = S[count]
+    S[count] = n - 1
+    return pop_first(S[field:count], n)
 
 
 @kernel

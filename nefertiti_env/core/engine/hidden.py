@@ -11,7 +11,7 @@ Random numbers come from a generator other than the game's: `G` is an int64 arra
 PCG64 words at `layout.RNG` (`generator_array`), so rng.py's numpy-exact kernels draw from it
 as from a state, and a bot's stream is consumed exactly as numpy's `Generator` would.
 
-The kernels Python and the bots call take the arrays `R`, `S` and read them as records (`layout.state`).
+The kernels take the arrays `R`, `S` and read them as records (`layout.rules`, `layout.state`).
 """
 from __future__ import annotations
 
@@ -51,9 +51,10 @@ def work():
 
 
 @kernel
-def oracle_pending(s, out) -> int:
+def oracle_pending(S, out) -> int:
     """Write into `out` the gifts publicly swapped into the bottom places by the Oracle, less those
     seen drawn since, in the order given; return how many."""
+    s = L.state(S)
     n = s.oracle_given_n
     for i in range(n):
         out[i] = s.oracle_given[i]
@@ -108,7 +109,7 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
             n = _remove_first(pool, n, akhenaton)
             break
     pending = W[_PENDING:_PENDING + L.MAX_ORACLE_GIVEN]
-    for j in range(oracle_pending(s, pending)):
+    for j in range(oracle_pending(S, pending)):
         kind = pending[j]
         count = 0
         for pos in range(max(start, s.oracle_from), end):
