@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from .entry import kernel
+from .entry import as_record, kernel
 from ..limits import MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
 from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
                       PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES,
@@ -206,13 +206,13 @@ def state(S):
     """The state array `S` (or an array that begins with one) as its record: the same memory, by name, in
     kernels. Called from Python it returns a copy (numba boxes a record by value): Python code views
     the array itself, `S.view(STATE_RECORD)[0]`."""
-    return S[:STATE_SIZE].view(STATE_RECORD)[0]
+    return as_record(S, STATE_RECORD)
 
 
 @kernel
 def rules(R):
     """The rules array `R` as its record: the same memory, by name."""
-    return R[:RULES_SIZE].view(RULES_RECORD)[0]
+    return as_record(R, RULES_RECORD)
 
 # A state's unused tails: no kernel reads the deck's places from `deck_len` on nor `oracle_given` past
 # its length, so a copy for search (a bot's clone into its work space) may skip them: the live ranges

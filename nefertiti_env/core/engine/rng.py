@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import layout as L
-from .entry import kernel, njit, shared
+from .entry import as_record, kernel, njit, shared
 
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
@@ -64,7 +64,7 @@ def _step(s_hi, s_lo, i_hi, i_lo):
 @kernel
 def generator(S):
     """The generator words of `S` (a state, or a generator array) as a `GENERATOR` record: the same memory."""
-    return S[L.RNG:L.RNG + L.RNG_WORDS].view(GENERATOR)[0]
+    return as_record(S[L.RNG:], GENERATOR)
 
 
 @kernel
