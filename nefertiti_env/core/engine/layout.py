@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from .entry import as_record, kernel
 from ..limits import MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS, MAX_TYPES, NUM_BIDS, NUM_MARKETS
 from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
                       PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES,
                       RESOLUTION_PHASES, SERVANT_PHASES, TURN_PHASES, TUTOR)
+from .entry import as_record, kernel
 
 MAX_PLACED = NUM_MARKETS * NUM_BIDS  # squares used in one turn
 MAX_PENDING = 16                    # markets waiting to be resolved
