@@ -3,6 +3,9 @@ bytes as the int64 arrays, so saved states, records and the golden files read th
 kernel reads the fields."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -38,3 +41,15 @@ def test_record_is_a_view_of_the_games_arrays():
     assert g.owned[1, 2] == s.owned[1, 2]
     s.phase = L.PH_OVER
     assert g.phase == L.PH_OVER
+
+
+CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step")
+
+
+@pytest.mark.parametrize("module", CONVERTED)
+def test_a_converted_module_reads_no_field_by_offset(module):
+    """A module read by name reads no field by offset as well (docs/engine.md "Converting the next module"):
+    only a generator array's words, which the bots' arrays hold at the state's `rng` offset, are found by it."""
+    source = (Path(L.__file__).parent / f"{module}.py").read_text()
+    offsets = [hit for hit in re.findall(r"[\]\w)]\[L\.([A-Z][A-Z_0-9]*)", source) if hit != "RNG"]
+    assert not offsets, f"{module}.py reads {offsets} by offset"
