@@ -2,7 +2,8 @@
 
 Used by the powers (docs/rules.md §6), the market resolution (§4) and the results (§5), so
 that none of them imports another for these. All take the rules `R` and the state `S`
-(layout.py) and are compiled with numba.
+(layout.py), read them as records (`layout.rules`, `layout.state`) and are compiled with numba;
+the list-field helpers still take a field's offsets, the form their callers use.
 """
 from __future__ import annotations
 
@@ -16,17 +17,18 @@ from .entry import kernel, njit
 @kernel
 def kind_roaming(R) -> int:
     """Card code of the Roaming Thief card once it lies on the board (after Akhenaton's code)."""
-    return R[L.NUM_KINDS] + 1
+    return L.rules(R).num_kinds + 1
 
 
 @kernel
 def card_places(R, S, m, skip, out) -> int:
     """Write into `out` the places of the face-up cards above market m, less those holding
     card code `skip` (-1: none); return how many."""
+    s = L.state(S)
     n = 0
     for k in range(MAX_SLOTS):
-        c = S[L.SLOTS + m * MAX_SLOTS + k]
-        if c >= 0 and c != skip and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+        c = s.slots[m, k]
+        if c >= 0 and c != skip and s.face_down[m, k] == 0:
             out[n] = k
             n += 1
     return n
@@ -41,8 +43,9 @@ def gift_places(R, S, m, out) -> int:
 @kernel
 def is_gift(R, S, m, k) -> bool:
     """A face-up gift lies in place k above market m (the Roaming Thief card is no gift)."""
-    c = S[L.SLOTS + m * MAX_SLOTS + k]
-    return c >= 0 and c != kind_roaming(R) and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0
+    s = L.state(S)
+    c = s.slots[m, k]
+    return c >= 0 and c != kind_roaming(R) and s.face_down[m, k] == 0
 
 
 @kernel
@@ -61,21 +64,22 @@ def take_card(R, S, p, m, k) -> bool:
     A papyrus brings a seal from the supply; the neutral player gets no seal (the seal on an
     upper card goes back to the supply). Returns True when the card is the Roaming Thief,
     which its taker must use at once (§6)."""
-    kind = S[L.SLOTS + m * MAX_SLOTS + k]
-    S[L.SLOTS + m * MAX_SLOTS + k] = -1
+    r, s = L.rules(R), L.state(S)
+    kind = s.slots[m, k]
+    s.slots[m, k] = -1
     gets_seal = p != L.NEUTRAL
-    if k == 0 and m != MEMPHIS and S[L.SEAL_ON + m] != 0:
-        S[L.SEAL_ON + m] = 0
+    if k == 0 and m != MEMPHIS and s.seal_on[m] != 0:
+        s.seal_on[m] = 0
         if gets_seal:
-            S[L.SEALS + p] += 1
+            s.seals[p] += 1
         else:
-            S[L.SEAL_SUPPLY] += 1
+            s.seal_supply += 1
     if kind == kind_roaming(R):
         return True
-    if R[L.KIND_SEAL + kind] != 0 and gets_seal and S[L.SEAL_SUPPLY] > 0:
-        S[L.SEAL_SUPPLY] -= 1
-        S[L.SEALS + p] += 1
-    S[L.OWNED + p * MAX_KINDS + kind] += 1
+    if r.kind_seal[kind] != 0 and gets_seal and s.seal_supply > 0:
+        s.seal_supply -= 1
+        s.seals[p] += 1
+    s.owned[p, kind] += 1
     return False
 
 
@@ -83,26 +87,29 @@ def take_card(R, S, p, m, k) -> bool:
 def take_from_board(R, S, p, m, k, replacement) -> int:
     """p takes the gift in place k of market m, leaving `replacement` there (a seal stays on its
     place); a papyrus brings a seal from the supply. Returns the kind taken."""
-    kind = S[L.SLOTS + m * MAX_SLOTS + k]
-    S[L.SLOTS + m * MAX_SLOTS + k] = replacement
-    S[L.OWNED + p * MAX_KINDS + kind] += 1
-    if R[L.KIND_SEAL + kind] != 0 and S[L.SEAL_SUPPLY] > 0:
-        S[L.SEAL_SUPPLY] -= 1
-        S[L.SEALS + p] += 1
+    r, s = L.rules(R), L.state(S)
+    kind = s.slots[m, k]
+    s.slots[m, k] = replacement
+    s.owned[p, kind] += 1
+    if r.kind_seal[kind] != 0 and s.seal_supply > 0:
+        s.seal_supply -= 1
+        s.seals[p] += 1
     return kind
 
 
 @kernel
 def discard(R, S, p, kind) -> None:
     """Owner p's card of `kind` leaves the game."""
-    S[L.OWNED + p * MAX_KINDS + kind] -= 1
-    S[L.DISCARDED + kind] += 1
+    s = L.state(S)
+    s.owned[p, kind] -= 1
+    s.discarded[kind] += 1
 
 
 @kernel
 def owns_any(S, o) -> bool:
+    s = L.state(S)
     for k in range(MAX_KINDS):
-        if S[L.OWNED + o * MAX_KINDS + k] != 0:
+        if s.owned[o, k] != 0:
             return True
     return False
 
@@ -110,9 +117,10 @@ def owns_any(S, o) -> bool:
 @kernel
 def occ_bits(S, m) -> int:
     """Bitmask of market m's occupied bid squares (bit v: square v holds a piece)."""
+    s = L.state(S)
     bits = 0
     for v in range(NUM_BIDS):
-        if S[L.OCC + m * NUM_BIDS + v] >= 0:
+        if s.occ[m, v] >= 0:
             bits |= 1 << v
     return bits
 
@@ -123,33 +131,34 @@ def is_free(R, S, m, v) -> bool:
     visible stall and is empty? The three tests are all made (`&`, no branch), so that the legal
     placements are marked without a branch per square (mispredicted branches cost the legal-move
     generator more than the tests)."""
-    return ((S[L.IS_OPEN + m] != 0) & (S[L.OCC + m * NUM_BIDS + v] < 0)
-            & (R[L.SQUARE_EXISTS + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] != 0))
+    r, s = L.rules(R), L.state(S)
+    return (s.is_open[m] != 0) & (s.occ[m, v] < 0) & (r.square_exists[m, s.side[m], v] != 0)
 
 
 # ---------------------------------------------------------------- scoring (§5)
 @kernel
 def _per_type(R, S, per_kind) -> np.ndarray:
-    """[owner, gift type] sum over the owner's cards of the rules column at `per_kind` (per card kind)."""
+    """[owner, gift type] sum over the owner's cards of `per_kind` (a rules field per card kind)."""
+    r, s = L.rules(R), L.state(S)
     out = np.zeros((L.NUM_OWNERS, MAX_TYPES), dtype=np.int64)
     for o in range(L.NUM_OWNERS):
-        for k in range(R[L.NUM_KINDS]):
-            n = S[L.OWNED + o * MAX_KINDS + k]
+        for k in range(r.num_kinds):
+            n = s.owned[o, k]
             if n:
-                out[o, R[L.KIND_TYPE + k]] += n * R[per_kind + k]
+                out[o, r.kind_type[k]] += n * per_kind[k]
     return out
 
 
 @njit(cache=True)
 def type_items(R, S) -> np.ndarray:
     """[owner, gift type] items held (a double senet is two items)."""
-    return _per_type(R, S, L.KIND_ITEMS)
+    return _per_type(R, S, L.rules(R).kind_items)
 
 
 @njit(cache=True)
 def type_bonus(R, S) -> np.ndarray:
     """[owner, gift type] sum of the foreign bonuses held, added to every item of the type."""
-    return _per_type(R, S, L.KIND_BONUS)
+    return _per_type(R, S, L.rules(R).kind_bonus)
 
 
 @kernel
@@ -207,7 +216,7 @@ def scores_from(table, items, bonus, money, seals, points) -> np.ndarray:
 @njit(cache=True, inline="always")
 def value_table(R) -> np.ndarray:
     """[type, 3] the ruleset's points per item for 1, 2, 3+ owners (a view of R)."""
-    return R[L.TYPE_VALUES:L.TYPE_VALUES + L.TYPE_VALUES_SIZE].reshape((MAX_TYPES, 3))
+    return L.rules(R).type_values
 
 
 @njit(cache=True)
@@ -219,16 +228,17 @@ def type_values(R, items) -> np.ndarray:
 @kernel
 def kind_value(R, S, p, kind) -> int:
     """Points a card of `kind` is worth to owner p now (owner count and p's foreign bonuses)."""
+    r = L.rules(R)
     items, bonus = type_items(R, S), type_bonus(R, S)
-    t = R[L.KIND_TYPE + kind]
-    return (type_values(R, items)[t] + bonus[p, t]) * R[L.KIND_ITEMS + kind]
+    t = r.kind_type[kind]
+    return (type_values(R, items)[t] + bonus[p, t]) * r.kind_items[kind]
 
 
 @njit(cache=True)
 def base_scores(R, S) -> np.ndarray:
     """[owner] scores before the end-of-game effects of characters (powers.end_bonus)."""
-    return scores_from(value_table(R), type_items(R, S), type_bonus(R, S), S[L.MONEY:L.MONEY + L.NUM_OWNERS],
-                       S[L.SEALS:L.SEALS + L.NUM_OWNERS], S[L.POINTS:L.POINTS + L.NUM_OWNERS])
+    s = L.state(S)
+    return scores_from(value_table(R), type_items(R, S), type_bonus(R, S), s.money, s.seals, s.points)
 
 
 @njit(cache=True)
@@ -254,15 +264,22 @@ def append(S, field, count, value) -> None:
 
 
 @kernel
-def pop_front(S, field, count) -> int:
-    """Remove and return the first item of a list field."""
-    n = S[count]
-    value = S[field]
+def pop_first(items, n) -> int:
+    """Remove and return the first of the `n` items of a list field's array (a record's field, `s.pending`);
+    the caller lowers the count. The place freed is zeroed."""
+    value = items[0]
     for k in range(n - 1):
-        S[field + k] = S[field + k + 1]
-    S[field + n - 1] = 0
-    S[count] = n - 1
+        items[k] = items[k + 1]
+    items[n - 1] = 0
     return value
+
+
+@kernel
+def pop_front(S, field, count) -> int:
+    """Remove and return the first item of a list field (its array runs from offset `field` to its count's)."""
+    n = S[count]
+    S[count] = n - 1
+    return pop_first(S[field:count], n)
 
 
 @kernel

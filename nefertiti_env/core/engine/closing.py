@@ -7,6 +7,7 @@ The ruleset names a kind and its parameters per stall; `rules.rules_array` store
 `close_groups` (bitmasks), so a corrected reference sheet needs no new code unless it invents
 a new kind. Occupancy is a bitmask (bit v: bid square v holds a piece); colours are read from
 the occupancy row (a seat for a servant, TUTOR + seat for a tutor, so tutors count as colours).
+The kernels read the arrays R and S as records (`layout.rules`, `layout.state`).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..limits import MEMPHIS, NUM_BIDS
 from . import layout as L
-from .board import pop_front
+from .board import pop_first
 from .rng import rng_integers
 from .entry import kernel, njit
 
@@ -148,13 +149,15 @@ def validate_params(kind: str, params: dict, grid: list[list[int]]) -> list[str]
 def roll_die(S, low, high) -> int:
     """One die from low to high - 1: the game's generator, or while dice are scripted (explicit
     chance) the next scripted value; a die asked past the script is counted and reads `low`."""
-    if S[L.DICE_SCRIPTED] == 0:
+    s = L.state(S)
+    if s.dice_scripted == 0:
         return rng_integers(S, low, high)
-    n = S[L.DICE_SCRIPT_N]
+    n = s.dice_script_n
     if n == 0:
-        S[L.DICE_MISSING] += 1
+        s.dice_missing += 1
         return low
-    return pop_front(S, L.DICE_SCRIPT, L.DICE_SCRIPT_N)
+    s.dice_script_n = n - 1
+    return pop_first(s.dice_script, n)
 
 
 @kernel
@@ -208,16 +211,15 @@ def closes(R, S, m, v, bits) -> bool:
     after it)? Also when full, if the ruleset says so. The Port of Memphis never closes this way."""
     if m == MEMPHIS:
         return False
-    stall = m * 2 + S[L.SIDE + m]
-    kind = R[L.CLOSE_KIND + stall]
-    p0, p1 = R[L.CLOSE_PARAMS + stall * 2], R[L.CLOSE_PARAMS + stall * 2 + 1]
+    r, s = L.rules(R), L.state(S)
+    side = s.side[m]
+    kind = r.close_kind[m, side]
+    p0, p1 = r.close_params[m, side, 0], r.close_params[m, side, 1]
     if kind == ClosingKind.DICE_MATCH:
         roll = 0
         for _ in range(p0):
             roll += roll_die(S, 1, p1 + 1)
         hit = roll < NUM_BIDS and (bits >> roll & 1) == 1
     else:
-        groups = R[L.CLOSE_GROUPS + stall * L.MAX_GROUPS:L.CLOSE_GROUPS + (stall + 1) * L.MAX_GROUPS]
-        hit = holds(kind, p0, p1, groups, R[L.CLOSE_GROUPS_N + stall], bits, v,
-                    S[L.OCC + m * NUM_BIDS:L.OCC + (m + 1) * NUM_BIDS])
-    return hit or (bits == R[L.CLOSE_ALL + stall] and R[L.CLOSE_WHEN_FULL] != 0)
+        hit = holds(kind, p0, p1, r.close_groups[m, side], r.close_groups_n[m, side], bits, v, s.occ[m])
+    return hit or (bits == r.close_all[m, side] and r.close_when_full != 0)

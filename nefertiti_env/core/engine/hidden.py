@@ -10,6 +10,8 @@ of S); `determinize` also forgets the true order first and reseeds the dice.
 Random numbers come from a generator other than the game's: `G` is an int64 array holding
 PCG64 words at `layout.RNG` (`generator_array`), so rng.py's numpy-exact kernels draw from it
 as from a state, and a bot's stream is consumed exactly as numpy's `Generator` would.
+
+The kernels take the arrays `R`, `S` and read them as records (`layout.rules`, `layout.state`).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..limits import MAX_DECK, MAX_KINDS
 from . import layout as L
-from .rng import _bounded, rng_integers, rng_seed, rng_shuffle, rng_state, rng_words
+from .rng import _bounded, generator, rng_integers, rng_seed, rng_shuffle, rng_state, rng_words
 from .entry import kernel, njit
 
 _SEED_TOP = np.uint64(2**63 - 1)      # `Generator.integers(2**63)`: uniform in [0, 2**63 - 1]
@@ -27,9 +29,10 @@ _SEED_TOP = np.uint64(2**63 - 1)      # `Generator.integers(2**63)`: uniform in 
 def unseen_end(S, seat) -> int:
     """Undrawn places deck_pos .. unseen_end - 1 are hidden from `seat`; the places from there to
     the deck's end are the ones it saw with the Oracle (`known_cards`)."""
-    end = S[L.DECK_LEN]
-    if seat == S[L.ORACLE_SEAT]:
-        end = max(S[L.DECK_POS], S[L.ORACLE_FROM])
+    s = L.state(S)
+    end = s.deck_len
+    if seat == s.oracle_seat:
+        end = max(s.deck_pos, s.oracle_from)
     return end
 
 
@@ -51,11 +54,12 @@ def work():
 def oracle_pending(S, out) -> int:
     """Write into `out` the gifts publicly swapped into the bottom places by the Oracle, less those
     seen drawn since, in the order given; return how many."""
-    n = S[L.ORACLE_GIVEN_N]
+    s = L.state(S)
+    n = s.oracle_given_n
     for i in range(n):
-        out[i] = S[L.ORACLE_GIVEN + i]
-    for pos in range(S[L.ORACLE_FROM], S[L.DECK_POS]):
-        n = _remove_first(out, n, S[L.DECK + pos])
+        out[i] = s.oracle_given[i]
+    for pos in range(s.oracle_from, s.deck_pos):
+        n = _remove_first(out, n, s.deck[pos])
     return n
 
 
@@ -82,20 +86,21 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
     (numpy's draws: the Akhenaton card's place, each pending Oracle gift's place, then a shuffle
     of the rest). The Akhenaton card stays among the last `akhenaton_among_last` places and the
     pending Oracle gifts among the places from `oracle_from` on. W: the work space (`work`)."""
-    start, end, deck_len = S[L.DECK_POS], unseen_end(S, seat), S[L.DECK_LEN]
+    r, s = L.rules(R), L.state(S)
+    start, end, deck_len = s.deck_pos, unseen_end(S, seat), s.deck_len
     if end <= start:
         return
     n = end - start
     pool = W[_POOL:_POOL + n]
     for i in range(n):                                    # not a slice assignment: numba's may copy twice
-        pool[i] = S[L.DECK + start + i]
+        pool[i] = s.deck[start + i]
     placed = W[_PLACED:_PLACED + MAX_DECK]                # per deck place: the card put there, or -1
     placed[start:end] = -1
     spots = W[_SPOTS:_SPOTS + MAX_DECK]
-    akhenaton = R[L.NUM_KINDS]
+    akhenaton = r.num_kinds
     for i in range(n):
         if pool[i] == akhenaton:
-            bottom = deck_len - R[L.AKHENATON_AMONG_LAST]
+            bottom = deck_len - r.akhenaton_among_last
             count = 0
             for pos in range(max(start, bottom), end):
                 spots[count] = pos
@@ -107,7 +112,7 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
     for j in range(oracle_pending(S, pending)):
         kind = pending[j]
         count = 0
-        for pos in range(max(start, S[L.ORACLE_FROM]), end):
+        for pos in range(max(start, s.oracle_from), end):
             if placed[pos] < 0:
                 spots[count] = pos
                 count += 1
@@ -124,9 +129,9 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
     i = 0
     for pos in range(start, end):
         if placed[pos] >= 0:
-            S[L.DECK + pos] = placed[pos]
+            s.deck[pos] = placed[pos]
         else:
-            S[L.DECK + pos] = rest[i]
+            s.deck[pos] = rest[i]
             i += 1
 
 
@@ -143,11 +148,12 @@ def determinize_in(R, S, seat, G, W) -> None:
     `resample_hidden_in`, and the game's generator (the dice to come) reseeded from `G` as
     `PCG64(G.integers(2**63))`. W: the work space (`work`); nothing else is allocated but the
     reseeding's small arrays."""
-    start, end = S[L.DECK_POS], unseen_end(S, seat)
+    s = L.state(S)
+    start, end = s.deck_pos, unseen_end(S, seat)
     if end > start:
-        _sort_cards(S[L.DECK + start:L.DECK + end], W[_COUNTS:_COUNTS + MAX_KINDS + 1])
+        _sort_cards(s.deck[start:end], W[_COUNTS:_COUNTS + MAX_KINDS + 1])
     resample_hidden_in(R, S, seat, G, W)
-    rng_seed(S, np.int64(_bounded(G, _SEED_TOP)))
+    rng_seed(S, np.int64(_bounded(generator(G), _SEED_TOP)))
 
 
 @kernel

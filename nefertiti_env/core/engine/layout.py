@@ -8,10 +8,13 @@ The compiled engine (pgx style) is pure functions over two flat int64 arrays:
   setup), built by `rules_array` from the validated ruleset file; the engine reads component
   data only from it, so a corrected ruleset needs no code change.
 
-Each field below gets a module constant: its upper-cased name is its offset (`MONEY`), and
-`<NAME>_N` is the count of a list field (`PENDING_N`). Kernels index `S[OWNED + o * MAX_KINDS + k]`
-or take views (`S[OCC:OCC + NUM_MARKETS * NUM_BIDS]`). Sizes are the fixed maxima of
-`limits`, so one compiled engine serves every ruleset.
+The same declaration gives each array a numpy record type (`STATE_RECORD`, `RULES_RECORD`: a field
+per field, `<name>_n` after a list, int64 words in the array's order, so a record is the array's own
+bytes), and `state(S)`, `rules(R)` view an array as its record without a copy: converted kernels
+write `s.owned[o, k] += 1`, `s.pending_n`. Kernels not yet converted use the offset constants: each
+field's upper-cased name is its offset (`MONEY`), `<NAME>_N` the place of a list field's count
+(`PENDING_N`), so they index `S[OWNED + o * MAX_KINDS + k]` (docs/engine.md "The state as a record").
+Sizes are the fixed maxima of `limits`, so one compiled engine serves every ruleset.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from ..limits import MAX_CHARACTERS, MAX_DECK, MAX_KINDS, MAX_PLAYERS, MAX_SLOTS
 from ..phases import (NEUTRAL, NUM_OWNERS, NUM_PHASES, PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_PLACE,  # noqa: F401
                       PH_SECOND, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_DIST, PH_TUTOR_RES, PHASE_NAMES,
                       RESOLUTION_PHASES, SERVANT_PHASES, TURN_PHASES, TUTOR)
+from .entry import as_record, kernel
 
 MAX_PLACED = NUM_MARKETS * NUM_BIDS  # squares used in one turn
 MAX_PENDING = 16                    # markets waiting to be resolved
@@ -180,6 +184,35 @@ def field_slices(fields=STATE_FIELDS) -> dict[str, tuple[slice, tuple[int, ...],
         start = namespace[name.upper()]
         out[name] = (slice(start, start + namespace[name.upper() + "_SIZE"]), shape, what)
     return out
+
+
+def record_dtype(fields) -> np.dtype:
+    """`fields` as one numpy record of int64 words at the offsets `_declare` gives them (a list's count
+    follows it as `<name>_n`); `np.record`, so fields read by attribute in Python as in kernels."""
+    items = []
+    for name, shape, what in fields:
+        items.append((name, np.int64, shape))
+        if what == "list":
+            items.append((name + "_n", np.int64))
+    return np.dtype((np.record, items))
+
+
+STATE_RECORD = record_dtype(STATE_FIELDS)
+RULES_RECORD = record_dtype(RULE_FIELDS)
+
+
+@kernel
+def state(S):
+    """The state array `S` (or an array that begins with one) as its record: the same memory, by name, in
+    kernels. Called from Python it returns a copy (numba boxes a record by value): Python code views
+    the array itself, `S.view(STATE_RECORD)[0]`."""
+    return as_record(S, STATE_RECORD)
+
+
+@kernel
+def rules(R):
+    """The rules array `R` as its record: the same memory, by name."""
+    return as_record(R, RULES_RECORD)
 
 # A state's unused tails: no kernel reads the deck's places from `deck_len` on nor `oracle_given` past
 # its length, so a copy for search (a bot's clone into its work space) may skip them: the live ranges

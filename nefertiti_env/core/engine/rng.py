@@ -4,19 +4,21 @@ Why numpy-exact: the compiled engine must deal the same game from the same seed 
 engine (and the recorded golden games), so every draw reproduces numpy bit for bit: the PCG64
 stream (XSL-RR 128/64), its buffered 32-bit half (`has_uint32`, `uinteger`), Lemire's bounded
 integers for `integers` and `choice`, the masked rejection of `random_interval` for `shuffle`,
-and SeedSequence hashing for seeding. The generator lives in `S[L.RNG:L.RNG + 6]` as int64 bit
-patterns of numpy's `bit_generator.state`: state high and low 64 bits, increment high and low,
-has_uint32, uinteger. A game's state array therefore carries its own stream (clone = copy).
+and SeedSequence hashing for seeding. The generator is the six words of numpy's
+`bit_generator.state` in the state's `rng` field, read by name as a `GENERATOR` record (state high
+and low 64 bits, increment high and low, has_uint32, uinteger), so a game's state carries its own
+stream (clone = copy). The public kernels take an int64 array holding the words where a state holds
+them: a game's state, or a bot's generator array of the state's first `rng` words (`hidden.generator_array`).
 
-numba has no uint128: 128-bit values are (high, low) uint64 pairs. All arithmetic stays in
-uint64 (uint64 mixed with int64 would give float64); S is read and written as int64.
+numba has no uint128: 128-bit values are (high, low) uint64 pairs. All arithmetic stays in uint64
+(uint64 mixed with int64 would give float64), so the record's words are uint64: the same bits.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import layout as L
-from .entry import kernel, njit, shared
+from .entry import as_record, kernel, njit, shared
 
 _U64 = np.uint64
 _MULT_HI = _U64(2549297995355413924)   # numpy's PCG_DEFAULT_MULTIPLIER_128
@@ -31,6 +33,10 @@ _INIT_B, _MULT_B = _U64(0x8b51f9dd), _U64(0x58f38ded)
 _MIX_L, _MIX_R = _U64(0xca01f9dd), _U64(0x4973f715)
 _XSHIFT = _U64(16)
 _POOL = 4
+
+GENERATOR = np.dtype((np.record, [("state_hi", _U64), ("state_lo", _U64), ("inc_hi", _U64), ("inc_lo", _U64),
+                                  ("has_uint32", _U64), ("uinteger", _U64)]))
+assert GENERATOR.itemsize == 8 * L.RNG_WORDS
 
 
 # ---------------------------------------------------------------- 128-bit arithmetic
@@ -56,31 +62,37 @@ def _step(s_hi, s_lo, i_hi, i_lo):
 
 # ---------------------------------------------------------------- the bit generator
 @kernel
-def _next64(S):
+def generator(S):
+    """The generator words of `S` (a state, or a generator array) as a `GENERATOR` record: the same memory."""
+    return as_record(S[L.RNG:], GENERATOR)
+
+
+@kernel
+def _next64(g):
     """pcg64_next64: step, then XSL-RR output of the new state."""
-    s_hi, s_lo = _step(_U64(S[L.RNG]), _U64(S[L.RNG + 1]), _U64(S[L.RNG + 2]), _U64(S[L.RNG + 3]))
-    S[L.RNG] = np.int64(s_hi)
-    S[L.RNG + 1] = np.int64(s_lo)
+    s_hi, s_lo = _step(g.state_hi, g.state_lo, g.inc_hi, g.inc_lo)
+    g.state_hi = s_hi
+    g.state_lo = s_lo
     x = s_hi ^ s_lo
     rot = s_hi >> _58
     return (x >> rot) | (x << ((_64 - rot) & _63))
 
 
 @kernel
-def _next32(S):
+def _next32(g):
     """pcg64_next32: the high half of a 64-bit draw is kept (has_uint32) for the next call."""
-    if S[L.RNG + 4]:
-        S[L.RNG + 4] = 0
-        return _U64(S[L.RNG + 5])
-    x = _next64(S)
-    S[L.RNG + 4] = 1
-    S[L.RNG + 5] = np.int64(x >> _32)
+    if g.has_uint32:
+        g.has_uint32 = 0
+        return g.uinteger
+    x = _next64(g)
+    g.has_uint32 = 1
+    g.uinteger = x >> _32
     return x & _MASK32
 
 
 # ---------------------------------------------------------------- bounded draws
 @kernel
-def _bounded(S, rng):
+def _bounded(g, rng):
     """random_bounded_uint64(off=0, rng, use_masked=False): uniform in [0, rng], Lemire's method.
 
     Ranges below 2**32 draw 32-bit halves (numpy's 32-bit path), so they use the buffer."""
@@ -88,29 +100,29 @@ def _bounded(S, rng):
         return _0
     if rng <= _MASK32:
         if rng == _MASK32:
-            return _next32(S)
+            return _next32(g)
         excl = rng + _1
-        m = _next32(S) * excl
+        m = _next32(g) * excl
         left = m & _MASK32
         if left < excl:
             threshold = (_MASK32 - rng) % excl
             while left < threshold:
-                m = _next32(S) * excl
+                m = _next32(g) * excl
                 left = m & _MASK32
         return m >> _32
     excl = rng + _1                    # rng < 2**64 - 1: integers' and choice's ranges are below
-    x = _next64(S)
+    x = _next64(g)
     left = x * excl
     if left < excl:
         threshold = (_0 - excl) % excl     # (2**64 - 1 - rng) mod excl
         while left < threshold:
-            x = _next64(S)
+            x = _next64(g)
             left = x * excl
     return _mulhi(x, excl)
 
 
 @kernel
-def _interval(S, top):
+def _interval(g, top):
     """random_interval: uniform in [0, top] by masked rejection (what `shuffle` uses)."""
     if top == _0:
         return _0
@@ -122,13 +134,13 @@ def _interval(S, top):
     mask |= mask >> _U64(16)
     mask |= mask >> _32
     if top <= _MASK32:
-        value = _next32(S) & mask
+        value = _next32(g) & mask
         while value > top:
-            value = _next32(S) & mask
+            value = _next32(g) & mask
     else:                                  # arrays of over 2**32 items
-        value = _next64(S) & mask
+        value = _next64(g) & mask
         while value > top:
-            value = _next64(S) & mask
+            value = _next64(g) & mask
     return value
 
 
@@ -138,22 +150,23 @@ def rng_integers(S, low, high):
     if low >= high:
         raise ValueError("rng_integers: low >= high")
     rng = _U64(high) - _U64(low) - _1
-    return np.int64(_U64(low) + _bounded(S, rng))
+    return np.int64(_U64(low) + _bounded(generator(S), rng))
 
 
 @njit(cache=True)
 def rng_shuffle(S, arr):
     """`Generator.shuffle(arr)` for a 1-D int64 array, in place (Fisher-Yates from the end)."""
+    g = generator(S)
     for i in range(arr.shape[0] - 1, 0, -1):
-        j = np.int64(_interval(S, _U64(i)))
+        j = np.int64(_interval(g, _U64(i)))
         arr[i], arr[j] = arr[j], arr[i]
 
 
 @kernel
-def _shuffle_int(S, arr, n, first):
+def _shuffle_int(g, arr, n, first):
     """numpy's `_shuffle_int` (choice's shuffles): like shuffle but with Lemire's bounded draws."""
     for i in range(n - 1, first - 1, -1):
-        j = np.int64(_bounded(S, _U64(i)))
+        j = np.int64(_bounded(g, _U64(i)))
         arr[i], arr[j] = arr[j], arr[i]
 
 
@@ -165,21 +178,22 @@ def rng_choice(S, pop_size, size, out):
     population over 10,000 uses its tail shuffle of the whole range (which allocates)."""
     if size < 0 or size > pop_size:
         raise ValueError("rng_choice: size must be 0..pop_size")
+    g = generator(S)
     if pop_size > _TAIL_POP and size > pop_size // _TAIL_CUTOFF:
         idx = np.arange(pop_size)
-        _shuffle_int(S, idx, pop_size, max(pop_size - size, 1))
+        _shuffle_int(g, idx, pop_size, max(pop_size - size, 1))
         for k in range(size):
             out[k] = idx[pop_size - size + k]
         return
     for k in range(size):                  # Floyd: numpy keeps a hash set, a scan finds the same
         j = pop_size - size + k
-        val = np.int64(_bounded(S, _U64(j)))
+        val = np.int64(_bounded(g, _U64(j)))
         for t in range(k):
             if out[t] == val:
                 val = j
                 break
         out[k] = val
-    _shuffle_int(S, out, size, 1)
+    _shuffle_int(g, out, size, 1)
 
 
 # ---------------------------------------------------------------- seeding
@@ -237,12 +251,13 @@ def rng_seed(S, seed):
     s_lo2 = s_lo + words[1]                                 # state += initstate
     s_hi = s_hi + words[0] + (_1 if s_lo2 < s_lo else _0)
     s_hi, s_lo = _step(s_hi, s_lo2, i_hi, i_lo)
-    S[L.RNG] = np.int64(s_hi)
-    S[L.RNG + 1] = np.int64(s_lo)
-    S[L.RNG + 2] = np.int64(i_hi)
-    S[L.RNG + 3] = np.int64(i_lo)
-    S[L.RNG + 4] = 0
-    S[L.RNG + 5] = 0
+    g = generator(S)
+    g.state_hi = s_hi
+    g.state_lo = s_lo
+    g.inc_hi = i_hi
+    g.inc_lo = i_lo
+    g.has_uint32 = 0
+    g.uinteger = 0
 
 
 # ---------------------------------------------------------------- Python helpers (the facade)
@@ -252,12 +267,14 @@ def rng_words(state: dict) -> np.ndarray:
         raise ValueError(f"expected a PCG64 generator state, got {state.get('bit_generator')!r}")
     s, inc = int(state["state"]["state"]), int(state["state"]["inc"])
     mask = (1 << 64) - 1
-    words = [s >> 64, s & mask, inc >> 64, inc & mask, int(state["has_uint32"]), int(state["uinteger"])]
-    return np.array(words, dtype=np.uint64).view(np.int64)
+    words = np.zeros(1, dtype=GENERATOR)
+    words[0] = (s >> 64, s & mask, inc >> 64, inc & mask, int(state["has_uint32"]), int(state["uinteger"]))
+    return words.view(np.int64)
 
 
 def rng_state(words: np.ndarray) -> dict:
     """The six int64 words of S -> numpy's PCG64 `bit_generator.state` dict."""
-    u = [int(w) for w in np.asarray(words, dtype=np.int64).view(np.uint64)]
-    return {"bit_generator": "PCG64", "state": {"state": (u[0] << 64) | u[1], "inc": (u[2] << 64) | u[3]},
-            "has_uint32": u[4], "uinteger": u[5]}
+    g = np.ascontiguousarray(words, dtype=np.int64).view(GENERATOR)[0]
+    return {"bit_generator": "PCG64",
+            "state": {"state": int(g.state_hi) << 64 | int(g.state_lo), "inc": int(g.inc_hi) << 64 | int(g.inc_lo)},
+            "has_uint32": int(g.has_uint32), "uinteger": int(g.uinteger)}

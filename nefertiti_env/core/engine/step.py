@@ -2,7 +2,8 @@
 
 One dispatch for legal actions and one for apply, by the phase: the turn (flow.py), a
 character's power (powers.py), a market resolution (resolution.py). A game is truncated
-after R's `max_decisions` decisions: no legal action is left and no seat wins.
+after R's `max_decisions` decisions: no legal action is left and no seat wins. The kernels read
+R and S as records (`layout.rules`, `layout.state`).
 """
 from __future__ import annotations
 
@@ -18,17 +19,19 @@ from .setup import new_game
 @njit(cache=True)
 def is_terminated(R, S) -> bool:
     """The game ended by its rules (the Akhenaton card): scores and winners are final."""
-    return S[L.PHASE] == L.PH_OVER
+    return L.state(S).phase == L.PH_OVER
 
 
 @njit(cache=True)
 def is_truncated(R, S) -> bool:
-    return S[L.PHASE] != L.PH_OVER and S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
+    s = L.state(S)
+    return s.phase != L.PH_OVER and s.decisions >= L.rules(R).r_max_decisions
 
 
 @njit(cache=True)
 def is_over(R, S) -> bool:
-    return S[L.PHASE] == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS]
+    s = L.state(S)
+    return s.phase == L.PH_OVER or s.decisions >= L.rules(R).r_max_decisions
 
 
 @njit(cache=True, inline="always")
@@ -37,14 +40,15 @@ def legal_mask(R, S, mask) -> None:
     the rules allow, less the seat's forbidden actions in restricted play (`restrict`)."""
     if is_over(R, S):
         return
-    ph = S[L.PHASE]
+    s = L.state(S)
+    ph = s.phase
     if ph in L.TURN_PHASES:
         flow.legal(R, S, mask)
     elif ph == L.PH_CHARACTER:
         powers.legal(R, S, mask)
     else:                            # RESOLUTION_PHASES
         resolution.legal(R, S, mask)
-    if R[L.RESTRICTED + S[L.ACTOR]]:
+    if L.rules(R).restricted[s.actor]:
         restrict(R, S, mask)
 
 
@@ -58,11 +62,11 @@ def restrict(R, S, mask) -> None:
     `is_forced`). In the rules arrays, not the state, because it is a condition of the game, like the
     player count: every legal-move path (the facade, the bots' kernels, search inside its tree, the
     batched env) reads R, so no bot can see a forbidden action, and a state stays a position."""
-    base = L.FORBIDDEN + S[L.ACTOR] * A.NUM_ACTIONS
+    forbidden = L.rules(R).forbidden[L.state(S).actor]
     for a in range(A.NUM_ACTIONS):
-        if mask[a] and not R[base + a] and (a < A.CHARACTER or a >= A.MARKET):
+        if mask[a] and not forbidden[a] and (a < A.CHARACTER or a >= A.MARKET):
             for b in range(A.NUM_ACTIONS):
-                if R[base + b]:
+                if forbidden[b]:
                     mask[b] = 0
             return
 
@@ -71,8 +75,9 @@ def restrict(R, S, mask) -> None:
 def apply(R, S, action) -> None:
     """Apply a legal action of the deciding seat (the caller checks legality), and run what
     follows until the next decision."""
-    S[L.DECISIONS] += 1
-    ph = S[L.PHASE]
+    s = L.state(S)
+    s.decisions += 1
+    ph = s.phase
     if ph in L.TURN_PHASES:
         status = flow.apply(R, S, action)
     elif ph == L.PH_CHARACTER:
@@ -94,25 +99,27 @@ def final_scores(R, S) -> np.ndarray:
 def win_signs(S, scores, out) -> None:
     """out[:players] = +1 for a seat with most points in `scores` (ties broken by most Deben; seats still
     tied share the win), -1 for the others: the winners if the game ended now (docs/rules.md §5.3, §9.20)."""
-    n = S[L.NUM_PLAYERS]
+    s = L.state(S)
+    n = s.num_players
     best, money = scores[0], -1
     for p in range(n):
         best = max(best, scores[p])
     for p in range(n):
         if scores[p] == best:
-            money = max(money, S[L.MONEY + p])
+            money = max(money, s.money[p])
     for p in range(n):
-        out[p] = 1 if scores[p] == best and S[L.MONEY + p] == money else -1
+        out[p] = 1 if scores[p] == best and s.money[p] == money else -1
 
 
 @njit(cache=True)
 def returns(R, S, scores, out) -> None:
     """out[:players] = `win_signs` of `scores` (the game's `final_scores`) once the game ended by its
     rules; zeros before and when truncated."""
-    if S[L.PHASE] == L.PH_OVER:
+    s = L.state(S)
+    if s.phase == L.PH_OVER:
         win_signs(S, scores, out)
     else:
-        out[:S[L.NUM_PLAYERS]] = 0
+        out[:s.num_players] = 0
 
 
 @njit(cache=True, inline="always")
@@ -167,8 +174,9 @@ def decide(R, W, action, known) -> int:
                 break
         if not found:
             return -1
-        if S[L.PHASE] == L.PH_CHARACTER and powers.private(R, S):
-            seat = S[L.ACTOR]
+        s = L.state(S)
+        if s.phase == L.PH_CHARACTER and powers.private(R, S):
+            seat = s.actor
         apply(R, S, action)
     n = legal_list_into(R, S, legal, scratch)
     return n if seat < 0 else -2 - (8 * n + seat)

@@ -1,0 +1,55 @@
+"""The state and rules as numpy records (docs/engine.md "The state as a record"): one declaration, the same
+bytes as the int64 arrays, so saved states, records and the golden files read the same whichever way a
+kernel reads the fields."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nefertiti_env import NefertitiGame
+from nefertiti_env.core.engine import layout as L
+
+
+@pytest.mark.parametrize("fields, record, size", [(L.STATE_FIELDS, L.STATE_RECORD, L.STATE_SIZE),
+                                                   (L.RULE_FIELDS, L.RULES_RECORD, L.RULES_SIZE)])
+def test_record_has_the_layouts_offsets_and_size(fields, record, size):
+    assert record.itemsize == size * 8
+    for name, (where, shape, what) in L.field_slices(fields).items():
+        dtype, offset = record.fields[name][:2]
+        assert offset == where.start * 8 and dtype.shape == shape and dtype.base == np.int64
+        if what == "list":
+            assert record.fields[name + "_n"][1] == where.stop * 8
+    assert len(record.names) == len(fields) + sum(what == "list" for _, _, what in fields)
+
+
+def test_record_is_a_view_of_the_games_arrays():
+    """The records read and write the game's own memory: no copy, every field where the layout has it (Python
+    views the arrays itself; the kernels' `state`/`rules` return a copy to Python, numba boxing a record by value)."""
+    g = NefertitiGame(num_players=3, seed=4)
+    for _ in range(30):
+        g.apply(g.legal_actions()[0])
+    s, r = g.S.view(L.STATE_RECORD)[0], g.R.view(L.RULES_RECORD)[0]
+    for name, (where, shape, what) in L.field_slices().items():
+        assert np.array_equal(getattr(s, name), g.S[where].reshape(shape)), name
+        if what == "list":
+            assert getattr(s, name + "_n") == g.S[where.stop], name
+    assert s.num_players == r.r_num_players == 3
+    s.owned[1, 2] += 5
+    assert g.owned[1, 2] == s.owned[1, 2]
+    s.phase = L.PH_OVER
+    assert g.phase == L.PH_OVER
+
+
+CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step")
+
+
+@pytest.mark.parametrize("module", CONVERTED)
+def test_a_converted_module_reads_no_field_by_offset(module):
+    """A module read by name reads no field by offset as well (docs/engine.md "Converting the next module"):
+    only a generator array's words, which the bots' arrays hold at the state's `rng` offset, are found by it."""
+    source = (Path(L.__file__).parent / f"{module}.py").read_text()
+    offsets = [hit for hit in re.findall(r"[\]\w)]\[L\.([A-Z][A-Z_0-9]*)", source) if hit != "RNG"]
+    assert not offsets, f"{module}.py reads {offsets} by offset"
