@@ -16,7 +16,7 @@ def _legend_once(fig: Figure, axes) -> None:
     neighbours' once population names are long (`champion:deterministic=0`)."""
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8, frameon=False)
+        fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
 
 
 def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
@@ -56,7 +56,7 @@ def options(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], ti
     ax.set_xlabel("win-rate points for the seat that may use it (95% CI)")
     ax.set_title(title)
     if pops:
-        _legend_below(ax, ncol=len(pops))
+        _legend_below(ax, ncol=min(len(pops), 3))
     return fig
 
 
