@@ -295,11 +295,11 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
                 break
             turns -= 1
         step.apply(R, g, quick_action(R, g, G, X))
-    pi, pc, ps = X.pi, X.pc, X.ps
-    worth_into(R, g, w, pi, pc, ps)
+    pos = X.position[0]
+    worth_into(R, g, w, pos)
     n = g[L.NUM_PLAYERS]
     for p in range(n):
-        rewards[p] = _reward(seat_value_of(ps, n, p, w), temperature)
+        rewards[p] = _reward(seat_value_of(pos, n, p, w), temperature)
 
 
 @njit(cache=True)
