@@ -286,7 +286,16 @@ def _map_children(nodes, node, child, clear) -> None:
 @njit(cache=True)
 def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     """Every seat's reward into `rewards` after playing `rollout_turns` turn decisions at random and
-    the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`)."""
+    the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`).
+    Two kernels, the play and the valuation: compiled into one, the valuation's inlined code slowed
+    the play's loop by a fifth (docs/results.md, "Named bot regions")."""
+    play_out(R, g, G, rollout_turns, X)
+    rewards_into(R, g, w, temperature, X.position[0], rewards)
+
+
+@njit(cache=True)
+def play_out(R, g, G, rollout_turns, X) -> None:
+    """Play `rollout_turns` turn decisions of g at random and the market resolutions with `quick_action`."""
     turns = rollout_turns
     while not step.is_over(R, g):
         ph = g[L.PHASE]
@@ -295,7 +304,11 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
                 break
             turns -= 1
         step.apply(R, g, quick_action(R, g, G, X))
-    pos = X.position[0]
+
+
+@njit(cache=True)
+def rewards_into(R, g, w, temperature, pos, rewards) -> None:
+    """Every seat's reward for g into `rewards`, valued on the position `pos` (the work space)."""
     worth_into(R, g, w, pos)
     n = g[L.NUM_PLAYERS]
     for p in range(n):
