@@ -54,7 +54,9 @@ POSITION = np.dtype((np.record, np.dtype([
     ("seats", np.int64),
     ("rows", np.int64),                         # owner rows: the seats and, at two players, the neutral player
     # the provisional resolution's scratch: the market's face-up gifts (`face_up_gifts`: place, kind,
-    # still there), the highest bidder's ranked places and the best lower ones with their gains, its take
+    # still there), the highest bidder's ranked places and the best lower ones with their gains, and
+    # the places it takes (not `take`: a field must not share a name with a numpy scalar's method, which
+    # plain Python, NUMBA_DISABLE_JIT=1, would read instead)
     ("places", np.int64, MAX_SLOTS),
     ("kinds", np.int64, MAX_SLOTS),
     ("alive", np.int64, MAX_SLOTS),
@@ -62,7 +64,7 @@ POSITION = np.dtype((np.record, np.dtype([
     ("ranked_gains", np.float64, MAX_SLOTS),
     ("lower", np.int64, TAKEN),
     ("lower_gains", np.float64, TAKEN),
-    ("take", np.int64, TAKEN),
+    ("chosen", np.int64, TAKEN),
     # [row] score changes of one card (`deltas_into`); each seat's worth now, after the provisional
     # resolution, and the two mixed (`worth_into`)
     ("deltas", np.float64, OWNERS),
@@ -127,7 +129,7 @@ def _clear(pos) -> None:
     _zero(pos.ranked_gains)
     _zero(pos.lower)
     _zero(pos.lower_gains)
-    _zero(pos.take)
+    _zero(pos.chosen)
     _zero(pos.deltas)
     _zero(pos.now)
     _zero(pos.after)
@@ -274,7 +276,7 @@ def pay(pos, p, amount) -> None:
 @hot
 def high_choice(R, pos, p, count, seal_on, symbol) -> int:
     """Places the highest bidder takes among the first `count` face-up gifts of the position's scratch
-    still there, into its `take` (return how many): the upper card, or two lower cards (+1 on an extra
+    still there, into its `chosen` (return how many): the upper card, or two lower cards (+1 on an extra
     square; one card on a single square; two of choice at Memphis). Cards are ranked by gain, ties by
     the higher place."""
     n = 0
@@ -292,12 +294,12 @@ def high_choice(R, pos, p, count, seal_on, symbol) -> int:
             n += 1
     if symbol == SINGLE:
         if n:
-            pos.take[0] = pos.ranked[0]
+            pos.chosen[0] = pos.ranked[0]
             return 1
         return 0
     if symbol == MEMPHIS_HIGH:
         for i in range(min(n, 2)):
-            pos.take[i] = pos.ranked[i]
+            pos.chosen[i] = pos.ranked[i]
         return min(n, 2)
     upper, upper_gain, lower = False, 0.0, 0
     for i in range(n):
@@ -312,14 +314,14 @@ def high_choice(R, pos, p, count, seal_on, symbol) -> int:
     for i in range(two):
         two_sum += pos.lower_gains[i]
     if upper and (two == 0 or upper_gain >= two_sum):
-        pos.take[0] = 0
+        pos.chosen[0] = 0
         taken, rest = 1, 0
     else:
         for i in range(two):
-            pos.take[i] = pos.lower[i]
+            pos.chosen[i] = pos.lower[i]
         taken, rest = two, 2
     if symbol == EXTRA and rest < lower:
-        pos.take[taken] = pos.lower[rest]
+        pos.chosen[taken] = pos.lower[rest]
         taken += 1
     return taken
 
@@ -358,7 +360,7 @@ def resolve(R, S, pos, m) -> None:
             reserve += v
             symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
             for j in range(high_choice(R, pos, p, count, seal_on, symbol)):
-                place = pos.take[j]
+                place = pos.chosen[j]
                 for c in range(count):
                     if pos.alive[c] and pos.places[c] == place:
                         pos.alive[c] = 0
@@ -623,7 +625,7 @@ def _resolution_choice(R, S, X, n) -> int:
     if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
         symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
         high_choice(R, pos, p, count, seal_on, symbol)
-        return A.CARD + pos.take[0]
+        return A.CARD + pos.chosen[0]
     return best
 
 

@@ -163,6 +163,14 @@ def test_position_scores_match_the_core_scoring():
             assert score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
 
 
+def test_position_fields_read_by_name_in_plain_python():
+    """Under NUMBA_DISABLE_JIT=1 the kernels read a position's fields as attributes of a numpy record, where
+    a numpy scalar's method of the same name (`take`, `sum`, ...) would win over the field."""
+    pos = np.zeros(1, evaluation.POSITION)[0]
+    for name in evaluation.POSITION.names:
+        assert isinstance(getattr(pos, name), (np.ndarray, np.integer, np.floating)), name
+
+
 def test_card_deltas_match_rescoring():
     """Giving a card in the evaluation changes every score as the core would rescore it."""
     g = random_position(4, 90)
