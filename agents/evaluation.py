@@ -111,7 +111,7 @@ class Weights:
 @hot
 def _clear(pos) -> None:
     """Zero every field of a position, its scratch too: equal states make equal positions. A loop per
-    field, which LLVM makes one memset of (numba's slice assignment iterates in general)."""
+    field (`_zero`), which LLVM turns into a memset."""
     _zero2(pos.items)
     _zero2(pos.bonus)
     _zero(pos.money)
@@ -138,6 +138,7 @@ def _clear(pos) -> None:
 
 @hot
 def _zero(a) -> None:
+    """a[:] = 0 for a field of one dimension (`_zero2`: two)."""
     for i in range(a.shape[0]):
         a[i] = 0
 
