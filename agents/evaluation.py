@@ -453,8 +453,9 @@ NEAR = NUM_MARKETS + 1          # the prefixes' work position
 
 
 @njit(cache=True)
-def new_prefixes(rows=NUM_MARKETS + 2):
-    """Empty prefixes for `prefixes_into` (`rows`: the markets' and the work position's, or none)."""
+def new_prefixes(rows):
+    """Empty prefixes for `prefixes_into`: NUM_MARKETS + 2 rows (the markets' and the work position), or
+    none."""
     return np.zeros(rows, POSITION)
 
 
