@@ -15,13 +15,13 @@ market resolution to its end (`settle_in`) before evaluating.
 Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
 numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
 engine's numpy-exact kernels, so a bot consumes its `np.random.Generator`'s stream exactly as
-numpy would. A position is three arrays: `pi` [owner row, ROW_*] (items per type, foreign
-bonus per type, Deben, seals, points), `pc` (owners per type, then C_SUPPLY, C_SEATS, C_ROWS)
-and `ps` [owner row] the score with every Deben worth half a point. Owner rows are the seats,
-plus the neutral player (row 2) in 2-player games. `pc` and `ps` end with the scratch space
-of the provisional resolution (C_*/F_* regions); the bots fill the position of a decision's work
-space (`scratch`, `position_into`), so their valuations allocate nothing. Float sums keep one
-order throughout, so equal values tie alike on every run.
+numpy would. A position is one numpy record (`POSITION`, its fields named there): the scoring
+state per owner row (the seats, plus the neutral player, row 2, in 2-player games), the owners
+per type, and the scratch space of the provisional resolution. numba passes a record by pointer,
+with no reference to count, and the kernels read its fields by name (`pos.items[r, t]`,
+`pos.places[i]`). The bots fill the position of a decision's work space (`scratch`,
+`position_into`), so their valuations allocate nothing. Float sums keep one order throughout, so
+equal values tie alike on every run.
 """
 from __future__ import annotations
 
@@ -40,22 +40,38 @@ from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOT
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_SHAME, SERVANT_PHASES, TUTOR
 
 MEMPHIS_HIGH = -1             # the highest bidder at Memphis takes two cards of choice
-ROW_MONEY, ROW_SEALS, ROW_POINTS = 2 * MAX_TYPES, 2 * MAX_TYPES + 1, 2 * MAX_TYPES + 2  # pi columns after
-WIDTH = 2 * MAX_TYPES + 3                                                 # items 0.., bonus MAX_TYPES..
-C_SUPPLY, C_SEATS, C_ROWS = MAX_TYPES, MAX_TYPES + 1, MAX_TYPES + 2     # pc entries after the counts
-# scratch (see the module docstring): the market's face-up gifts (places, kinds, still there), the
-# highest bidder's take, ranked places, best lower places; ranked gains, best lower gains, score
-# changes of one card, worth now, after the provisional resolution, mixed
-C_PLACES = MAX_TYPES + 3
-C_KINDS, C_ALIVE, C_TAKE = C_PLACES + MAX_SLOTS, C_PLACES + 2 * MAX_SLOTS, C_PLACES + 3 * MAX_SLOTS
-C_RANKED = C_TAKE + 3
-C_LOWER = C_RANKED + MAX_SLOTS
-C_SIZE = C_LOWER + 3
-F_GAINS = L.NUM_OWNERS
-F_LOWER = F_GAINS + MAX_SLOTS
-F_DELTAS = F_LOWER + 3
-F_NOW, F_AFTER, F_WORTH = F_DELTAS + L.NUM_OWNERS, F_DELTAS + 2 * L.NUM_OWNERS, F_DELTAS + 3 * L.NUM_OWNERS
-F_SIZE = F_WORTH + L.NUM_OWNERS
+OWNERS, TAKEN = L.NUM_OWNERS, 3    # owner rows; the most cards one bidder takes (two lower + 1 on an extra square)
+POSITION = np.dtype((np.record, np.dtype([
+    # the scoring state ([owner row]: `position_into`)
+    ("items", np.int64, (OWNERS, MAX_TYPES)),   # [row, type] items held
+    ("bonus", np.int64, (OWNERS, MAX_TYPES)),   # [row, type] foreign bonus per item
+    ("money", np.int64, OWNERS),
+    ("seals", np.int64, OWNERS),
+    ("points", np.int64, OWNERS),
+    ("score", np.float64, OWNERS),              # the score, every Deben worth half a point
+    ("owners", np.int64, MAX_TYPES),            # [type] owner rows holding it
+    ("supply", np.int64),                       # seals left in the supply
+    ("seats", np.int64),
+    ("rows", np.int64),                         # owner rows: the seats and, at two players, the neutral player
+    # the provisional resolution's scratch: the market's face-up gifts (`face_up_gifts`: place, kind,
+    # still there), the highest bidder's ranked places and the best lower ones with their gains, and
+    # the places it takes (not `take`: a field must not share a name with a numpy scalar's method, which
+    # plain Python, NUMBA_DISABLE_JIT=1, would read instead)
+    ("places", np.int64, MAX_SLOTS),
+    ("kinds", np.int64, MAX_SLOTS),
+    ("alive", np.int64, MAX_SLOTS),
+    ("ranked", np.int64, MAX_SLOTS),
+    ("ranked_gains", np.float64, MAX_SLOTS),
+    ("lower", np.int64, TAKEN),
+    ("lower_gains", np.float64, TAKEN),
+    ("chosen", np.int64, TAKEN),
+    # [row] score changes of one card (`deltas_into`); each seat's worth now, after the provisional
+    # resolution, and the two mixed (`worth_into`)
+    ("deltas", np.float64, OWNERS),
+    ("now", np.float64, OWNERS),
+    ("after", np.float64, OWNERS),
+    ("worth", np.float64, OWNERS),
+], align=True)))
 W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
 # The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
@@ -92,46 +108,78 @@ class Weights:
 
 
 # ---------------------------------------------------------------- positions
-@njit(cache=True)
-def new_position():
-    """An empty position (pi, pc, ps) to fill with `position_into`."""
-    return np.zeros((L.NUM_OWNERS, WIDTH), dtype=np.int64), np.zeros(C_SIZE, dtype=np.int64), np.zeros(F_SIZE)
+@hot
+def _clear(pos) -> None:
+    """Zero every field of a position, its scratch too: equal states make equal positions. A loop per
+    field (`_zero`), which LLVM turns into a memset."""
+    _zero2(pos.items)
+    _zero2(pos.bonus)
+    _zero(pos.money)
+    _zero(pos.seals)
+    _zero(pos.points)
+    _zero(pos.score)
+    _zero(pos.owners)
+    pos.supply = 0
+    pos.seats = 0
+    pos.rows = 0
+    _zero(pos.places)
+    _zero(pos.kinds)
+    _zero(pos.alive)
+    _zero(pos.ranked)
+    _zero(pos.ranked_gains)
+    _zero(pos.lower)
+    _zero(pos.lower_gains)
+    _zero(pos.chosen)
+    _zero(pos.deltas)
+    _zero(pos.now)
+    _zero(pos.after)
+    _zero(pos.worth)
 
 
 @hot
-def position_into(R, S, pi, pc, ps) -> None:
-    """Fill the position (pi, pc, ps) with the scoring state of S; the scores are the engine's
-    `board.owner_score` (its owner counts: pc's first MAX_TYPES entries)."""
+def _zero(a) -> None:
+    """a[:] = 0 for a field of one dimension (`_zero2`: two)."""
+    for i in range(a.shape[0]):
+        a[i] = 0
+
+
+@hot
+def _zero2(a) -> None:
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = 0
+
+
+@hot
+def position_into(R, S, pos) -> None:
+    """Fill the position `pos` (a `POSITION` record) with the scoring state of S; the scores are the
+    engine's `board.owner_score`."""
     n = S[L.NUM_PLAYERS]
     rows = n + 1 if n == 2 else n
-    for r in range(L.NUM_OWNERS):
-        for j in range(WIDTH):
-            pi[r, j] = 0
-    for j in range(C_SIZE):
-        pc[j] = 0
-    for j in range(F_SIZE):
-        ps[j] = 0.0
+    _clear(pos)
     for r in range(rows):
         o = r if r < n else NEUTRAL
         for k in range(R[L.NUM_KINDS]):
             c = S[L.OWNED + o * MAX_KINDS + k]
             if c:
                 t = R[L.KIND_TYPE + k]
-                pi[r, t] += c * R[L.KIND_ITEMS + k]
-                pi[r, MAX_TYPES + t] += c * R[L.KIND_BONUS + k]
-        pi[r, ROW_MONEY] = S[L.MONEY + o]
-        pi[r, ROW_SEALS] = S[L.SEALS + o]
-        pi[r, ROW_POINTS] = S[L.POINTS + o]
+                pos.items[r, t] += c * R[L.KIND_ITEMS + k]
+                pos.bonus[r, t] += c * R[L.KIND_BONUS + k]
+        pos.money[r] = S[L.MONEY + o]
+        pos.seals[r] = S[L.SEALS + o]
+        pos.points[r] = S[L.POINTS + o]
     for t in range(MAX_TYPES):
         for r in range(rows):
-            if pi[r, t] > 0:
-                pc[t] += 1
-    pc[C_SUPPLY], pc[C_SEATS], pc[C_ROWS] = S[L.SEAL_SUPPLY], n, rows
+            if pos.items[r, t] > 0:
+                pos.owners[t] += 1
+    pos.supply = S[L.SEAL_SUPPLY]
+    pos.seats = n
+    pos.rows = rows
     table = value_table(R)
     for r in range(rows):
-        total = owner_score(table, pc, pi[r, :MAX_TYPES], pi[r, MAX_TYPES:2 * MAX_TYPES], pi[r, ROW_MONEY],
-                            pi[r, ROW_SEALS], pi[r, ROW_POINTS])
-        ps[r] = total + pi[r, ROW_MONEY] % 2 / 2
+        total = owner_score(table, pos.owners, pos.items[r], pos.bonus[r], pos.money[r], pos.seals[r],
+                            pos.points[r])
+        pos.score[r] = total + pos.money[r] % 2 / 2
 
 
 @hot
@@ -141,160 +189,163 @@ def _type_value(R, t, owners) -> int:
 
 
 @hot
-def deltas_into(R, pi, pc, ps, p, kind, sign) -> None:
+def deltas_into(R, pos, p, kind, sign) -> None:
     """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind`, into the
-    position's scratch (ps[F_DELTAS + row])."""
+    position's `deltas`."""
     t = R[L.KIND_TYPE + kind]
-    count = pc[t]
-    have = pi[p, t]
+    count = pos.owners[t]
+    have = pos.items[p, t]
     after = have + sign * R[L.KIND_ITEMS + kind]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 and after > 0 else 0) - (1 if have > 0 and after <= 0 else 0))
-    for o in range(pc[C_ROWS]):
-        ps[F_DELTAS + o] = 0.0
+    for o in range(pos.rows):
+        pos.deltas[o] = 0.0
     if new_value != old_value:
-        for o in range(pc[C_ROWS]):
-            if pi[o, t]:
-                ps[F_DELTAS + o] = pi[o, t] * (new_value - old_value)
-    bonus = pi[p, MAX_TYPES + t]
-    ps[F_DELTAS + p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
+        for o in range(pos.rows):
+            if pos.items[o, t]:
+                pos.deltas[o] = pos.items[o, t] * (new_value - old_value)
+    bonus = pos.bonus[p, t]
+    pos.deltas[p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
 
 
 @hot
-def margin_gain(ps, n, p) -> float:
-    """How much row p's lead over the best other seat grows with the score changes of the
-    position's scratch (`deltas_into`)."""
+def margin_gain(pos, n, p) -> float:
+    """How much row p's lead over the best other seat grows with the position's score changes
+    (`deltas_into`)."""
     best_before = best_after = -1e9
     for o in range(n):
         if o != p:
-            best_before = max(best_before, ps[o])
-            best_after = max(best_after, ps[o] + ps[F_DELTAS + o])
-    return ps[F_DELTAS + p] - (best_after - best_before)
+            best_before = max(best_before, pos.score[o])
+            best_after = max(best_after, pos.score[o] + pos.deltas[o])
+    return pos.deltas[p] - (best_after - best_before)
 
 
 @hot
-def card_gain(R, pi, pc, ps, p, kind, seal) -> float:
+def card_gain(R, pos, p, kind, seal) -> float:
     """`margin_gain` of row p taking one card of `kind` (with a seal if `seal`): the hot path."""
     t = R[L.KIND_TYPE + kind]
-    count = pc[t]
-    have = pi[p, t]
+    count = pos.owners[t]
+    have = pos.items[p, t]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 else 0))
-    bonus = pi[p, MAX_TYPES + t]
+    bonus = pos.bonus[p, t]
     own = ((have + R[L.KIND_ITEMS + kind]) * (new_value + bonus + R[L.KIND_BONUS + kind])
            - have * (old_value + bonus))
-    if seal or (R[L.KIND_SEAL + kind] != 0 and pc[C_SUPPLY] > 0):
+    if seal or (R[L.KIND_SEAL + kind] != 0 and pos.supply > 0):
         own += 3
     if new_value == old_value:
         return float(own)
     drop = new_value - old_value
     best_before = best_after = -1e9
-    for o in range(pc[C_SEATS]):
+    for o in range(pos.seats):
         if o != p:
-            x = ps[o]
+            x = pos.score[o]
             if x > best_before:
                 best_before = x
-            x += pi[o, t] * drop
+            x += pos.items[o, t] * drop
             if x > best_after:
                 best_after = x
     return own - (best_after - best_before)
 
 
 @hot
-def give(R, pi, pc, ps, p, kind, seal) -> None:
+def give(R, pos, p, kind, seal) -> None:
     """Row p takes one card of `kind` (a papyrus brings a seal from the supply; `seal`: one more)."""
-    deltas_into(R, pi, pc, ps, p, kind, 1)
+    deltas_into(R, pos, p, kind, 1)
     t = R[L.KIND_TYPE + kind]
-    if pi[p, t] == 0:
-        pc[t] += 1
-    pi[p, t] += R[L.KIND_ITEMS + kind]
-    pi[p, MAX_TYPES + t] += R[L.KIND_BONUS + kind]
-    if R[L.KIND_SEAL + kind] != 0 and pc[C_SUPPLY] > 0:
-        pc[C_SUPPLY] -= 1
+    if pos.items[p, t] == 0:
+        pos.owners[t] += 1
+    pos.items[p, t] += R[L.KIND_ITEMS + kind]
+    pos.bonus[p, t] += R[L.KIND_BONUS + kind]
+    if R[L.KIND_SEAL + kind] != 0 and pos.supply > 0:
+        pos.supply -= 1
         seal = True
     if seal:
-        pi[p, ROW_SEALS] += 1
-        ps[F_DELTAS + p] += 3
-    for o in range(pc[C_ROWS]):
-        ps[o] += ps[F_DELTAS + o]
+        pos.seals[p] += 1
+        pos.deltas[p] += 3
+    for o in range(pos.rows):
+        pos.score[o] += pos.deltas[o]
 
 
 @hot
-def pay(pi, ps, p, amount) -> None:
-    pi[p, ROW_MONEY] -= amount
-    ps[p] -= amount / 2
+def pay(pos, p, amount) -> None:
+    pos.money[p] -= amount
+    pos.score[p] -= amount / 2
 
 
 # ---------------------------------------------------------------- provisional closing
 @hot
-def high_choice(R, pi, pc, ps, p, count, seal_on, symbol) -> int:
-    """Places the highest bidder takes among the first `count` face-up gifts of the scratch still
-    there, into the scratch's take (return how many): the upper card, or two lower cards (+1 on an
-    extra square; one card on a single square; two of choice at Memphis). Cards are ranked by
-    gain, ties by the higher place. (The scratch is indexed in place, no views: see `scratch`.)"""
+def high_choice(R, pos, p, count, seal_on, symbol) -> int:
+    """Places the highest bidder takes among the first `count` face-up gifts of the position's scratch
+    still there, into its `chosen` (return how many): the upper card, or two lower cards (+1 on an extra
+    square; one card on a single square; two of choice at Memphis). Cards are ranked by gain, ties by
+    the higher place."""
     n = 0
     for i in range(count):
-        if pc[C_ALIVE + i]:
-            k = pc[C_PLACES + i]
-            g = card_gain(R, pi, pc, ps, p, pc[C_KINDS + i], k == 0 and seal_on)
+        if pos.alive[i]:
+            k = pos.places[i]
+            g = card_gain(R, pos, p, pos.kinds[i], k == 0 and seal_on)
             j = n                               # insertion: gain descending, then place descending
-            while j > 0 and (ps[F_GAINS + j - 1] < g or (ps[F_GAINS + j - 1] == g and pc[C_RANKED + j - 1] < k)):
-                ps[F_GAINS + j] = ps[F_GAINS + j - 1]
-                pc[C_RANKED + j] = pc[C_RANKED + j - 1]
+            while j > 0 and (pos.ranked_gains[j - 1] < g or (pos.ranked_gains[j - 1] == g and pos.ranked[j - 1] < k)):
+                pos.ranked_gains[j] = pos.ranked_gains[j - 1]
+                pos.ranked[j] = pos.ranked[j - 1]
                 j -= 1
-            ps[F_GAINS + j] = g
-            pc[C_RANKED + j] = k
+            pos.ranked_gains[j] = g
+            pos.ranked[j] = k
             n += 1
     if symbol == SINGLE:
         if n:
-            pc[C_TAKE] = pc[C_RANKED]
+            pos.chosen[0] = pos.ranked[0]
             return 1
         return 0
     if symbol == MEMPHIS_HIGH:
         for i in range(min(n, 2)):
-            pc[C_TAKE + i] = pc[C_RANKED + i]
+            pos.chosen[i] = pos.ranked[i]
         return min(n, 2)
     upper, upper_gain, lower = False, 0.0, 0
     for i in range(n):
-        if pc[C_RANKED + i] == 0:
-            upper, upper_gain = True, ps[F_GAINS + i]
-        elif lower < 3:
-            pc[C_LOWER + lower], ps[F_LOWER + lower] = pc[C_RANKED + i], ps[F_GAINS + i]
+        if pos.ranked[i] == 0:
+            upper, upper_gain = True, pos.ranked_gains[i]
+        elif lower < TAKEN:
+            pos.lower[lower] = pos.ranked[i]
+            pos.lower_gains[lower] = pos.ranked_gains[i]
             lower += 1
     two = min(lower, 2)
     two_sum = 0.0
     for i in range(two):
-        two_sum += ps[F_LOWER + i]
+        two_sum += pos.lower_gains[i]
     if upper and (two == 0 or upper_gain >= two_sum):
-        pc[C_TAKE] = 0
+        pos.chosen[0] = 0
         taken, rest = 1, 0
     else:
         for i in range(two):
-            pc[C_TAKE + i] = pc[C_LOWER + i]
+            pos.chosen[i] = pos.lower[i]
         taken, rest = two, 2
     if symbol == EXTRA and rest < lower:
-        pc[C_TAKE + taken] = pc[C_LOWER + rest]
+        pos.chosen[taken] = pos.lower[rest]
         taken += 1
     return taken
 
 
 @hot
-def face_up_gifts(R, S, m, pc) -> int:
-    """The face-up gifts above market m (not the Roaming Thief card) into the scratch of position
-    `pc`: places, kinds, all still there; how many."""
+def face_up_gifts(R, S, m, pos) -> int:
+    """The face-up gifts above market m (not the Roaming Thief card) into the position's scratch:
+    places, kinds, all still there; how many."""
     n = 0
     for k in range(MAX_SLOTS):
         c = S[L.SLOTS + m * MAX_SLOTS + k]
         if 0 <= c < R[L.NUM_KINDS] and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
-            pc[C_PLACES + n], pc[C_KINDS + n], pc[C_ALIVE + n] = k, c, 1
+            pos.places[n] = k
+            pos.kinds[n] = c
+            pos.alive[n] = 1
             n += 1
     return n
 
 
 @hot
-def resolve(R, S, pi, pc, ps, m) -> None:
+def resolve(R, S, pos, m) -> None:
     """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
-    count = face_up_gifts(R, S, m, pc)
+    count = face_up_gifts(R, S, m, pos)
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
     reserve = S[L.RESERVE + m]
     i = -1
@@ -303,52 +354,52 @@ def resolve(R, S, pi, pc, ps, m) -> None:
         if not 0 <= p < TUTOR:
             continue
         i += 1
-        if pi[p, ROW_MONEY] < v:
+        if pos.money[p] < v:
             continue
         if i == 0:
-            pay(pi, ps, p, v)
+            pay(pos, p, v)
             reserve += v
             symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
-            for j in range(high_choice(R, pi, pc, ps, p, count, seal_on, symbol)):
-                place = pc[C_TAKE + j]
+            for j in range(high_choice(R, pos, p, count, seal_on, symbol)):
+                place = pos.chosen[j]
                 for c in range(count):
-                    if pc[C_ALIVE + c] and pc[C_PLACES + c] == place:
-                        pc[C_ALIVE + c] = 0
-                        give(R, pi, pc, ps, p, pc[C_KINDS + c], place == 0 and seal_on)
+                    if pos.alive[c] and pos.places[c] == place:
+                        pos.alive[c] = 0
+                        give(R, pos, p, pos.kinds[c], place == 0 and seal_on)
             continue
         half = (reserve + 1) // 2
         best, best_gain = -1, half / 2
         for c in range(count):
-            if pc[C_ALIVE + c]:
-                gain = card_gain(R, pi, pc, ps, p, pc[C_KINDS + c], pc[C_PLACES + c] == 0 and seal_on) - v / 2
+            if pos.alive[c]:
+                gain = card_gain(R, pos, p, pos.kinds[c], pos.places[c] == 0 and seal_on) - v / 2
                 if gain > best_gain:
                     best, best_gain = c, gain
         if best < 0:
             reserve -= half
-            pay(pi, ps, p, -half)
+            pay(pos, p, -half)
         else:
-            pay(pi, ps, p, v)
+            pay(pos, p, v)
             reserve += v
-            pc[C_ALIVE + best] = 0
-            give(R, pi, pc, ps, p, pc[C_KINDS + best], pc[C_PLACES + best] == 0 and seal_on)
+            pos.alive[best] = 0
+            give(R, pos, p, pos.kinds[best], pos.places[best] == 0 and seal_on)
 
 
 @hot
-def _worth(R, pi, pc, ps, w, out) -> None:
-    """Every seat's worth on a position into ps[out + seat]: its score with Deben and seals
-    re-weighted, plus the monopoly and rarity terms."""
+def _worth(R, pos, w, out) -> None:
+    """Every seat's worth on a position into out[seat] (one of its worth fields): its score with Deben
+    and seals re-weighted, plus the monopoly and rarity terms."""
     top = R[L.TYPE_VALUES]                 # the highest 1-owner value
     for t in range(1, R[L.NUM_TYPES]):
         top = max(top, R[L.TYPE_VALUES + t * 3])
-    for p in range(pc[C_SEATS]):
-        x = ps[p] + (w[W_MONEY] - 0.5) * pi[p, ROW_MONEY] + (w[W_SEAL] - 3) * pi[p, ROW_SEALS]
+    for p in range(pos.seats):
+        x = pos.score[p] + (w[W_MONEY] - 0.5) * pos.money[p] + (w[W_SEAL] - 3) * pos.seals[p]
         if w[W_MONOPOLY] != 0 or w[W_RARITY] != 0:
             for t in range(R[L.NUM_TYPES]):
-                have = pi[p, t]
+                have = pos.items[p, t]
                 if have:
-                    x += have * (w[W_MONOPOLY] * (1.0 if pc[t] == 1 else 0.0)
+                    x += have * (w[W_MONOPOLY] * (1.0 if pos.owners[t] == 1 else 0.0)
                                  + w[W_RARITY] * (R[L.TYPE_VALUES + t * 3] / top))
-        ps[out + p] = x
+        out[p] = x
 
 
 @hot
@@ -363,31 +414,31 @@ def _resolves(S, m) -> bool:
 
 
 @njit(cache=True)
-def worth_into(R, S, w, pi, pc, ps) -> None:
-    """Every seat's worth of S under weights w into ps[F_WORTH + seat], mixing the position now and after
-    the provisional resolution of every open market with servants by the projection weight; the
-    position (pi, pc, ps) is the work space."""
-    position_into(R, S, pi, pc, ps)
-    _worth(R, pi, pc, ps, w, F_NOW)
-    worth_from(R, S, w, pi, pc, ps, 0)
+def worth_into(R, S, w, pos) -> None:
+    """Every seat's worth of S under weights w into the position's `worth`, mixing the position now and
+    after the provisional resolution of every open market with servants by the projection weight; the
+    position `pos` is the work space."""
+    position_into(R, S, pos)
+    _worth(R, pos, w, pos.now)
+    worth_from(R, S, w, pos, 0)
 
 
 @hot
-def worth_from(R, S, w, pi, pc, ps, first) -> None:
+def worth_from(R, S, w, pos, first) -> None:
     """`worth_into` from a position whose worth now is known and whose markets before `first` are
     resolved already."""
     for m in range(first, NUM_MARKETS):
         if _resolves(S, m):
-            resolve(R, S, pi, pc, ps, m)
-    _worth(R, pi, pc, ps, w, F_AFTER)
+            resolve(R, S, pos, m)
+    _worth(R, pos, w, pos.after)
     for p in range(S[L.NUM_PLAYERS]):
-        x = (1 - w[W_PROJECTION]) * ps[F_NOW + p] + w[W_PROJECTION] * ps[F_AFTER + p]
+        x = (1 - w[W_PROJECTION]) * pos.now[p] + w[W_PROJECTION] * pos.after[p]
         if w[W_CHARACTER] != 0:
             played = 0
             for c in range(MAX_CHARACTERS):
                 played += S[L.CHAR_PLAYED + p * MAX_CHARACTERS + c]
             x = x + w[W_CHARACTER] * played
-        ps[F_WORTH + p] = x
+        pos.worth[p] = x
 
 
 # ---------------------------------------------------------------- incremental valuation
@@ -395,44 +446,30 @@ def worth_from(R, S, w, pi, pc, ps, first) -> None:
 # market but one as they were. `prefixes_into` keeps the base position's provisional resolution
 # before each market; `seat_value_near` starts a nearby position from the snapshot before the
 # first market that differs and resolves only from there: the same operations in the same
-# order as `seat_value_in`, hence the same value to the last bit.
-class Prefixes(NamedTuple):
-    """[k] a position (pi, pc, ps) with the markets before k resolved (`prefixes_into`)."""
-    pi: np.ndarray
-    pc: np.ndarray
-    ps: np.ndarray
+# order as `seat_value_in`, hence the same value to the last bit. The prefixes are an array of
+# positions: [k] the position with the markets before k resolved (k up to NUM_MARKETS), then one
+# more, the work position of `prefixes_into` and `seat_value_near`.
+NEAR = NUM_MARKETS + 1          # the prefixes' work position
 
 
 @njit(cache=True)
-def new_prefixes(markets=NUM_MARKETS + 1) -> Prefixes:
-    """Empty Prefixes for `prefixes_into` (`markets` rows: one per market boundary, or none)."""
-    return Prefixes(np.empty((markets, L.NUM_OWNERS, WIDTH), dtype=np.int64),
-                    np.empty((markets, C_SIZE), dtype=np.int64), np.empty((markets, F_SIZE)))
-
-
-@hot
-def _snapshot(pi, pc, ps, to_i, to_c, to_s) -> None:
-    """Copy the position (pi, pc, ps) into (to_i, to_c, to_s), element by element: numba's slice
-    assignment between arrays checks for overlap and may copy through a temporary array."""
-    for o in range(L.NUM_OWNERS):
-        for j in range(WIDTH):
-            to_i[o, j] = pi[o, j]
-    for j in range(C_SIZE):
-        to_c[j] = pc[j]
-    for j in range(F_SIZE):
-        to_s[j] = ps[j]
+def new_prefixes(rows):
+    """Empty prefixes for `prefixes_into`: NUM_MARKETS + 2 rows (the markets' and the work position), or
+    none."""
+    return np.zeros(rows, POSITION)
 
 
 @njit(cache=True)
-def prefixes_into(R, S, w, pi, pc, ps, P) -> None:
-    """The Prefixes P of S: P[k] the position of S with its worth now, markets before k resolved; the
-    position (pi, pc, ps) is the work space."""
-    position_into(R, S, pi, pc, ps)
-    _worth(R, pi, pc, ps, w, F_NOW)
+def prefixes_into(R, S, w, P) -> None:
+    """The prefixes P of S: P[k] the position of S with its worth now, markets before k resolved; P's
+    work position is the work space. A record is copied into an array's element in one move."""
+    pos = P[NEAR]
+    position_into(R, S, pos)
+    _worth(R, pos, w, pos.now)
     for m in range(NUM_MARKETS + 1):
-        _snapshot(pi, pc, ps, P.pi[m], P.pc[m], P.ps[m])
+        P[m] = pos
         if m < NUM_MARKETS and _resolves(S, m):
-            resolve(R, S, pi, pc, ps, m)
+            resolve(R, S, pos, m)
 
 
 @hot
@@ -462,34 +499,35 @@ def first_change(S, base) -> int:
 
 
 @njit(cache=True)
-def seat_value_near(R, S, seat, w, base, P, pi, pc, ps) -> float:
+def seat_value_near(R, S, seat, w, base, P) -> float:
     """`seat_value_in` of S, resolving only from the first market where S differs from `base`
-    (whose Prefixes are P), on the position (pi, pc, ps) as work space."""
+    (whose prefixes are P), on P's work position."""
     first = first_change(S, base)
+    pos = P[NEAR]
     if first < 0:
-        return seat_value_in(R, S, seat, w, pi, pc, ps)
-    _snapshot(P.pi[first], P.pc[first], P.ps[first], pi, pc, ps)
-    worth_from(R, S, w, pi, pc, ps, first)
-    return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
+        return seat_value_in(R, S, seat, w, pos)
+    P[NEAR] = P[first]
+    worth_from(R, S, w, pos, first)
+    return seat_value_of(pos, S[L.NUM_PLAYERS], seat, w)
 
 
 @hot
-def seat_value_of(ps, n, p, w) -> float:
-    """Seat p's value from the worths in ps[F_WORTH:F_WORTH + n]: its worth minus `opponent` times
-    the best other seat's."""
+def seat_value_of(pos, n, p, w) -> float:
+    """Seat p's value from the position's worths of the n seats: its worth minus `opponent` times the
+    best other seat's."""
     best = -np.inf
     for o in range(n):
-        if o != p and ps[F_WORTH + o] > best:
-            best = ps[F_WORTH + o]
-    return ps[F_WORTH + p] - w[W_OPPONENT] * best
+        if o != p and pos.worth[o] > best:
+            best = pos.worth[o]
+    return pos.worth[p] - w[W_OPPONENT] * best
 
 
 @njit(cache=True)
-def seat_value_in(R, S, seat, w, pi, pc, ps) -> float:
-    """The value of S for `seat` under weights w (higher is better); the position (pi, pc, ps) is the
-    work space (nothing allocated)."""
-    worth_into(R, S, w, pi, pc, ps)
-    return seat_value_of(ps, S[L.NUM_PLAYERS], seat, w)
+def seat_value_in(R, S, seat, w, pos) -> float:
+    """The value of S for `seat` under weights w (higher is better); the position `pos` is the work
+    space (nothing allocated)."""
+    worth_into(R, S, w, pos)
+    return seat_value_of(pos, S[L.NUM_PLAYERS], seat, w)
 
 
 # ---------------------------------------------------------------- work space
@@ -499,12 +537,10 @@ class Scratch(NamedTuple):
     states: np.ndarray       # [level] a state row, one per level of the lookahead
     legals: np.ndarray       # [level] the legal actions (at least one row)
     mask: np.ndarray         # the legal mask the rows are listed from
-    pi: np.ndarray           # a position (pi, pc, ps: `new_position`)
-    pc: np.ndarray
-    ps: np.ndarray
+    position: np.ndarray     # [0] a position (`POSITION`; an array of one, as the kernels borrow arrays)
     gains: np.ndarray        # [place] the resolution choice's gain of each card above the market
     gift: np.ndarray         # [place] the kind of the face-up gift there, -1 none
-    prefixes: Prefixes       # the base position's (no rows when levels is 0: a resolution policy's space)
+    prefixes: np.ndarray     # the base position's (`new_prefixes`; none when levels is 0: a resolution policy's space)
     lines: np.ndarray        # [level] the best line of a power's choices below it: how many, then the
                              # choices (`heuristic.power_value`)
     hidden_work: np.ndarray  # the determinisations' work space (`engine.hidden.work`)
@@ -513,20 +549,17 @@ class Scratch(NamedTuple):
 @njit(cache=True)
 def scratch(levels):
     """A decision's `Scratch` with `levels` lookahead levels."""
-    pi, pc, ps = new_position()
-    markets = NUM_MARKETS + 1 if levels else 0
     return Scratch(np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
-                   np.zeros(A.NUM_ACTIONS, dtype=np.int8), pi, pc, ps, np.zeros(MAX_SLOTS), np.zeros(MAX_SLOTS, dtype=np.int64),
-                   new_prefixes(markets), np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
+                   np.zeros(A.NUM_ACTIONS, dtype=np.int8), np.zeros(1, POSITION), np.zeros(MAX_SLOTS),
+                   np.zeros(MAX_SLOTS, dtype=np.int64), new_prefixes(NUM_MARKETS + 2 if levels else 0),
+                   np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
 
 
 @njit(cache=True)
 def borrowed(X):
     """The work space X with every array borrowed (`borrow`)."""
-    return Scratch(borrow(X.states), borrow(X.legals), borrow(X.mask), borrow(X.pi), borrow(X.pc), borrow(X.ps),
-                   borrow(X.gains), borrow(X.gift),
-                   Prefixes(borrow(X.prefixes.pi), borrow(X.prefixes.pc), borrow(X.prefixes.ps)),
-                   borrow(X.lines), borrow(X.hidden_work))
+    return Scratch(borrow(X.states), borrow(X.legals), borrow(X.mask), borrow(X.position), borrow(X.gains),
+                   borrow(X.gift), borrow(X.prefixes), borrow(X.lines), borrow(X.hidden_work))
 
 
 @hot
@@ -553,14 +586,14 @@ def legal_row(R, S, X, row) -> int:
 def _resolution_choice(R, S, X, n) -> int:
     """The card (or take half) the deciding owner picks by margin gain in a market resolution
     (the legal actions in the scratch's row 0)."""
-    legals, pi, pc, ps, gains, gift = X.legals, X.pi, X.pc, X.ps, X.gains, X.gift
-    position_into(R, S, pi, pc, ps)
+    legals, pos, gains, gift = X.legals, X.position[0], X.gains, X.gift
+    position_into(R, S, pos)
     p, m = S[L.ACTOR], S[L.RES_MARKET]
     seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
-    count = face_up_gifts(R, S, m, pc)
+    count = face_up_gifts(R, S, m, pos)
     gift[:] = -1                                       # place -> kind
     for c in range(count):
-        gift[pc[C_PLACES + c]] = pc[C_KINDS + c]
+        gift[pos.places[c]] = pos.kinds[c]
     gains[:] = 0.0
     best, best_gain, take_half = -1, -np.inf, False
     for i in range(n):
@@ -570,7 +603,7 @@ def _resolution_choice(R, S, X, n) -> int:
         if A.CARD <= a < A.CARD + MAX_SLOTS:
             k = a - A.CARD
             if gift[k] >= 0:
-                gains[k] = card_gain(R, pi, pc, ps, p, gift[k], a == A.CARD and seal_on)
+                gains[k] = card_gain(R, pos, p, gift[k], a == A.CARD and seal_on)
             if best < 0 or gains[k] > best_gain:
                 best, best_gain = a, gains[k]
     if S[L.PHASE] == PH_OTHER:
@@ -587,14 +620,14 @@ def _resolution_choice(R, S, X, n) -> int:
     for c in range(count):
         alive = 0
         for i in range(n):
-            if legals[0, i] == A.CARD + pc[C_PLACES + c]:
+            if legals[0, i] == A.CARD + pos.places[c]:
                 alive = 1
-        pc[C_ALIVE + c] = alive
+        pos.alive[c] = alive
         cards += alive
     if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
         symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
-        high_choice(R, pi, pc, ps, p, count, seal_on, symbol)
-        return A.CARD + pc[C_TAKE]
+        high_choice(R, pos, p, count, seal_on, symbol)
+        return A.CARD + pos.chosen[0]
     return best
 
 
@@ -615,14 +648,14 @@ def quick_action(R, S, G, X) -> int:
                 return choice
     if ph == PH_SHAME:
         best, best_gain = -1, -np.inf
-        pi, pc, ps = X.pi, X.pc, X.ps
-        position_into(R, S, pi, pc, ps)
+        pos = X.position[0]
+        position_into(R, S, pos)
         p = S[L.ACTOR]
         for i in range(n):
             a = legals[0, i]
             if A.KIND <= a < A.KIND + R[L.NUM_KINDS]:
-                deltas_into(R, pi, pc, ps, p, a - A.KIND, -1)
-                gain = margin_gain(ps, pc[C_SEATS], p)
+                deltas_into(R, pos, p, a - A.KIND, -1)
+                gain = margin_gain(pos, pos.seats, p)
                 if best < 0 or gain > best_gain:
                     best, best_gain = a, gain
         if best >= 0:

@@ -26,8 +26,8 @@ from nefertiti_env.core.limits import NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_SECOND, TURN_PHASES
 
 from .base import Agent
-from .evaluation import Weights, borrowed, clone_into, hot, legal_row, new_prefixes, prefixes_into, scratch, \
-    seat_value_in, seat_value_near, settle_in
+from .evaluation import Weights, borrowed, clone_into, hot, legal_row, prefixes_into, scratch, seat_value_in, \
+    seat_value_near, settle_in
 
 
 class HeuristicBot(Agent):
@@ -121,16 +121,16 @@ def _deciding(R, S, seat, phase) -> bool:
 
 
 @njit(cache=True)
-def action_value(R, base, action, seat, G, w, samples, near, P, X, level) -> float:
+def action_value(R, base, action, seat, G, w, samples, near, X, level) -> float:
     """Value after `action` and the market resolution it may trigger (`settle`), averaged over
     `samples` determinisations when it drew cards or rolled dice (near: valued by `seat_value_near`
-    from P, the `Prefixes` of base; else in full, as when every move changes the scoring
-    state; X: the work space, state row `level`)."""
+    from the work space's prefixes, those of base; else in full, as when every move changes the
+    scoring state; X: the work space, state row `level`)."""
     g = X.states[level]
     clone_into(g, base)
     step.apply(R, g, action)
     settle_in(R, g, G, X)
-    value = _value(R, g, seat, w, near, base, P, X)
+    value = _value(R, g, seat, w, near, base, X)
     if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
@@ -138,17 +138,17 @@ def action_value(R, base, action, seat, G, w, samples, near, P, X, level) -> flo
         hidden.determinize_in(R, g, seat, G, X.hidden_work)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
-        value += _value(R, g, seat, w, near, base, P, X)
+        value += _value(R, g, seat, w, near, base, X)
     return value / samples
 
 
 @njit(cache=True, inline="always")
-def _value(R, S, seat, w, near, base, P, X) -> float:
-    """`seat_value_in` of S (by `seat_value_near` if `near`), on the work space's position: the same value
-    either way, to the last bit."""
+def _value(R, S, seat, w, near, base, X) -> float:
+    """`seat_value_in` of S (by `seat_value_near` from the work space's prefixes of `base` if `near`), on
+    the work space's position: the same value either way, to the last bit."""
     if near:
-        return seat_value_near(R, S, seat, w, base, P, X.pi, X.pc, X.ps)
-    return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps)
+        return seat_value_near(R, S, seat, w, base, X.prefixes)
+    return seat_value_in(R, S, seat, w, X.position[0])
 
 
 @njit(cache=True)
@@ -160,9 +160,9 @@ def power_value(R, S, seat, depth, w, X, level):
     lines = X.lines
     lines[level, 0] = 0
     if not _deciding(R, S, seat, PH_CHARACTER):
-        return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps), False
+        return seat_value_in(R, S, seat, w, X.position[0]), False
     if depth <= 0:
-        return seat_value_in(R, S, seat, w, X.pi, X.pc, X.ps), True
+        return seat_value_in(R, S, seat, w, X.position[0]), True
     legals, g = X.legals, X.states[level]
     best, cut = -np.inf, False
     for i in range(legal_row(R, S, X, level)):
@@ -230,18 +230,18 @@ def _best_choice(R, S, seat, depth, w, X) -> int:
 @njit(cache=True)
 def extra_placements_gain(R, g, first, seat, G, w, samples, X, level) -> float:
     """Gain of the placements a character grants beyond the usual one (as many as its power's
-    parameter gives): after the `first` placement, the best of each further one."""
+    parameter gives): after the `first` placement, the best of each further one. The work space's
+    prefixes become g's (the lookahead no longer needs its base's once it values characters)."""
     step.apply(R, g, first)
     settle_in(R, g, G, X)
     gain = 0.0
-    legals, pi, pc, ps = X.legals, X.pi, X.pc, X.ps
-    P = new_prefixes()
+    legals, P = X.legals, X.prefixes
     while _deciding(R, g, seat, PH_SECOND):
-        prefixes_into(R, g, w, pi, pc, ps, P)
-        before = seat_value_near(R, g, seat, w, g, P, pi, pc, ps)
+        prefixes_into(R, g, w, P)
+        before = seat_value_near(R, g, seat, w, g, P)
         best, best_v = -1, -np.inf
         for i in range(legal_row(R, g, X, level)):
-            v = action_value(R, g, legals[level, i], seat, G, w, samples, True, P, X, level)
+            v = action_value(R, g, legals[level, i], seat, G, w, samples, True, X, level)
             if best < 0 or v > best_v:
                 best, best_v = legals[level, i], v
         gain += best_v - before
@@ -267,7 +267,7 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
         for j in range(lines[2, 0]):
             step.apply(R, g, lines[2, 1 + j])
     settle_in(R, g, G, X)
-    value = seat_value_in(R, g, seat, w, X.pi, X.pc, X.ps)
+    value = seat_value_in(R, g, seat, w, X.position[0])
     if g[L.EXTRA_PLACEMENTS] != 0:
         legals = X.legals
         for i in range(legal_row(R, g, X, 2)):
@@ -303,22 +303,21 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
-    P = X.prefixes
     near = S[L.PHASE] in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
     if near:
-        prefixes_into(R, base, w, X.pi, X.pc, X.ps, P)
+        prefixes_into(R, base, w, X.prefixes)
     k = 0
     best = -1
     for i in range(n):
         a = order[i]
         if not A.CHARACTER <= a < A.MARKET:
             keys[k] = a
-            values[k] = action_value(R, base, a, seat, G, w, samples, near, P, X, 1)
+            values[k] = action_value(R, base, a, seat, G, w, samples, near, X, 1)
             if best < 0 or values[k] > values[best]:
                 best = k
             k += 1
     if k < n and best >= 0:
-        best_move = values[best] - _value(R, base, seat, w, near, base, P, X)
+        best_move = values[best] - _value(R, base, seat, w, near, base, X)
         for i in range(n):
             a = order[i]
             if A.CHARACTER <= a < A.MARKET:

@@ -125,9 +125,9 @@ class MCTSBot(Agent):
         self.rollout_turns, self.temperature = rollout_turns, temperature
         self.prior, self.puct = prior, puct
         self.value, self.leaf_value = value, float(leaf_value)
-        self._settings = Settings(float(c), float(temperature), int(rollout_turns), self.leaf_value)
+        self._settings = Settings(float(c), float(temperature), int(rollout_turns), self.leaf_value,
+                                  self.weights.array())
         self._critic, self._critic_R = _NO_CRITIC, None   # the critic's arrays for the table of rules _critic_R
-        self._w = self.weights.array()
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
         self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
         self._buffers = np.full((3, A.NUM_ACTIONS), -1, dtype=np.int64)  # legal, untried, child by action
@@ -179,7 +179,7 @@ class MCTSBot(Agent):
         tree.reserve(iterations)
         leaf = self._leaf_arrays(game) if self.leaf_value else _NO_CRITIC
         with first_call_notice(iterate, "the MCTS bot"):
-            tree.used = iterate(game.R, game.S, seat, self.guide.generator(), self._w, tree.nodes, tree.total,
+            tree.used = iterate(game.R, game.S, seat, self.guide.generator(), tree.nodes, tree.total,
                                 tree.used, iterations, self._settings, Work(self._scratch, self._buffers, self._bonus,
                                                                             self._X, leaf))
 
@@ -209,11 +209,13 @@ class Critic(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """The search's settings `iterate` reads (`MCTSBot`'s parameters of the same names)."""
+    """The search's settings `iterate` reads (`MCTSBot`'s parameters of the same names, and the weights of
+    its valuation, `Weights.array()`)."""
     c: float
     temperature: float
     rollout_turns: int
     leaf_value: float
+    w: np.ndarray
 
 
 class Work(NamedTuple):
@@ -286,7 +288,16 @@ def _map_children(nodes, node, child, clear) -> None:
 @njit(cache=True)
 def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     """Every seat's reward into `rewards` after playing `rollout_turns` turn decisions at random and
-    the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`)."""
+    the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`).
+    Two kernels, the play and the valuation: compiled into one, the valuation's inlined code slowed
+    the play's loop by a fifth (docs/results.md, "Named bot regions")."""
+    play_out(R, g, G, rollout_turns, X)
+    rewards_into(R, g, w, temperature, X.position[0], rewards)
+
+
+@njit(cache=True)
+def play_out(R, g, G, rollout_turns, X) -> None:
+    """Play `rollout_turns` turn decisions of g at random and the market resolutions with `quick_action`."""
     turns = rollout_turns
     while not step.is_over(R, g):
         ph = g[L.PHASE]
@@ -295,11 +306,15 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
                 break
             turns -= 1
         step.apply(R, g, quick_action(R, g, G, X))
-    pi, pc, ps = X.pi, X.pc, X.ps
-    worth_into(R, g, w, pi, pc, ps)
+
+
+@njit(cache=True)
+def rewards_into(R, g, w, temperature, pos, rewards) -> None:
+    """Every seat's reward for g into `rewards`, valued on the position `pos` (the work space)."""
+    worth_into(R, g, w, pos)
     n = g[L.NUM_PLAYERS]
     for p in range(n):
-        rewards[p] = _reward(seat_value_of(ps, n, p, w), temperature)
+        rewards[p] = _reward(seat_value_of(pos, n, p, w), temperature)
 
 
 @njit(cache=True)
@@ -322,16 +337,17 @@ def leaf_values(R, g, V, rewards) -> None:
 
 
 @njit(cache=True)
-def iterate(R, S, seat, G, w, nodes, total, used, iterations, settings, work) -> int:
+def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> int:
     """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
     more), each on a fresh determinisation of S for `seat` copied into the `Work`'s g; return the nodes
     used. bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space;
     `settings.leaf_value`: the weight of the critic V (`leaf_values`) in a leaf's rewards, beside the rollout's.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
     drawn at random, roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
-    R, S, G, w, nodes, total = borrow(R), borrow(S), borrow(G), borrow(w), borrow(nodes), borrow(total)
+    R, S, G, nodes, total = borrow(R), borrow(S), borrow(G), borrow(nodes), borrow(total)
     g, buffers, bonus, X, V = borrow(work.g), borrow(work.buffers), borrow(work.bonus), borrowed(work.X), work.V
-    c, temperature, rollout_turns, leaf_value = settings
+    c, temperature, rollout_turns = settings.c, settings.temperature, settings.rollout_turns
+    leaf_value, w = settings.leaf_value, borrow(settings.w)
     legal, untried, child = buffers[0], buffers[1], buffers[2]
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
     path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)

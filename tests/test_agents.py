@@ -147,31 +147,39 @@ def test_heuristics_play_the_head_priest_in_games():
 
 # ---------------------------------------------------------------- evaluation
 def _position(g):
-    """(pi, pc, ps): the evaluation's scoring state of g."""
-    pi, pc, ps = evaluation.new_position()
-    evaluation.position_into(g.R, g.S, pi, pc, ps)
-    return pi, pc, ps
+    """The evaluation's position of g (a `POSITION` record)."""
+    pos = np.zeros(1, evaluation.POSITION)[0]
+    evaluation.position_into(g.R, g.S, pos)
+    return pos
 
 
 def test_position_scores_match_the_core_scoring():
     """docs/rules.md §5: the evaluation's score is the core's, with Deben counted as 0.5 each."""
     for seed in range(6):
         g = random_position(seed, 40 + 20 * seed)
-        _, _, score = _position(g)
+        score = _position(g).score
         core = final_scores(g)[: g.num_players]
         for p in range(g.num_players):
             assert score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
 
 
+def test_position_fields_read_by_name_in_plain_python():
+    """Under NUMBA_DISABLE_JIT=1 the kernels read a position's fields as attributes of a numpy record, where
+    a numpy scalar's method of the same name (`take`, `sum`, ...) would win over the field."""
+    pos = np.zeros(1, evaluation.POSITION)[0]
+    for name in evaluation.POSITION.names:
+        assert isinstance(getattr(pos, name), (np.ndarray, np.integer, np.floating)), name
+
+
 def test_card_deltas_match_rescoring():
     """Giving a card in the evaluation changes every score as the core would rescore it."""
     g = random_position(4, 90)
-    pi, pc, ps = _position(g)
+    pos = _position(g)
     for kind in range(g.rules.num_kinds):
         if not g.rules.kind_count[kind]:
             continue
-        evaluation.deltas_into(g.R, pi, pc, ps, 1, kind, 1)
-        deltas = ps[evaluation.F_DELTAS:evaluation.F_DELTAS + pc[evaluation.C_ROWS]].tolist()
+        evaluation.deltas_into(g.R, pos, 1, kind, 1)
+        deltas = pos.deltas[:pos.rows].tolist()
         h = g.clone()
         h.owned[1, kind] += 1
         after = final_scores(h)[:4] - final_scores(g)[:4]
