@@ -104,6 +104,31 @@ def test_a_kernel_is_compiled_afresh_when_a_kernel_it_compiles_in_changes(tmp_pa
     assert twice("undeclared") == ["2", "loaded"]             # numba's own stamp: stale machine code
 
 
+SHAPES = "from typing import NamedTuple\n\nclass {0}(NamedTuple):\n    a: int\n    b: int\n"
+USER = """
+from nefertiti_env.core.engine.entry import njit
+from shapes import {0}
+
+@njit(cache=True)
+def total(pair):
+    return pair.a + pair.b
+
+print(total({0}(2, 3)), "loaded" if total.stats.cache_hits else "compiled")
+"""
+
+
+def test_a_cache_naming_a_type_the_code_no_longer_has_is_compiled_afresh(tmp_path):
+    """numba unpickles a kernel's cache index, whose signatures name their argument types, before it checks
+    the stamp: once a NamedTuple is renamed, the old index named a class that is gone and the import failed
+    (AttributeError) instead of compiling afresh."""
+    seen = []
+    for name in ("Pair", "Pair", "Couple", "Couple"):
+        (tmp_path / "shapes.py").write_text(SHAPES.format(name))
+        (tmp_path / "user.py").write_text(USER.format(name))
+        seen.append(run("import user", tmp_path).split())
+    assert seen == [["5", "compiled"], ["5", "loaded"], ["5", "compiled"], ["5", "loaded"]]
+
+
 def test_a_package_whose_cache_folder_cannot_be_written_caches_elsewhere(tmp_path):
     """A read-only install: numba caches in the user's cache folder, stamped all the same; nothing else
     is written."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
 
 _ROOT = Path(__file__).resolve().parents[2]          # nefertiti_env/
 # the sources of the engine's compiled code: its kernels and the constants they freeze
@@ -69,8 +70,25 @@ class _SourcesCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_stamped(locator) for locator in CompileResultCacheImpl._locator_classes]
 
 
+class _IndexFile(IndexDataCacheFile):
+    """numba unpickles a cache index before it compares the stamps, so an index whose signatures name a
+    type the code no longer has (a record or NamedTuple renamed or removed) raised instead of reading as
+    stale. Such an index is stale, so it reads as empty and is overwritten."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+            return {}
+
+
 class SourcesCache(FunctionCache):
     """numba's cache of a kernel's machine code, stamped with all the sources it compiles in. Making one
     finds the cache folder (numba creates it if it can) and stamps the kernel: a dispatcher makes its
     cache on its first compile, not at import."""
     _impl_class = _SourcesCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _IndexFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
+                                      source_stamp=self._impl.locator.get_source_stamp())
