@@ -12,11 +12,15 @@ from .stats import proportion
 
 
 def _legend_once(fig: Figure, axes) -> None:
-    """One legend under every panel (they share their series): a legend per panel would overlap its
-    neighbours' once population names are long (`champion:deterministic=0`)."""
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
+    """One legend under every panel (they share their series, though a population may play only some
+    panels): a legend per panel would overlap its neighbours' once population names are long."""
+    named = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            named.setdefault(label, handle)
+    if named:
+        fig.legend(list(named.values()), list(named), loc="outside lower center", ncol=min(len(named), 3),
+                   fontsize=8, frameon=False)
 
 
 def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
