@@ -21,7 +21,7 @@ import numpy as np
 
 from . import analysis, runner, tables
 from .restrict import Restriction
-from .stats import Findings, detectable_difference, diff_means, p_means, p_rate, proportion
+from .stats import LEVEL, Findings, detectable, detectable_difference, diff_means, p_means, p_rate, proportion
 
 
 POOLED = "pooled"        # the `table` of a question pooled over every valued table
@@ -66,12 +66,16 @@ def seat_questions(table, n: int, by_population: dict[str, dict]) -> list[Questi
         q = Question("seat", table.name, f"position {pos + 1}", "pp", extra={"players": n})
         for pop, c in by_population.items():
             s = tables.where(c["seats"], position=pos)
-            wins, games = float(s["win"].sum()), tables.rows(s)
-            rate = proportion(wins, games)
-            q.answers.append(Answer(pop, tuple(x - 1 / n for x in rate), p_rate(wins, games, 1 / n),
-                                    detectable_difference(1 / n, games, math.inf)))
+            q.answers.append(_seat_answer(pop, float(s["win"].sum()), tables.rows(s), n))
         out.append(q)
     return out
+
+
+def _seat_answer(population: str, wins: float, games: int, n: int) -> Answer:
+    """A position's win rate against parity 1/n: its edge (rate - 1/n) with the Wilson interval."""
+    rate = proportion(wins, games)
+    return Answer(population, tuple(x - 1 / n for x in rate), p_rate(wins, games, 1 / n),
+                  detectable_difference(1 / n, games, math.inf))
 
 
 def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], int]]) -> list[Question]:
@@ -79,11 +83,8 @@ def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], in
     position and games summed): the headline seat question, at several times one table's games."""
     out = []
     for pos in range(n):
-        q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n, "pooled": True})
-        for pop, (wins, games) in by_population.items():
-            rate = proportion(wins[pos], games)
-            q.answers.append(Answer(pop, tuple(x - 1 / n for x in rate), p_rate(wins[pos], games, 1 / n),
-                                    detectable_difference(1 / n, games, math.inf)))
+        q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n})
+        q.answers += [_seat_answer(pop, wins[pos], games, n) for pop, (wins, games) in by_population.items()]
         out.append(q)
     return out
 
@@ -149,7 +150,7 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
     for qs in per_table:
         for q in qs:
             by_option.setdefault((q.kind, q.subject), []).append(q)
-    z, power = float(norm.ppf(0.975)), float(norm.ppf(0.8))
+    z = float(norm.ppf((1 + LEVEL) / 2))
     out = []
     for (kind, name), qs in by_option.items():
         pooled = Question(kind, POOLED, name, "pp", extra={"tables": [q.table for q in qs]})
@@ -164,7 +165,7 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
             w = np.asarray(weights)
             d, se = float(w @ np.asarray(values) / w.sum()), float(1 / math.sqrt(w.sum()))
             pooled.answers.append(Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)),
-                                         (z + power) * se))
+                                         detectable(se)))
             pooled.extra[pop] = {"tables": len(weights)}
         out.append(pooled)
     return out
@@ -182,11 +183,10 @@ def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, di
     return score
 
 
-def detectable_mean(a, b, alpha: float = 0.05, power: float = 0.8) -> float:
+def detectable_mean(a, b, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
     """Smallest difference of two means Welch's test finds with `power` (normal approximation)."""
-    from scipy.stats import norm
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.size < 2 or b.size < 2:
         return math.nan
-    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size))
+    return detectable(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size), alpha, power)
 

@@ -16,7 +16,7 @@ from scipy import stats as sp
 
 from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
-__all__ = ["Findings", "chi2_equal", "detectable_difference", "diff_means", "diff_proportions", "lead_change_rows",
+__all__ = ["Findings", "chi2_equal", "detectable", "detectable_difference", "diff_means", "diff_proportions", "lead_change_rows",
            "lead_changes", "leaders", "mean_ci", "p_means", "p_proportions", "p_rate", "proportion", "seat_edge",
            "wilson"]
 
@@ -103,14 +103,17 @@ def seat_edge(wins, games: int, level: float = LEVEL) -> tuple[float, float, flo
     return edge, low, high
 
 
+def detectable(se: float, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
+    """The smallest effect a two-sided test at `alpha` finds with probability `power` when its estimate has
+    standard error `se` (normal approximation): below it, "no effect" means "not measured"."""
+    return float(sp.norm.ppf(1 - alpha / 2) + sp.norm.ppf(power)) * se
+
+
 def detectable_difference(rate: float, n1: int, n2: int, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
-    """The smallest difference of two win rates near `rate` that a two-sided test at `alpha` finds with
-    probability `power`, with n1 and n2 games (normal approximation): below it, "no effect" means
-    "not measured"."""
+    """`detectable` for the difference of two win rates near `rate`, with n1 and n2 games."""
     if n1 <= 0 or n2 <= 0 or math.isnan(rate):
         return math.nan
-    z = float(sp.norm.ppf(1 - alpha / 2) + sp.norm.ppf(power))
-    return z * math.sqrt(rate * (1 - rate) * (1 / n1 + 1 / n2))
+    return detectable(math.sqrt(rate * (1 - rate) * (1 / n1 + 1 / n2)), alpha, power)
 
 
 class Findings:
