@@ -90,5 +90,4 @@ class SourcesCache(FunctionCache):
 
     def __init__(self, py_func):
         super().__init__(py_func)
-        self._cache_file = _IndexFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
-                                      source_stamp=self._impl.locator.get_source_stamp())
+        self._cache_file.__class__ = _IndexFile        # the same file and stamp, read by `_IndexFile`
