@@ -48,11 +48,11 @@ def write(folder: str | Path) -> Path:
     cells = {(t.name, pop): analysis.cell(data[t.name, pop], "main", "default", t.players) for t, pop, _ in subs}
     findings = Findings(RATE)
     questions: list[Question] = []
-    seat_rows, pooled = [], defaultdict(dict)
+    seat_rows, pooled, table_seats = [], defaultdict(dict), []
     for t in by_table.values():
         n = t.players
         mine = {pop: cells[t.name, pop] for pop in played[t.name]}
-        questions += seat_questions(t, n, mine)
+        table_seats += seat_questions(t, n, mine)
         for pop, c in mine.items():
             s = seat_summary(c, n)
             wins, games = pooled[n].get(pop, ([0.0] * n, 0))
@@ -60,7 +60,7 @@ def write(folder: str | Path) -> Path:
             seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
     pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]
-    questions += pooled_seat
+    questions += table_seats + pooled_seat
     values = {}
     for t in by_table.values():
         if atlas.valued(cfg, t):
@@ -110,13 +110,11 @@ def write(folder: str | Path) -> Path:
                seat_rows)
     page.text("Minimum detectable seat edge (80% power), per player count and population: "
               + "; ".join(sorted({f"{q.extra['players']} players {a.population} {100 * a.detectable:.1f} pp"
-                                  for q in questions if q.kind == "seat" and q.table in by_table
-                                  for a in q.answers})) + ".")
+                                  for q in table_seats for a in q.answers})) + ".")
     page.text("Pooled over the tables of each player count (each population over the tables it played), a seat's "
               "edge is measured at several times one table's games:")
     _questions(page, "Pooled seats per player count", pooled_seat, qv, titled, pops)
-    _questions(page, "Seats against parity", [q for q in questions if q.kind == "seat" and q.table in by_table], qv,
-               by_table, pops)
+    _questions(page, "Seats against parity", table_seats, qv, by_table, pops)
     if pooled_values:
         page.heading("Character and market value, pooled over the valued tables")
         page.text("Each option's value (below, per table) pooled over every valued table that offers it: the "
@@ -137,8 +135,7 @@ def write(folder: str | Path) -> Path:
                    by_table, pops)
     atlas_parts.memphis_economy(page, cells, by_table, played)
     if tutors:
-        _tutors(page, [q for q in questions if q.kind == "seat" and q.extra["players"] == 2 and q.table in by_table],
-                tutors, qv, by_table, pops)
+        _tutors(page, [q for q in table_seats if q.extra["players"] == 2], tutors, qv, by_table, pops)
     atlas_parts.closings(page, cells, by_table, played)
     atlas_parts.gifts(page, cells, by_table, played)
     _cost(page, cfg, subs)
