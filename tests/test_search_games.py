@@ -63,3 +63,17 @@ def test_expert_iteration_rounds_resume_to_the_same_files(model, tmp_path):
     assert not all(torch.equal(first[k], weights[0][k]) for k in first)          # round 2 trained on
     with pytest.raises(RunFolderError, match="other settings \\(iterations\\)"):
         expert_iteration(model, tmp_path / "legs", rounds=3, resume=True, **{**args, "iterations": 8})
+
+
+def test_a_table_weighted_twice_plays_twice_its_games_on_the_seeds_in_table_order(model):
+    """Weighted tables (a training mixture's `weight`) get their share of the search games; game seeds run on
+    across the tables, so one count per table equals the tables played one after another."""
+    from nefertiti_env.training.expert_iteration import table_games
+
+    assert table_games(4, [1, 1]) == 4 and table_games(4, [1, 0.5, 2, 0.01]) == [4, 2, 8, 1]
+    weighted = search_games(model, TABLES, games=[1, 2], seed=7, iterations=4)
+    first = search_games(model, TABLES[:1], games=1, seed=7, iterations=4)
+    second = search_games(model, TABLES[1:], games=2, seed=8, iterations=4)
+    assert all(np.array_equal(w, np.concatenate([a, b])) for w, a, b in zip(weighted, first, second))
+    with pytest.raises(ValueError, match="2 game counts for 1 tables"):
+        search_games(model, TABLES[:1], games=[1, 1], seed=7, iterations=4)

@@ -243,8 +243,9 @@ class ExpertIterationConfig(Section):
 
     rounds: Annotated[Int, Field(ge=0, le=10_000)] = Field(0, description="rounds to play (0: no expert iteration)")
     start: str = Field("", description="a model .pt or run folder to start the rounds from, skipping the PPO "
-                                       "stage (empty: after the PPO stage, from its final model)")
-    games: Games = Field(16, description="search self-play games per table and round")
+                                       "stage (empty: after the PPO stage, from its final model; `champion`: "
+                                       "the shipped agent)")
+    games: Games = Field(16, description="search self-play games per table and round, times the table's weight")
     iterations: Count = Field(800, description="MCTS iterations per searched decision")
     leaf_value: Annotated[Float, Field(ge=0, le=1)] = Field(0.0, description="weight of the policy's critic at "
                                                                              "the search's leaves (0: the heuristic)")
@@ -256,7 +257,12 @@ class ExpertIterationConfig(Section):
     ray: str | None = Field(None, description="a Ray cluster's address (or auto) to play the search games on "
                                               "instead of `workers` processes (docs/cluster.md)")
 
-    _start = field_validator("start")(_model_exists)
+    @field_validator("start")
+    @classmethod
+    def _start(cls, start):
+        from nefertiti_env.agents.champion import CHAMPION_FILE
+
+        return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
 
 
 class Config(Section):

@@ -35,13 +35,14 @@ def _load_with_optimizer(path: Path):
     return policy
 
 
-def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: int, games: int,
+def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: int, games: int | list[int],
                      iterations: int = 800, learning_rate: float = 1e-4, epochs: int = 2, batch_size: int = 256,
                      seed: int = 0, workers: int = 1, resume: bool = False, force: bool = False,
                      progress: bool = True, ray: str | None = None, leaf_value: float = 0.0,
                      vf_coef: float = 0.5) -> list[dict]:
     """Play rounds up to `rounds` (the first from the model `start`, a model file or run folder): each round
-    `games` search self-play games per table (game options dicts), then `epochs` passes of `distill`.
+    `games` search self-play games per table (game options dicts; or one count per table), then `epochs`
+    passes of `distill`.
     The search games run on `workers` processes or the Ray cluster at `ray`, with the same rows either way;
     `leaf_value` weighs the policy's critic at the search's leaves, `vf_coef` its loss in `distill`.
     Returns the rows of every round, resumed ones included."""
@@ -80,6 +81,14 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
 STAGE_FOLDER = "expert_iteration"
 
 
+def table_games(games: int, weights: list[float]) -> int | list[int]:
+    """Search games per table and round: `games` times each table's weight (at least one), so that a mixture
+    searches its tables in the shares it trains them; `games` itself when every weight is 1."""
+    if all(w == 1 for w in weights):
+        return games
+    return [max(1, round(games * w)) for w in weights]
+
+
 def run_stage(config, start: str | Path, resume: bool = False, force: bool = False,
               progress: bool = True) -> list[dict]:
     """The `expert_iteration` section of a training config (training/config.py) as rounds in
@@ -87,8 +96,9 @@ def run_stage(config, start: str | Path, resume: bool = False, force: bool = Fal
     from .trainer import game_args
 
     ei = config.expert_iteration
-    tables = [game_args(config, table) for table in config.env.table_list()]
-    return expert_iteration(str(start), Path(config.out) / STAGE_FOLDER, tables, ei.rounds, ei.games,
+    tables = config.env.table_list()
+    return expert_iteration(str(start), Path(config.out) / STAGE_FOLDER, [game_args(config, t) for t in tables],
+                            ei.rounds, table_games(ei.games, [t.weight for t in tables]),
                             iterations=ei.iterations, learning_rate=ei.learning_rate, epochs=ei.epochs,
                             batch_size=ei.batch_size, seed=config.seed, workers=ei.workers, resume=resume,
                             force=force, progress=progress, ray=ei.ray, leaf_value=ei.leaf_value,

@@ -78,13 +78,17 @@ def play_search_game(job: SearchJob) -> SearchData:
                       np.array(targets, np.float32).reshape(-1, NUM_ACTIONS), outcome[seats].astype(np.float32))
 
 
-def search_games(model: str, tables: list[dict], games: int, seed: int, iterations: int = 800, workers: int = 1,
-                 explore: bool = True, ray: str | None = None, leaf_value: float = 0.0) -> SearchData:
-    """`games` self-play games per table (game options dicts), game i of table t seeded seed + t * games + i;
-    on `workers` processes, or on the Ray cluster at `ray` (the model sent by value: docs/cluster.md);
-    `leaf_value`: the weight of the policy's critic at the search's leaves."""
-    jobs = [SearchJob(str(model), tuple(sorted(table.items())), seed + t * games + i, iterations, explore, leaf_value)
-            for t, table in enumerate(tables) for i in range(games)]
+def search_games(model: str, tables: list[dict], games: int | list[int], seed: int, iterations: int = 800,
+                 workers: int = 1, explore: bool = True, ray: str | None = None,
+                 leaf_value: float = 0.0) -> SearchData:
+    """`games` self-play games per table (game options dicts), or one count per table; the games are seeded
+    seed, seed + 1, ... in table order. On `workers` processes, or on the Ray cluster at `ray` (the model
+    sent by value: docs/cluster.md); `leaf_value`: the weight of the policy's critic at the search's leaves."""
+    counts = [games] * len(tables) if isinstance(games, int) else list(games)
+    if len(counts) != len(tables):
+        raise ValueError(f"{len(counts)} game counts for {len(tables)} tables")
+    options = [tuple(sorted(table.items())) for table, n in zip(tables, counts) for _ in range(n)]
+    jobs = [SearchJob(str(model), table, seed + i, iterations, explore, leaf_value) for i, table in enumerate(options)]
     with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
         return SearchData.join(list(map_(play_search_game, jobs)))
 
