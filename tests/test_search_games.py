@@ -24,14 +24,14 @@ def model(tmp_path_factory):
 
 
 def test_search_games_give_visit_targets_and_outcomes_the_same_on_any_workers(model):
-    data = search_games(model, TABLES, games=1, seed=5, iterations=8)
+    data = search_games(model, TABLES, games=1, seed=5, iterations=8, temperature=1.0)
     rows = len(data.obs)
     assert rows > 50 and data.obs.shape == (rows, V2_SIZE) and data.mask.shape == data.target.shape == (rows,
                                                                                                      NUM_ACTIONS)
     assert np.allclose(data.target.sum(axis=1), 1) and not data.target[~data.mask].any()
     assert (data.target > 0).sum(axis=1).max() > 1                      # the search spread its visits
     assert set(np.unique(data.value)) == {-1.0, 1.0}
-    again = search_games(model, TABLES, games=1, seed=5, iterations=8, workers=2)
+    again = search_games(model, TABLES, games=1, seed=5, iterations=8, workers=2, temperature=1.0)
     assert all(np.array_equal(a, b) for a, b in zip(data, again))
 
 
@@ -77,3 +77,18 @@ def test_a_table_weighted_twice_plays_twice_its_games_on_the_seeds_in_table_orde
     assert all(np.array_equal(w, np.concatenate([a, b])) for w, a, b in zip(weighted, first, second))
     with pytest.raises(ValueError, match="2 game counts for 1 tables"):
         search_games(model, TABLES[:1], games=[1, 1], seed=7, iterations=4)
+
+
+def test_at_temperature_0_the_target_is_the_most_visited_move():
+    """The default: the policy learns the move the search plays, not its flat visit distribution."""
+    from nefertiti_env.training.search_games import sharpen
+
+    visits = np.array([30.0, 50.0, 50.0, 20.0])
+    assert sharpen(visits, 0).tolist() == [0, 1, 0, 0]
+    assert np.allclose(sharpen(visits, 1), visits / visits.sum())
+    assert np.allclose(sharpen(visits, 0.5), visits ** 2 / (visits ** 2).sum())
+
+
+def test_search_game_targets_at_temperature_0_are_one_move_each(model):
+    data = search_games(model, TABLES[:1], games=1, seed=5, iterations=8)
+    assert len(data.target) > 20 and ((data.target == 1).sum(axis=1) == 1).all()

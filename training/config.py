@@ -249,6 +249,8 @@ class ExpertIterationConfig(Section):
     iterations: Count = Field(800, description="MCTS iterations per searched decision")
     leaf_value: Annotated[Float, Field(ge=0, le=1)] = Field(0.0, description="weight of the policy's critic at "
                                                                              "the search's leaves (0: the heuristic)")
+    temperature: Annotated[Float, Field(ge=0)] = Field(0.0, description="the targets and moves are the visits "
+                                                       "** (1 / temperature), normalised; 0: the most visited")
     learning_rate: Annotated[Float, Field(gt=0)] = 1e-4
     epochs: Annotated[Int, Field(ge=1, le=1000)] = 2
     batch_size: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 256

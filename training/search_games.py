@@ -4,12 +4,16 @@ root prior (`search_games`), and the policy and value networks fitted to what th
 
 PPO against a fixed opponent mix plateaued below the search bot (docs/champion.md); learning the
 search's choices is the known way past it. At every searched decision the root's visit counts
-(`MCTSBot.search`) are the policy's target and the game's outcome for the deciding seat (win_loss:
-+1 winners, -1 others) the value's. Every seat is the same searching agent (self-play). Decisions
+(`MCTSBot.search`), sharpened by a temperature, are the policy's target and the game's outcome for the
+deciding seat (win_loss: +1 winners, -1 others) the value's. Every seat is the same searching agent (self-play). Decisions
 with one legal action and the choices inside a character's power (left to the heuristic by the
-search, as in `mcts`) give no target. The move played is drawn in proportion to the visits (or the
-most visited with `explore=False`) from the game's own seeded generator, so a game follows from its
-seed.
+search, as in `mcts`) give no target. The move played is drawn from the same target (the
+most visited at temperature 0) with the game's own seeded generator, so a game follows from its seed.
+
+The temperature matters: at 800 iterations over at most 8 root actions the visits are flat (about 1.4
+nats of entropy where the policy has far less), and fitting the policy to them at temperature 1 flattened
+it into a much weaker player within one round (docs/champion.md); at temperature 0 the target is the
+move the search plays.
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`), one job per game,
 results in job order, so the data of a run is the same on any number of workers.
@@ -45,7 +49,7 @@ class SearchJob:
     options: tuple            # NefertitiGame options as sorted (key, value) pairs (a job is hashable)
     seed: int
     iterations: int
-    explore: bool = True
+    temperature: float = 0.0  # target and move in proportion to visits ** (1 / temperature); 0: the most visited
     leaf_value: float = 0.0   # the policy's critic at the search's leaves (`MCTSBot`)
 
 
@@ -63,14 +67,14 @@ def play_search_game(job: SearchJob) -> SearchData:
             continue
         stats = agent.searcher.search(game, seat)
         actions = np.array(list(stats))
-        visits = np.array([n for n, _ in stats.values()], dtype=np.float64)
+        share = sharpen(np.array([n for n, _ in stats.values()], dtype=np.float64), job.temperature)
         target = np.zeros(NUM_ACTIONS, np.float32)
-        target[actions] = visits / visits.sum()
+        target[actions] = share
         obs.append(agent.observe(game, seat))
         masks.append(game.legal_action_mask().astype(bool))
         targets.append(target)
         seats.append(seat)
-        pick = rng.choice(len(actions), p=visits / visits.sum()) if job.explore else int(np.argmax(visits))
+        pick = rng.choice(len(actions), p=share) if job.temperature else int(np.argmax(share))
         game.apply(int(actions[pick]))
     outcome = game.returns()
     size = agent.policy.observation_space.shape[0]
@@ -78,17 +82,30 @@ def play_search_game(job: SearchJob) -> SearchData:
                       np.array(targets, np.float32).reshape(-1, NUM_ACTIONS), outcome[seats].astype(np.float32))
 
 
+def sharpen(visits: np.ndarray, temperature: float) -> np.ndarray:
+    """The distribution visits ** (1 / temperature), normalised; at temperature 0 all on the most visited
+    (the first of equals)."""
+    if temperature == 0:
+        share = np.zeros(len(visits))
+        share[np.argmax(visits)] = 1.0
+        return share
+    share = (visits / visits.max()) ** (1.0 / temperature)
+    return share / share.sum()
+
+
 def search_games(model: str, tables: list[dict], games: int | list[int], seed: int, iterations: int = 800,
-                 workers: int = 1, explore: bool = True, ray: str | None = None,
+                 workers: int = 1, temperature: float = 0.0, ray: str | None = None,
                  leaf_value: float = 0.0) -> SearchData:
     """`games` self-play games per table (game options dicts), or one count per table; the games are seeded
     seed, seed + 1, ... in table order. On `workers` processes, or on the Ray cluster at `ray` (the model
-    sent by value: docs/cluster.md); `leaf_value`: the weight of the policy's critic at the search's leaves."""
+    sent by value: docs/cluster.md); `temperature`: of the targets and moves (`sharpen`); `leaf_value`: the
+    weight of the policy's critic at the search's leaves."""
     counts = [games] * len(tables) if isinstance(games, int) else list(games)
     if len(counts) != len(tables):
         raise ValueError(f"{len(counts)} game counts for {len(tables)} tables")
     options = [tuple(sorted(table.items())) for table, n in zip(tables, counts) for _ in range(n)]
-    jobs = [SearchJob(str(model), table, seed + i, iterations, explore, leaf_value) for i, table in enumerate(options)]
+    jobs = [SearchJob(str(model), table, seed + i, iterations, temperature, leaf_value)
+            for i, table in enumerate(options)]
     with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
         return SearchData.join(list(map_(play_search_game, jobs)))
 
