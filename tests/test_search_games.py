@@ -92,3 +92,20 @@ def test_at_temperature_0_the_target_is_the_most_visited_move():
 def test_search_game_targets_at_temperature_0_are_one_move_each(model):
     data = search_games(model, TABLES[:1], games=1, seed=5, iterations=8)
     assert len(data.target) > 20 and ((data.target == 1).sum(axis=1) == 1).all()
+
+
+def test_the_improved_policy_moves_the_prior_only_where_the_search_values_differ():
+    from nefertiti_env.training.search_games import improved_policy
+
+    prior = np.array([0.0, 0.7, 0.2, 0.1])                  # action 0 illegal, action 3 not searched
+    actions, visits = np.array([1, 2]), np.array([60.0, 40.0])
+    assert np.allclose(improved_policy(prior, actions, visits, np.array([0.5, 0.5]), 40), prior)
+    better = improved_policy(prior, actions, visits, np.array([0.4, 0.5]), 40)
+    assert better[0] == 0 and np.isclose(better.sum(), 1) and better[2] > better[1]
+    assert np.isclose(better[2] / better[3], 2 * np.exp(40 * (0.5 - 0.44)))     # action 3 at the visits' mean
+
+
+def test_search_game_targets_can_be_the_improved_policy(model):
+    data = search_games(model, TABLES[:1], games=1, seed=5, iterations=8, q_scale=40)
+    assert len(data.target) > 20 and np.allclose(data.target.sum(axis=1), 1) and not data.target[~data.mask].any()
+    assert ((data.target > 0) == data.mask).all()            # the prior's support: every legal action

@@ -251,6 +251,9 @@ class ExpertIterationConfig(Section):
                                                                              "the search's leaves (0: the heuristic)")
     temperature: Annotated[Float, Field(ge=0)] = Field(0.0, description="the targets and moves are the visits "
                                                        "** (1 / temperature), normalised; 0: the most visited")
+    q_scale: Annotated[Float, Field(ge=0)] = Field(0.0, description="> 0: the policy's target is its prior "
+                                                   "reweighted by exp(q_scale x the search's mean reward) "
+                                                   "(training/search_games.py improved_policy); 0: the visits")
     learning_rate: Annotated[Float, Field(gt=0)] = 1e-4
     epochs: Annotated[Int, Field(ge=1, le=1000)] = 2
     batch_size: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] = 256

@@ -39,19 +39,20 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
                      iterations: int = 800, learning_rate: float = 1e-4, epochs: int = 2, batch_size: int = 256,
                      seed: int = 0, workers: int = 1, resume: bool = False, force: bool = False,
                      progress: bool = True, ray: str | None = None, leaf_value: float = 0.0,
-                     vf_coef: float = 0.5, temperature: float = 0.0) -> list[dict]:
+                     vf_coef: float = 0.5, temperature: float = 0.0, q_scale: float = 0.0) -> list[dict]:
     """Play rounds up to `rounds` (the first from the model `start`, a model file or run folder): each round
     `games` search self-play games per table (game options dicts; or one count per table), then `epochs`
     passes of `distill`.
     The search games run on `workers` processes or the Ray cluster at `ray`, with the same rows either way;
     `leaf_value` weighs the policy's critic at the search's leaves, `vf_coef` its loss in `distill`;
-    `temperature` sharpens the visits into the targets and moves (`search_games.sharpen`).
+    `temperature` sharpens the visits into the moves and, unless `q_scale` > 0 makes them the prior reweighted by
+    the search's values (`search_games.improved_policy`), into the targets.
     Returns the rows of every round, resumed ones included."""
     out = prepare(out, RUN_KIND, resume=resume, force=force)
     log = out / "rounds.json"
     settings = {"start": str(model_file(start)), "tables": tables, "games": games, "iterations": iterations,
                 "learning_rate": learning_rate, "epochs": epochs, "batch_size": batch_size, "seed": seed,
-                "leaf_value": leaf_value, "vf_coef": vf_coef, "temperature": temperature}
+                "leaf_value": leaf_value, "vf_coef": vf_coef, "temperature": temperature, "q_scale": q_scale}
     state = json.loads(log.read_text()) if resume and log.is_file() else {"settings": settings, "rounds": []}
     if state["settings"] != settings:
         changed = sorted(k for k in settings if state["settings"].get(k) != settings[k])
@@ -63,7 +64,8 @@ def expert_iteration(start: str, out: str | Path, tables: list[dict], rounds: in
         model = out / "rounds" / f"round_{k - 1:03d}.pt" if k > 1 else model_file(start)
         clock, cpu = time.perf_counter(), time.process_time()
         data = search_games(str(model), tables, games, seed=seed + k * 1_000_003, iterations=iterations,
-                            workers=workers, ray=ray, leaf_value=leaf_value, temperature=temperature)
+                            workers=workers, ray=ray, leaf_value=leaf_value, temperature=temperature,
+                            q_scale=q_scale)
         search_seconds = time.perf_counter() - clock
         policy = _load_with_optimizer(model)
         losses = distill(policy, data, learning_rate, epochs=epochs, batch_size=batch_size, vf_coef=vf_coef,
@@ -103,4 +105,4 @@ def run_stage(config, start: str | Path, resume: bool = False, force: bool = Fal
                             iterations=ei.iterations, learning_rate=ei.learning_rate, epochs=ei.epochs,
                             batch_size=ei.batch_size, seed=config.seed, workers=ei.workers, resume=resume,
                             force=force, progress=progress, ray=ei.ray, leaf_value=ei.leaf_value,
-                            vf_coef=ei.vf_coef, temperature=ei.temperature)
+                            vf_coef=ei.vf_coef, temperature=ei.temperature, q_scale=ei.q_scale)

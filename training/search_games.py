@@ -35,7 +35,7 @@ class SearchData(NamedTuple):
     """One row per searched decision."""
     obs: np.ndarray           # [rows, obs size] float32: the deciding seat's observation (the policy's encoder)
     mask: np.ndarray          # [rows, NUM_ACTIONS] bool: the legal actions
-    target: np.ndarray        # [rows, NUM_ACTIONS] float32: the root's visit distribution (sums to 1)
+    target: np.ndarray        # [rows, NUM_ACTIONS] float32: the policy's target (sums to 1)
     value: np.ndarray         # [rows] float32: the game's outcome for the deciding seat
 
     @staticmethod
@@ -51,6 +51,7 @@ class SearchJob:
     iterations: int
     temperature: float = 0.0  # target and move in proportion to visits ** (1 / temperature); 0: the most visited
     leaf_value: float = 0.0   # the policy's critic at the search's leaves (`MCTSBot`)
+    q_scale: float = 0.0      # > 0: the target is `improved_policy` at this scale instead of the visits
 
 
 def play_search_game(job: SearchJob) -> SearchData:
@@ -67,9 +68,13 @@ def play_search_game(job: SearchJob) -> SearchData:
             continue
         stats = agent.searcher.search(game, seat)
         actions = np.array(list(stats))
-        share = sharpen(np.array([n for n, _ in stats.values()], dtype=np.float64), job.temperature)
+        visits, q = (np.array(column, dtype=np.float64) for column in zip(*stats.values()))
+        share = sharpen(visits, job.temperature)
         target = np.zeros(NUM_ACTIONS, np.float32)
-        target[actions] = share
+        if job.q_scale:
+            target[:] = improved_policy(agent.probabilities(game, seat), actions, visits, q, job.q_scale)
+        else:
+            target[actions] = share
         obs.append(agent.observe(game, seat))
         masks.append(game.legal_action_mask().astype(bool))
         targets.append(target)
@@ -93,18 +98,34 @@ def sharpen(visits: np.ndarray, temperature: float) -> np.ndarray:
     return share / share.sum()
 
 
+def improved_policy(prior: np.ndarray, actions: np.ndarray, visits: np.ndarray, q: np.ndarray,
+                    scale: float) -> np.ndarray:
+    """The prior reweighted by the search: softmax(log prior + scale * q) over the legal actions (prior > 0),
+    q the searched actions' mean rewards and, for the actions not searched, their visit-weighted mean
+    (Gumbel MuZero's completed Q). Where the search finds no difference the target
+    is the prior itself, so the policy moves only where the search's values say it should, unlike fitting the
+    visits, which the PUCT term and the noise of determinised rollouts spread."""
+    completed = np.full(prior.size, visits @ q / visits.sum())
+    completed[actions] = q
+    legal = prior > 0
+    logits = np.full(prior.size, -np.inf)
+    logits[legal] = np.log(prior[legal]) + scale * (completed[legal] - completed[legal].max())
+    target = np.exp(logits - logits.max())
+    return target / target.sum()
+
+
 def search_games(model: str, tables: list[dict], games: int | list[int], seed: int, iterations: int = 800,
                  workers: int = 1, temperature: float = 0.0, ray: str | None = None,
-                 leaf_value: float = 0.0) -> SearchData:
+                 leaf_value: float = 0.0, q_scale: float = 0.0) -> SearchData:
     """`games` self-play games per table (game options dicts), or one count per table; the games are seeded
     seed, seed + 1, ... in table order. On `workers` processes, or on the Ray cluster at `ray` (the model
     sent by value: docs/cluster.md); `temperature`: of the targets and moves (`sharpen`); `leaf_value`: the
-    weight of the policy's critic at the search's leaves."""
+    weight of the policy's critic at the search's leaves; `q_scale` > 0: targets from `improved_policy`."""
     counts = [games] * len(tables) if isinstance(games, int) else list(games)
     if len(counts) != len(tables):
         raise ValueError(f"{len(counts)} game counts for {len(tables)} tables")
     options = [tuple(sorted(table.items())) for table, n in zip(tables, counts) for _ in range(n)]
-    jobs = [SearchJob(str(model), table, seed + i, iterations, temperature, leaf_value)
+    jobs = [SearchJob(str(model), table, seed + i, iterations, temperature, leaf_value, q_scale)
             for i, table in enumerate(options)]
     with ordered_map(workers, ray=ray, bots=(f"ppo:path={model}",)) as map_:
         return SearchData.join(list(map_(play_search_game, jobs)))
