@@ -79,7 +79,7 @@ def tutor_squares(R, S, out) -> int:
                 top = v
         for v in range(max(top, 0)):
             square = m * NUM_BIDS + v
-            if is_free(R, S, m, v) and not contains(S, L.PLACED, L.PLACED_N, square):
+            if is_free(R, S, m, v) and not contains(s.placed, s.placed_n, square):
                 out[n] = square
                 n += 1
     return n
@@ -139,7 +139,8 @@ def play_character(R, S, c) -> int:
     s.char_played[p, c] += 1
     s.character_used = 1
     s.char_index, s.char_step = c, 0
-    clear(S, L.CHAR_SEL, L.CHAR_SEL_N)
+    clear(s.char_sel, s.char_sel_n)
+    s.char_sel_n = 0
     s.phase = L.PH_CHARACTER
     if powers.start(R, S):
         return character_done(R, S)
@@ -152,7 +153,8 @@ def character_done(R, S) -> int:
     bought in a resolution, the resolution goes on)."""
     s = L.state(S)
     s.char_index = -1
-    clear(S, L.CHAR_SEL, L.CHAR_SEL_N)
+    clear(s.char_sel, s.char_sel_n)
+    s.char_sel_n = 0
     if s.roam_resume >= 0:
         return resume_after_roam(R, S)
     s.phase = L.PH_PLACE
@@ -180,7 +182,7 @@ def place(R, S, m, v, p, tutor) -> int:
         s.servants[p] -= 1
         s.money[p] += take
         s.tutor_ready = 1 if s.tutors[p] > 0 else 0
-    append(S, L.PLACED, L.PLACED_N, m * NUM_BIDS + v)
+    s.placed_n = append(s.placed, s.placed_n, m * NUM_BIDS + v)
     if closes(R, S, m, v, bits | 1 << v):
         return close_market(R, S, m)
     return RES_DONE
@@ -188,7 +190,8 @@ def place(R, S, m, v, p, tutor) -> int:
 
 @njit(cache=True, inline="always")
 def close_market(R, S, m) -> int:
-    append(S, L.PENDING, L.PENDING_N, m)
+    s = L.state(S)
+    s.pending_n = append(s.pending, s.pending_n, m)
     return next_step(R, S)
 
 
@@ -226,7 +229,8 @@ def begin_turn(R, S, p) -> int:
     for _ in range(n):
         s.turn_player = s.actor = p
         s.character_used = s.extra_placements = s.tutor_ready = 0
-        clear(S, L.PLACED, L.PLACED_N)
+        clear(s.placed, s.placed_n)
+        s.placed_n = 0
         if can_act(R, S, p):
             s.phase = L.PH_TURN
             return RES_DECIDE
