@@ -43,7 +43,7 @@ def test_record_is_a_view_of_the_games_arrays():
     assert g.phase == L.PH_OVER
 
 
-CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step")
+CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step", "flow", "resolution")
 
 
 @pytest.mark.parametrize("module", CONVERTED)

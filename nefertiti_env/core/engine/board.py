@@ -3,7 +3,7 @@
 Used by the powers (docs/rules.md §6), the market resolution (§4) and the results (§5), so
 that none of them imports another for these. All take the rules `R` and the state `S`
 (layout.py), read them as records (`layout.rules`, `layout.state`) and are compiled with numba;
-the list-field helpers still take a field's offsets, the form their callers use.
+the list-field helpers take a record's field array and its count.
 """
 from __future__ import annotations
 
@@ -251,16 +251,17 @@ def scores_batch(table, items, bonus, money, seals, points) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- list fields
-# A list field of layout.py is a prefix of its array, its length at <NAME>_N; places past the
-# length are kept at 0, so equal positions are equal arrays.
+# A list field of layout.py is a prefix of its array, its count in `<name>_n`; places past the count
+# are kept at 0, so equal positions are equal arrays. The helpers take the record's field array and its
+# count (`s.pending, s.pending_n`); a helper that changes the count leaves it to the caller to write back,
+# since a kernel receives the count by value.
 @kernel
-def append(S, field, count, value) -> None:
-    """Append `value` to the list at offset `field` whose length is at offset `count`."""
-    n = S[count]
-    if field + n >= count:
+def append(items, n, value) -> int:
+    """Put `value` after the `n` items of a list field's array; return the new count."""
+    if n >= items.shape[0]:
         raise ValueError("a list field of the state is full")
-    S[field + n] = value
-    S[count] = n + 1
+    items[n] = value
+    return n + 1
 
 
 @kernel
@@ -275,23 +276,15 @@ def pop_first(items, n) -> int:
 
 
 @kernel
-def pop_front(S, field, count) -> int:
-    """Remove and return the first item of a list field (its array runs from offset `field` to its count's)."""
-    n = S[count]
-    S[count] = n - 1
-    return pop_first(S[field:count], n)
-
-
-@kernel
-def contains(S, field, count, value) -> bool:
-    """Is `value` in the list field at offset `field` (length at offset `count`)?"""
-    for i in range(S[count]):
-        if S[field + i] == value:
+def contains(items, n, value) -> bool:
+    """Is `value` among the `n` items of a list field's array?"""
+    for i in range(n):
+        if items[i] == value:
             return True
     return False
 
 
 @kernel
-def clear(S, field, count) -> None:
-    S[field:field + S[count]] = 0
-    S[count] = 0
+def clear(items, n) -> None:
+    """Zero the `n` items of a list field's array; the caller sets the count to 0."""
+    items[:n] = 0
