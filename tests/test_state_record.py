@@ -45,7 +45,8 @@ def test_record_is_a_view_of_the_games_arrays():
 
 ROOT = Path(__file__).resolve().parents[1]
 CONVERTED = tuple(f"nefertiti_env/core/engine/{module}.py"
-                  for module in ("rng", "hidden", "closing", "board", "setup", "step", "powers"))
+                  for module in ("rng", "hidden", "closing", "board", "setup", "step", "powers")) + (
+    "nefertiti_env/core/power_table.py",)
 
 
 @pytest.mark.parametrize("path", CONVERTED)
