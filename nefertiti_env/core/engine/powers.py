@@ -66,12 +66,12 @@ def _owned_types(R, S, p) -> int:
 
 
 @kernel
-def _other_owner(R, p, r) -> int:
-    """The owner named by target r (relative to p): the seat r + 1 places to the left, or the
+def _other_owner(R, p, target) -> int:
+    """The owner named by `target` (relative to p): the seat target + 1 places to the left, or the
     neutral player (§8)."""
-    if r == A.NEUTRAL_TARGET:
+    if target == A.NEUTRAL_TARGET:
         return L.NEUTRAL
-    return (p + r + 1) % L.rules(R).r_num_players
+    return (p + target + 1) % L.rules(R).r_num_players
 
 
 @kernel
@@ -174,9 +174,9 @@ def _merchant_legal(R, S, mask) -> None:
         _mark_owned(R, S, p, mask)
     elif step == MERCHANT_TARGET:
         for i in range(_num_targets(R)):
-            r = _target(R, i)
-            if owns_any(S, _other_owner(R, p, r)):
-                mask[A.TARGET + r] = 1
+            target = _target(R, i)
+            if owns_any(S, _other_owner(R, p, target)):
+                mask[A.TARGET + target] = 1
     else:
         _mark_owned(R, S, s.char_sel[1], mask)
 
