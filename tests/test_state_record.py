@@ -43,13 +43,17 @@ def test_record_is_a_view_of_the_games_arrays():
     assert g.phase == L.PH_OVER
 
 
-CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step", "flow", "resolution")
+ROOT = Path(__file__).resolve().parents[1]
+CONVERTED = tuple(f"nefertiti_env/core/engine/{module}.py"
+                  for module in ("rng", "hidden", "closing", "board", "setup", "step", "flow", "resolution",
+                                  "powers")) + (
+    "nefertiti_env/core/power_table.py",)
 
 
-@pytest.mark.parametrize("module", CONVERTED)
-def test_a_converted_module_reads_no_field_by_offset(module):
+@pytest.mark.parametrize("path", CONVERTED)
+def test_a_converted_module_reads_no_field_by_offset(path):
     """A module read by name reads no field by offset as well (docs/engine.md "Converting the next module"):
     only a generator array's words, which the bots' arrays hold at the state's `rng` offset, are found by it."""
-    source = (Path(L.__file__).parent / f"{module}.py").read_text()
+    source = (ROOT / path).read_text()
     offsets = [hit for hit in re.findall(r"[\]\w)]\[L\.([A-Z][A-Z_0-9]*)", source) if hit != "RNG"]
-    assert not offsets, f"{module}.py reads {offsets} by offset"
+    assert not offsets, f"{path} reads {offsets} by offset"

@@ -3,11 +3,11 @@ what each of its choices means.
 
 A ruleset names a power (`power = "scribe"`, `bonus = 2`); everything else about it is derived
 from its row here, so the parts that must agree cannot drift apart:
-- its code, the index in `POWER_KINDS` (R[L.CHAR_POWER + c]), and the kernels' `P_*` constants
+- its code, the index in `POWER_KINDS` (`r.char_power[c]`), and the kernels' `P_*` constants
   (`engine/powers.py`, each looked up here by name at import);
 - its parameters: the ruleset loader's checks and messages, their order in R (`rules.py`), the
   bounds the observation needs (`Param.bounds`);
-- its steps (S[L.CHAR_STEP] is the index of one) and the meaning of each entry of S[L.CHAR_SEL]
+- its steps (`s.char_step` is the index of one) and the meaning of each entry of `s.char_sel`
   at that step: the step constants of its kernels, the saved-state check (`state_io`), and which
   choices the observation shows (`encoding/observation.py`).
 The effects themselves are kernels in `engine/powers.py`; docs/engine.md lists every file a new
@@ -102,7 +102,7 @@ POWER_TABLE = (
            Step("card", ("exchanges made", "kind", "market")))),
 )
 POWERS = {power.name: power for power in POWER_TABLE}
-# R[L.CHAR_POWER + c]: 0 is no power (an empty character row), then the table's order
+# r.char_power[c]: 0 is no power (an empty character row), then the table's order
 POWER_KINDS = ("none",) + tuple(POWERS)
 
 

@@ -1,29 +1,30 @@
-"""Character powers (docs/rules.md §6) as compiled kernels over the rules `R` and the state `S`.
+"""Character powers (docs/rules.md §6) as compiled kernels over the rules `R` and the state `S`,
+read as records (`layout.rules`, `layout.state`).
 
 A power is a parameterised kind named by the ruleset file (`power = "scribe"`, `bonus = 2`) and
-declared once, with its parameters and named steps, in `core/power_table.py`: R[L.CHAR_POWER + c]
-is its index in `POWER_KINDS`, its parameters are R[L.CHAR_PARAMS + c * MAX_POWER_PARAMS + i] in
-the order of its `Power.params`. Its choices are a sequence of masked decisions by the player who
-spent the seal: `start` runs when the card is played, `legal` sets the actions of the current step
-(S[L.CHAR_STEP], an index into its `Power.steps`; the choices so far are the list S[L.CHAR_SEL],
-each entry meaning what the step's `chosen` says), `apply` takes one. `start` and `apply` return True when the power is
+declared once, with its parameters and named steps, in `core/power_table.py`: `r.char_power[c]`
+is its index in `POWER_KINDS`, its parameters are `r.char_params[c, i]` in the order of its
+`Power.params`. Its choices are a sequence of masked decisions by the player who spent the seal:
+`start` runs when the card is played, `legal` sets the actions of the current step (`s.char_step`,
+an index into its `Power.steps`; the choices so far are the list `s.char_sel`, each entry meaning
+what the step's `chosen` says), `apply` takes one. `start` and `apply` return True when the power is
 over: the caller (flow) then hands back to the placement, or to the resolution for a bought
 Roaming Thief. A power is `playable` only when it can be carried out to the end, so no character
 leads to a dead end.
 
-The list S[L.CHAR_SEL] keeps zeros past its used length, as a packed Python game does.
+The list `s.char_sel` keeps zeros past its used length, as a packed Python game does.
 """
 from __future__ import annotations
 
 from .. import actions as A
-from ..limits import MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS
+from ..limits import MAX_SLOTS, MAX_TYPES, MEMPHIS
 from ..power_table import power_codes, step_codes
 from . import layout as L
 from .board import discard, has_gift, is_gift, kind_roaming, kind_value, owns_any, take_card, take_from_board, \
     type_bonus, type_items, type_values
 from .entry import kernel
 
-# power codes (R[L.CHAR_POWER + c]), looked up by name in the table: module constants numba compiles in
+# power codes (r.char_power[c]), looked up by name in the table: module constants numba compiles in
 (P_NONE, P_SCRIBE, P_MERCHANT, P_ROYAL_SERVANT, P_TREASURER, P_VIZIER, P_HEAD_PRIEST, P_THIEF, P_ORACLE, P_BEGGAR,
  P_MERCHANT_OF_AMON, P_PRIEST_OF_AMON, P_ROYAL_SCRIBE, P_ROAMING_THIEF, P_TRADER) = power_codes(
     "none", "scribe", "merchant", "royal_servant", "treasurer", "vizier", "head_priest", "thief", "oracle", "beggar",
@@ -34,63 +35,56 @@ from .entry import kernel
 @kernel
 def _param(R, S, i) -> int:
     """Parameter i of the character being played."""
-    return R[L.CHAR_PARAMS + S[L.CHAR_INDEX] * L.MAX_POWER_PARAMS + i]
-
-
-@kernel
-def _sel(S, i) -> int:
-    return S[L.CHAR_SEL + i]
+    return L.rules(R).char_params[L.state(S).char_index, i]
 
 
 @kernel
 def _sel_push(S, value) -> None:
-    S[L.CHAR_SEL + S[L.CHAR_SEL_N]] = value
-    S[L.CHAR_SEL_N] += 1
+    s = L.state(S)
+    s.char_sel[s.char_sel_n] = value
+    s.char_sel_n += 1
 
 
 @kernel
 def _sel_set(S, value) -> None:
     """char_sel = [value]."""
-    S[L.CHAR_SEL:L.CHAR_SEL + L.CHAR_SEL_SIZE] = 0
-    S[L.CHAR_SEL] = value
-    S[L.CHAR_SEL_N] = 1
-
-
-@kernel
-def _owned(S, o, k) -> int:
-    return S[L.OWNED + o * MAX_KINDS + k]
+    s = L.state(S)
+    s.char_sel[:] = 0
+    s.char_sel[0] = value
+    s.char_sel_n = 1
 
 
 @kernel
 def _owned_types(R, S, p) -> int:
     """Bitmask of the gift types owner p holds items of."""
+    r, s = L.rules(R), L.state(S)
     bits = 0
-    for k in range(R[L.NUM_KINDS]):
-        if _owned(S, p, k) > 0 and R[L.KIND_ITEMS + k] > 0:
-            bits |= 1 << R[L.KIND_TYPE + k]
+    for k in range(r.num_kinds):
+        if s.owned[p, k] > 0 and r.kind_items[k] > 0:
+            bits |= 1 << r.kind_type[k]
     return bits
 
 
 @kernel
-def _other_owner(R, p, r) -> int:
-    """The owner named by target r (relative to p): the seat r + 1 places to the left, or the
+def _other_owner(R, p, target) -> int:
+    """The owner named by `target` (relative to p): the seat target + 1 places to the left, or the
     neutral player (§8)."""
-    if r == A.NEUTRAL_TARGET:
+    if target == A.NEUTRAL_TARGET:
         return L.NEUTRAL
-    return (p + r + 1) % R[L.R_NUM_PLAYERS]
+    return (p + target + 1) % L.rules(R).r_num_players
 
 
 @kernel
 def _num_targets(R) -> int:
     """Other owners of a seat: the other seats, and the neutral player with 2 players."""
-    n = R[L.R_NUM_PLAYERS]
+    n = L.rules(R).r_num_players
     return n if n == 2 else n - 1
 
 
 @kernel
 def _target(R, i) -> int:
     """Relative target index of the i-th other owner: seats to the left, then the neutral player."""
-    if R[L.R_NUM_PLAYERS] == 2 and i == 1:
+    if L.rules(R).r_num_players == 2 and i == 1:
         return A.NEUTRAL_TARGET
     return i
 
@@ -98,8 +92,9 @@ def _target(R, i) -> int:
 @kernel
 def _mark_owned(R, S, o, mask) -> None:
     """Set KIND + k for every card kind owner o holds."""
-    for k in range(R[L.NUM_KINDS]):
-        if _owned(S, o, k) > 0:
+    owned = L.state(S).owned[o]
+    for k in range(L.rules(R).num_kinds):
+        if owned[k] > 0:
             mask[A.KIND + k] = 1
 
 
@@ -110,22 +105,23 @@ def _mark_owned(R, S, o, mask) -> None:
 
 @kernel
 def _scribe_legal(R, S, mask) -> None:
-    bits = _owned_types(R, S, S[L.ACTOR])
-    for t in range(R[L.NUM_TYPES]):
+    bits = _owned_types(R, S, L.state(S).actor)
+    for t in range(L.rules(R).num_types):
         if bits >> t & 1:
             mask[A.TYPE + t] = 1
 
 
 @kernel
 def _scribe_apply(R, S, action) -> bool:
-    p, t = S[L.ACTOR], action - A.TYPE
+    r, s = L.rules(R), L.state(S)
+    p, t = s.actor, action - A.TYPE
     items = type_items(R, S)
     per_item = type_values(R, items)[t] + type_bonus(R, S)[p, t] + _param(R, S, 0)
-    S[L.POINTS + p] += items[p, t] * per_item
-    for k in range(R[L.NUM_KINDS]):
-        if R[L.KIND_TYPE + k] == t:
-            S[L.DISCARDED + k] += _owned(S, p, k)
-            S[L.OWNED + p * MAX_KINDS + k] = 0
+    s.points[p] += items[p, t] * per_item
+    for k in range(r.num_kinds):
+        if r.kind_type[k] == t:
+            s.discarded[k] += s.owned[p, k]
+            s.owned[p, k] = 0
     return True
 
 
@@ -136,7 +132,7 @@ def _scribe_apply(R, S, action) -> bool:
 
 @kernel
 def _discard_legal(R, S, mask) -> None:
-    _mark_owned(R, S, S[L.ACTOR], mask)
+    _mark_owned(R, S, L.state(S).actor, mask)
     mask[A.DONE] = 1
 
 
@@ -144,12 +140,13 @@ def _discard_legal(R, S, mask) -> None:
 def _discard_apply(R, S, action, royal_scribe) -> bool:
     if action == A.DONE:
         return True
-    p, kind = S[L.ACTOR], action - A.KIND
+    r, s = L.rules(R), L.state(S)
+    p, kind = s.actor, action - A.KIND
     if royal_scribe:
-        points = kind_value(R, S, p, kind) + _param(R, S, 0) * R[L.KIND_ITEMS + kind]
+        points = kind_value(R, S, p, kind) + _param(R, S, 0) * r.kind_items[kind]
     else:
-        points = _param(R, S, 0) * R[L.KIND_ITEMS + kind]
-    S[L.POINTS + p] += points
+        points = _param(R, S, 0) * r.kind_items[kind]
+    s.points[p] += points
     discard(R, S, p, kind)
     return not owns_any(S, p)
 
@@ -171,33 +168,35 @@ def _merchant_playable(R, S, p) -> bool:
 
 @kernel
 def _merchant_legal(R, S, mask) -> None:
-    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    s = L.state(S)
+    p, step = s.actor, s.char_step
     if step == MERCHANT_GIVE:
         _mark_owned(R, S, p, mask)
     elif step == MERCHANT_TARGET:
         for i in range(_num_targets(R)):
-            r = _target(R, i)
-            if owns_any(S, _other_owner(R, p, r)):
-                mask[A.TARGET + r] = 1
+            target = _target(R, i)
+            if owns_any(S, _other_owner(R, p, target)):
+                mask[A.TARGET + target] = 1
     else:
-        _mark_owned(R, S, _sel(S, 1), mask)
+        _mark_owned(R, S, s.char_sel[1], mask)
 
 
 @kernel
 def _merchant_apply(R, S, action) -> bool:
-    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    s = L.state(S)
+    p, step = s.actor, s.char_step
     if step == MERCHANT_GIVE:
         _sel_push(S, action - A.KIND)
     elif step == MERCHANT_TARGET:
         _sel_push(S, _other_owner(R, p, action - A.TARGET))
     else:
-        give, other, take = _sel(S, 0), _sel(S, 1), action - A.KIND
-        S[L.OWNED + p * MAX_KINDS + give] -= 1
-        S[L.OWNED + other * MAX_KINDS + give] += 1
-        S[L.OWNED + other * MAX_KINDS + take] -= 1
-        S[L.OWNED + p * MAX_KINDS + take] += 1
+        give, other, take = s.char_sel[0], s.char_sel[1], action - A.KIND
+        s.owned[p, give] -= 1
+        s.owned[other, give] += 1
+        s.owned[other, take] -= 1
+        s.owned[p, take] += 1
         return True
-    S[L.CHAR_STEP] += 1
+    s.char_step += 1
     return False
 
 
@@ -207,18 +206,19 @@ def _merchant_apply(R, S, action) -> bool:
 
 @kernel
 def _royal_servant_legal(R, S, mask) -> None:
-    for t in range(R[L.NUM_TYPES]):
+    for t in range(L.rules(R).num_types):
         mask[A.TYPE + t] = 1
 
 
 @kernel
 def _royal_servant_apply(R, S, action) -> bool:
-    p, t = S[L.ACTOR], action - A.TYPE
+    r, s = L.rules(R), L.state(S)
+    p, t = s.actor, action - A.TYPE
     for i in range(_num_targets(R)):
         o = _other_owner(R, p, _target(R, i))
-        for j in range(R[L.NUM_KINDS]):
-            k = R[L.KIND_DISCARD_ORDER + j]
-            if R[L.KIND_TYPE + k] == t and _owned(S, o, k) > 0:
+        for j in range(r.num_kinds):
+            k = r.kind_discard_order[j]
+            if r.kind_type[k] == t and s.owned[o, k] > 0:
                 discard(R, S, o, k)
                 break
     return True
@@ -236,10 +236,11 @@ def _treasurer_legal(R, S, mask) -> None:
 
 @kernel
 def _treasurer_apply(R, S, action) -> bool:
+    s = L.state(S)
     m = action - A.MARKET
-    half = (S[L.RESERVE + m] + 1) // 2
-    S[L.RESERVE + m] -= half
-    S[L.MONEY + S[L.ACTOR]] += half
+    half = (s.reserve[m] + 1) // 2
+    s.reserve[m] -= half
+    s.money[s.actor] += half
     return True
 
 
@@ -247,11 +248,12 @@ def _treasurer_apply(R, S, action) -> bool:
 # Score `points_per_type` for each different gift type you own; no choice.
 @kernel
 def _vizier_start(R, S) -> bool:
-    p = S[L.ACTOR]
+    s = L.state(S)
+    p = s.actor
     bits, types = _owned_types(R, S, p), 0
     for t in range(MAX_TYPES):
         types += bits >> t & 1
-    S[L.POINTS + p] += _param(R, S, 0) * types
+    s.points[p] += _param(R, S, 0) * types
     return True
 
 
@@ -259,7 +261,7 @@ def _vizier_start(R, S) -> bool:
 # Place `servants` servants this turn (a market may close between the placements); no choice.
 @kernel
 def _head_priest_playable(R, S, p, c) -> bool:
-    return S[L.SERVANTS + p] >= R[L.CHAR_PARAMS + c * L.MAX_POWER_PARAMS]
+    return L.state(S).servants[p] >= L.rules(R).char_params[c, 0]
 
 
 # ---------------------------------------------------------------- Thief (§6.1)
@@ -277,12 +279,13 @@ def _thief_playable(R, S) -> bool:
 
 @kernel
 def _thief_legal(R, S, mask) -> None:
-    if S[L.CHAR_STEP] == THIEF_MARKET:
+    s = L.state(S)
+    if s.char_step == THIEF_MARKET:
         for m in range(MEMPHIS):
             if has_gift(R, S, m, True):
                 mask[A.MARKET + m] = 1
     else:
-        m = _sel(S, 0)
+        m = s.char_sel[0]
         for k in range(1, MAX_SLOTS):
             if is_gift(R, S, m, k):
                 mask[A.CARD + k] = 1
@@ -290,11 +293,12 @@ def _thief_legal(R, S, mask) -> None:
 
 @kernel
 def _thief_apply(R, S, action) -> bool:
-    if S[L.CHAR_STEP] == THIEF_MARKET:
+    s = L.state(S)
+    if s.char_step == THIEF_MARKET:
         _sel_push(S, action - A.MARKET)
-        S[L.CHAR_STEP] = THIEF_CARD
+        s.char_step = THIEF_CARD
         return False
-    take_card(R, S, S[L.ACTOR], _sel(S, 0), action - A.CARD)
+    take_card(R, S, s.actor, s.char_sel[0], action - A.CARD)
     return True
 
 
@@ -310,18 +314,20 @@ ORACLE_SWAP, ORACLE_TAKE, ORACLE_ORDER = step_codes("oracle", "swap", "take", "o
 def _oracle_takeable(R, S, give, first, i) -> bool:
     """May bottom place i (relative to oracle_from) be taken for a gift of kind `give`: a gift
     worth at most as much, not among the places exchanged (char_sel[first:])?"""
-    c = S[L.DECK + S[L.ORACLE_FROM] + i]
-    if c >= R[L.NUM_KINDS] or R[L.KIND_MAX_VALUE + c] > R[L.KIND_MAX_VALUE + give]:
+    r, s = L.rules(R), L.state(S)
+    c = s.deck[s.oracle_from + i]
+    if c >= r.num_kinds or r.kind_max_value[c] > r.kind_max_value[give]:
         return False
-    for j in range(first, S[L.CHAR_SEL_N]):
-        if _sel(S, j) == i:
+    for j in range(first, s.char_sel_n):
+        if s.char_sel[j] == i:
             return False
     return True
 
 
 @kernel
 def _oracle_any(R, S, give, first) -> bool:
-    for i in range(S[L.DECK_LEN] - S[L.ORACLE_FROM]):
+    s = L.state(S)
+    for i in range(s.deck_len - s.oracle_from):
         if _oracle_takeable(R, S, give, first, i):
             return True
     return False
@@ -329,75 +335,78 @@ def _oracle_any(R, S, give, first) -> bool:
 
 @kernel
 def _oracle_start(R, S) -> bool:
-    S[L.ORACLE_SEAT] = S[L.ACTOR]
-    S[L.ORACLE_FROM] = max(S[L.DECK_POS], S[L.DECK_LEN] - _param(R, S, 0))
+    s = L.state(S)
+    s.oracle_seat = s.actor
+    s.oracle_from = max(s.deck_pos, s.deck_len - _param(R, S, 0))
     return False
 
 
 @kernel
 def _oracle_legal(R, S, mask) -> None:
-    step, n = S[L.CHAR_STEP], S[L.DECK_LEN] - S[L.ORACLE_FROM]
+    r, s = L.rules(R), L.state(S)
+    step, n = s.char_step, s.deck_len - s.oracle_from
     if step == ORACLE_SWAP:
-        p = S[L.ACTOR]
-        for k in range(R[L.NUM_KINDS]):
-            if _owned(S, p, k) > 0 and _oracle_any(R, S, k, 0):
+        p = s.actor
+        for k in range(r.num_kinds):
+            if s.owned[p, k] > 0 and _oracle_any(R, S, k, 0):
                 mask[A.KIND + k] = 1
         mask[A.DONE] = 1
     elif step == ORACLE_TAKE:
         for i in range(n):
-            if _oracle_takeable(R, S, _sel(S, 0), 1, i):
+            if _oracle_takeable(R, S, s.char_sel[0], 1, i):
                 mask[A.CARD + i] = 1
     else:
         for i in range(n):
             mask[A.CARD + i] = 1
-        for j in range(S[L.CHAR_SEL_N]):
-            mask[A.CARD + _sel(S, j)] = 0
+        for j in range(s.char_sel_n):
+            mask[A.CARD + s.char_sel[j]] = 0
 
 
 @kernel
 def _oracle_apply(R, S, action) -> bool:
-    p, step, start = S[L.ACTOR], S[L.CHAR_STEP], S[L.ORACLE_FROM]
-    n = S[L.DECK_LEN] - start
-    sel_n = S[L.CHAR_SEL_N]
+    s = L.state(S)
+    p, step, start = s.actor, s.char_step, s.oracle_from
+    n = s.deck_len - start
+    sel, sel_n = s.char_sel, s.char_sel_n
     if step == ORACLE_SWAP and action == A.DONE:
-        S[L.CHAR_STEP] = ORACLE_ORDER
-        S[L.CHAR_SEL:L.CHAR_SEL + sel_n] = 0
-        S[L.CHAR_SEL_N] = 0
+        s.char_step = ORACLE_ORDER
+        sel[:sel_n] = 0
+        s.char_sel_n = 0
         return n <= 1
     if step == ORACLE_SWAP:                       # char_sel = [give] + exchanged
         for j in range(sel_n, 0, -1):
-            S[L.CHAR_SEL + j] = S[L.CHAR_SEL + j - 1]
-        S[L.CHAR_SEL] = action - A.KIND
-        S[L.CHAR_SEL_N] = sel_n + 1
-        S[L.CHAR_STEP] = ORACLE_TAKE
+            sel[j] = sel[j - 1]
+        sel[0] = action - A.KIND
+        s.char_sel_n = sel_n + 1
+        s.char_step = ORACLE_TAKE
         return False
     i = action - A.CARD
     if step == ORACLE_TAKE:                       # char_sel = exchanged + [i]
-        give, pos = _sel(S, 0), start + i
-        S[L.OWNED + p * MAX_KINDS + give] -= 1
-        S[L.OWNED + p * MAX_KINDS + S[L.DECK + pos]] += 1
-        S[L.DECK + pos] = give
-        if S[L.ORACLE_GIVEN_N] == L.MAX_ORACLE_GIVEN:
+        give, pos = sel[0], start + i
+        s.owned[p, give] -= 1
+        s.owned[p, s.deck[pos]] += 1
+        s.deck[pos] = give
+        if s.oracle_given_n == L.MAX_ORACLE_GIVEN:
             raise IndexError("more Oracle swaps in one game than layout.MAX_ORACLE_GIVEN")
-        S[L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]] = give   # everyone sees which gift went to the bottom
-        S[L.ORACLE_GIVEN_N] += 1
+        s.oracle_given[s.oracle_given_n] = give   # everyone sees which gift went to the bottom
+        s.oracle_given_n += 1
         for j in range(sel_n - 1):
-            S[L.CHAR_SEL + j] = S[L.CHAR_SEL + j + 1]
-        S[L.CHAR_SEL + sel_n - 1] = i
-        S[L.CHAR_STEP] = ORACLE_SWAP
+            sel[j] = sel[j + 1]
+        sel[sel_n - 1] = i
+        s.char_step = ORACLE_SWAP
         return False
     _sel_push(S, i)
     if sel_n + 1 < n - 1:
         return False
     # the new bottom: the places in the chosen order, then the one left
-    bottom = S[L.DECK + start:L.DECK + start + n].copy()
+    bottom = s.deck[start:start + n].copy()
     chosen = 0
     for j in range(n - 1):
-        S[L.DECK + start + j] = bottom[_sel(S, j)]
-        chosen |= 1 << _sel(S, j)
+        s.deck[start + j] = bottom[sel[j]]
+        chosen |= 1 << sel[j]
     for i in range(n):
         if not chosen >> i & 1:
-            S[L.DECK + start + n - 1] = bottom[i]
+            s.deck[start + n - 1] = bottom[i]
     return True
 
 
@@ -405,7 +414,7 @@ def _oracle_apply(R, S, action) -> bool:
 def _oracle_private(S) -> bool:
     """Which bottom place a gift was taken from, and the new order, name hidden deck places:
     only the Oracle player sees them (the gift given, a `kind` action, is public)."""
-    return S[L.CHAR_STEP] != ORACLE_SWAP
+    return L.state(S).char_step != ORACLE_SWAP
 
 
 # ---------------------------------------------------------------- Beggar (§6.2)
@@ -415,26 +424,28 @@ def _oracle_private(S) -> bool:
 
 @kernel
 def _beggar_legal(R, S, mask) -> None:
-    m = S[L.CHAR_STEP]
+    s = L.state(S)
+    m = s.char_step
     for k in range(MAX_SLOTS):
         if is_gift(R, S, m, k):
             mask[A.CARD + k] = 1
-    if S[L.RESERVE + m] > 0:
+    if s.reserve[m] > 0:
         mask[A.TAKE_DEBEN] = 1
     mask[A.DONE] = 1
 
 
 @kernel
 def _beggar_apply(R, S, action) -> bool:
-    m = S[L.CHAR_STEP]
+    s = L.state(S)
+    m = s.char_step
     if action == A.TAKE_DEBEN:
-        take = min(_param(R, S, 0), S[L.RESERVE + m])
-        S[L.RESERVE + m] -= take
-        S[L.MONEY + S[L.ACTOR]] += take
+        take = min(_param(R, S, 0), s.reserve[m])
+        s.reserve[m] -= take
+        s.money[s.actor] += take
     elif action != A.DONE:
-        S[L.FACE_DOWN + m * MAX_SLOTS + action - A.CARD] = 1
-    S[L.CHAR_STEP] += 1
-    return S[L.CHAR_STEP] == MEMPHIS
+        s.face_down[m, action - A.CARD] = 1
+    s.char_step += 1
+    return s.char_step == MEMPHIS
 
 
 # ---------------------------------------------------------------- Roaming Thief (§6.2)
@@ -449,7 +460,7 @@ ROAMING_MARKET, ROAMING_CARD = step_codes("roaming_thief", "market", "card")
 def _roam_market(R, S, m, exclude) -> bool:
     """May the Roaming Thief go to classic market m: not `exclude`, not closed for good (the
     market where Akhenaton was drawn), with a face-up gift."""
-    return m != exclude and S[L.DEAD + m] == 0 and has_gift(R, S, m, False)
+    return m != exclude and L.state(S).dead[m] == 0 and has_gift(R, S, m, False)
 
 
 @kernel
@@ -463,12 +474,18 @@ def roam_possible(R, S, exclude) -> bool:
 
 
 @kernel
+def _slot_value(R, S, m, k) -> int:
+    """The maximum value of the card in place k above market m."""
+    return L.rules(R).kind_max_value[L.state(S).slots[m, k]]
+
+
+@kernel
 def _lowest_value(R, S, m) -> int:
     """The lowest maximum value of market m's face-up gifts."""
     low = -1
     for k in range(MAX_SLOTS):
         if is_gift(R, S, m, k):
-            v = R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]]
+            v = _slot_value(R, S, m, k)
             if low < 0 or v < low:
                 low = v
     return low
@@ -476,25 +493,27 @@ def _lowest_value(R, S, m) -> int:
 
 @kernel
 def _roaming_legal(R, S, mask) -> None:
-    if S[L.CHAR_STEP] == ROAMING_MARKET:
+    s = L.state(S)
+    if s.char_step == ROAMING_MARKET:
         for m in range(MEMPHIS):
-            if _roam_market(R, S, m, _sel(S, 0)):
+            if _roam_market(R, S, m, s.char_sel[0]):
                 mask[A.MARKET + m] = 1
     else:
-        m = _sel(S, 1)
+        m = s.char_sel[1]
         low = _lowest_value(R, S, m)
         for k in range(MAX_SLOTS):
-            if is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] == low:
+            if is_gift(R, S, m, k) and _slot_value(R, S, m, k) == low:
                 mask[A.CARD + k] = 1
 
 
 @kernel
 def _roaming_apply(R, S, action) -> bool:
-    if S[L.CHAR_STEP] == ROAMING_MARKET:
+    s = L.state(S)
+    if s.char_step == ROAMING_MARKET:
         _sel_push(S, action - A.MARKET)
-        S[L.CHAR_STEP] = ROAMING_CARD
+        s.char_step = ROAMING_CARD
         return False
-    take_from_board(R, S, S[L.ACTOR], _sel(S, 1), action - A.CARD, kind_roaming(R))
+    take_from_board(R, S, s.actor, s.char_sel[1], action - A.CARD, kind_roaming(R))
     return True
 
 
@@ -508,7 +527,7 @@ TRADER_GIVE, TRADER_MARKET, TRADER_CARD = step_codes("trader", "give", "market",
 @kernel
 def _affordable(R, S, p, value, m, k) -> bool:
     """May p take the gift in place k of market m for a gift of maximum value `value`?"""
-    return is_gift(R, S, m, k) and R[L.KIND_MAX_VALUE + S[L.SLOTS + m * MAX_SLOTS + k]] <= value + S[L.MONEY + p]
+    return is_gift(R, S, m, k) and _slot_value(R, S, m, k) <= value + L.state(S).money[p]
 
 
 @kernel
@@ -529,29 +548,31 @@ def _affordable_any(R, S, p, value) -> bool:
 
 @kernel
 def _trader_playable(R, S, p) -> bool:
+    r, s = L.rules(R), L.state(S)
     best = -1                           # the most valuable gift owned affords the most
-    for k in range(R[L.NUM_KINDS]):
-        if _owned(S, p, k) > 0:
-            best = max(best, R[L.KIND_MAX_VALUE + k])
+    for k in range(r.num_kinds):
+        if s.owned[p, k] > 0:
+            best = max(best, r.kind_max_value[k])
     return best >= 0 and _affordable_any(R, S, p, best)
 
 
 @kernel
 def _trader_legal(R, S, mask) -> None:
-    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    r, s = L.rules(R), L.state(S)
+    p, step = s.actor, s.char_step
     if step == TRADER_GIVE:
-        for k in range(R[L.NUM_KINDS]):
-            if _owned(S, p, k) > 0 and _affordable_any(R, S, p, R[L.KIND_MAX_VALUE + k]):
+        for k in range(r.num_kinds):
+            if s.owned[p, k] > 0 and _affordable_any(R, S, p, r.kind_max_value[k]):
                 mask[A.KIND + k] = 1
         mask[A.DONE] = 1
         return
-    value = R[L.KIND_MAX_VALUE + _sel(S, 1)]
+    value = r.kind_max_value[s.char_sel[1]]
     if step == TRADER_MARKET:
         for m in range(MEMPHIS):
             if _affordable_at(R, S, p, value, m):
                 mask[A.MARKET + m] = 1
     else:
-        m = _sel(S, 2)
+        m = s.char_sel[2]
         for k in range(MAX_SLOTS):
             if _affordable(R, S, p, value, m, k):
                 mask[A.CARD + k] = 1
@@ -559,7 +580,8 @@ def _trader_legal(R, S, mask) -> None:
 
 @kernel
 def _trader_apply(R, S, action) -> bool:
-    p, step = S[L.ACTOR], S[L.CHAR_STEP]
+    r, s = L.rules(R), L.state(S)
+    p, step = s.actor, s.char_step
     if action == A.DONE:
         return True
     if step == TRADER_GIVE:
@@ -567,17 +589,17 @@ def _trader_apply(R, S, action) -> bool:
     elif step == TRADER_MARKET:
         _sel_push(S, action - A.MARKET)
     else:
-        give, m = _sel(S, 1), _sel(S, 2)
-        S[L.OWNED + p * MAX_KINDS + give] -= 1
+        give, m = s.char_sel[1], s.char_sel[2]
+        s.owned[p, give] -= 1
         taken = take_from_board(R, S, p, m, action - A.CARD, give)
-        pay = max(0, R[L.KIND_MAX_VALUE + taken] - R[L.KIND_MAX_VALUE + give])
-        S[L.MONEY + p] -= pay
-        S[L.RESERVE + m] += pay
-        made = _sel(S, 0) + 1
+        pay = max(0, r.kind_max_value[taken] - r.kind_max_value[give])
+        s.money[p] -= pay
+        s.reserve[m] += pay
+        made = s.char_sel[0] + 1
         _sel_set(S, made)
-        S[L.CHAR_STEP] = TRADER_GIVE
+        s.char_step = TRADER_GIVE
         return made >= _param(R, S, 0) or not _trader_playable(R, S, p)
-    S[L.CHAR_STEP] += 1
+    s.char_step += 1
     return False
 
 
@@ -588,26 +610,27 @@ def end_bonus(R, S, scores) -> None:
     """Add the end-of-game effects of characters to scores[:n] in place: each Priest of Amon
     player gains the bonus of its rank (1 + the seats with strictly more points; ties share
     the better place), player by player, after the base scores (§5.2)."""
-    n = R[L.R_NUM_PLAYERS]
-    for c in range(R[L.NUM_CHARS]):
-        if R[L.CHAR_POWER + c] != P_PRIEST_OF_AMON:
+    r, s = L.rules(R), L.state(S)
+    n = r.r_num_players
+    for c in range(r.num_chars):
+        if r.char_power[c] != P_PRIEST_OF_AMON:
             continue
-        count = R[L.CHAR_PARAMS_N + c]
+        count = r.char_params_n[c]
         for p in range(n):
-            if S[L.CHAR_PLAYED + p * L.MAX_CHARACTERS + c] == 0:
+            if s.char_played[p, c] == 0:
                 continue
             rank = 0
             for q in range(n):
                 if scores[q] > scores[p]:
                     rank += 1
-            scores[p] += R[L.CHAR_PARAMS + c * L.MAX_POWER_PARAMS + min(rank, count - 1)]
+            scores[p] += r.char_params[c, min(rank, count - 1)]
 
 
 # ---------------------------------------------------------------- dispatch
 @kernel
 def playable(R, S, p, c) -> bool:
     """May seat p play character c now: can its power be carried out to the end?"""
-    kind = R[L.CHAR_POWER + c]
+    kind = L.rules(R).char_power[c]
     if kind == P_SCRIBE or kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
         return owns_any(S, p)
     if kind == P_MERCHANT:
@@ -617,7 +640,8 @@ def playable(R, S, p, c) -> bool:
     if kind == P_THIEF:
         return _thief_playable(R, S)
     if kind == P_ORACLE:
-        return S[L.DECK_POS] < S[L.DECK_LEN]
+        s = L.state(S)
+        return s.deck_pos < s.deck_len
     if kind == P_ROAMING_THIEF:
         return roam_possible(R, S, -1)
     if kind == P_TRADER:
@@ -626,14 +650,20 @@ def playable(R, S, p, c) -> bool:
 
 
 @kernel
+def _kind(R, S) -> int:
+    """The power code of the character being played."""
+    return L.rules(R).char_power[L.state(S).char_index]
+
+
+@kernel
 def start(R, S) -> bool:
-    """The character S[L.CHAR_INDEX] was just played by S[L.ACTOR] (seal spent, phase
+    """The character `s.char_index` was just played by `s.actor` (seal spent, phase
     PH_CHARACTER, step 0, no choice yet): run what needs no choice. True when the power is over."""
-    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    kind = _kind(R, S)
     if kind == P_VIZIER:
         return _vizier_start(R, S)
     if kind == P_HEAD_PRIEST:
-        S[L.EXTRA_PLACEMENTS] = _param(R, S, 0) - 1
+        L.state(S).extra_placements = _param(R, S, 0) - 1
         return True
     if kind == P_ORACLE:
         return _oracle_start(R, S)
@@ -649,7 +679,7 @@ def start(R, S) -> bool:
 @kernel
 def legal(R, S, mask) -> None:
     """Set mask[a] = 1 for the legal actions of the current step of the power being played."""
-    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    kind = _kind(R, S)
     if kind == P_SCRIBE:
         _scribe_legal(R, S, mask)
     elif kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
@@ -675,7 +705,7 @@ def legal(R, S, mask) -> None:
 @kernel
 def apply(R, S, action) -> bool:
     """Take the (legal) `action` at the current step. True when the power is over."""
-    kind = R[L.CHAR_POWER + S[L.CHAR_INDEX]]
+    kind = _kind(R, S)
     if kind == P_SCRIBE:
         return _scribe_apply(R, S, action)
     if kind == P_MERCHANT_OF_AMON or kind == P_ROYAL_SCRIBE:
@@ -702,4 +732,4 @@ def apply(R, S, action) -> bool:
 @kernel
 def private(R, S) -> bool:
     """Is the decision now seen only by the seat making it (`NefertitiGame.history_for`)?"""
-    return R[L.CHAR_POWER + S[L.CHAR_INDEX]] == P_ORACLE and _oracle_private(S)
+    return _kind(R, S) == P_ORACLE and _oracle_private(S)
