@@ -70,3 +70,15 @@ def test_the_section_is_checked(tmp_path):
         config_from_dict({"expert_iteration": {"start": str(tmp_path / "none.pt"), "rounds": 1}})
     with pytest.raises(ConfigError, match="expert_iteration.leaf_value"):
         config_from_dict({"expert_iteration": {"leaf_value": 2}})
+
+
+def test_the_packaged_expert_iteration_starts_from_the_shipped_agent_with_weighted_tables():
+    from nefertiti_env.agents.champion import CHAMPION_FILE
+    from nefertiti_env.training.expert_iteration import table_games
+
+    config = load_config("configs/expert_iteration.yaml")
+    ei, tables = config.expert_iteration, config.env.table_list()
+    assert ei.start == str(CHAMPION_FILE) and ei.rounds > 0 and ei.q_scale > 0 and ei.temperature == 0
+    counts = table_games(ei.games, [t.weight for t in tables])
+    games = dict(zip([(t.num_players, t.setup, t.characters) for t in tables], counts))
+    assert games[(4, "beginner", "base")] == 2 * games[(3, "beginner", "base")] == 80 and sum(games.values()) == 500
