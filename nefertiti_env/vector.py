@@ -69,7 +69,7 @@ def _settle(R, S, i, seed, batch):
     """After a decision of game i: if it ended, its returns and final scores, then a new game in its row."""
     ended = step.is_over(R, S)
     if ended:
-        n = R[L.R_NUM_PLAYERS]
+        n = L.rules(R).r_num_players
         batch.terminated[i] = step.is_terminated(R, S)
         batch.truncated[i] = not batch.terminated[i]
         final = step.final_scores(R, S)
@@ -174,7 +174,7 @@ def _advance_rows(R, batch, plan, actions, active, mode, learner, share, seed, l
     again (docs/engine.md). R and the batch are borrowed (`borrow`)."""
     R, batch = borrow(R), _borrowed(batch)
     rows = batch.rows
-    players = R[L.R_NUM_PLAYERS]
+    players = L.rules(R).r_num_players
     words = np.empty(MASK_WORDS, np.uint64)
     for i in range(lo, hi):
         batch.rewards[i, :] = 0
@@ -194,11 +194,12 @@ def _advance_rows(R, batch, plan, actions, active, mode, learner, share, seed, l
             if mode == APPLY:
                 step.apply(R, S, actions[i])
             _settle(R, S, i, seed, batch)
-        while (learner and S[L.ACTOR] != learner_seat(i, batch.games[i], players)
+        s = L.state(S)
+        while (learner and s.actor != learner_seat(i, batch.games[i], players)
                and random_table(seed, i, batch.games[i], share)):
             step.apply(R, S, _random_move(R, S, words, batch.streams, i))
             _settle(R, S, i, seed, batch)
-        batch.seats[i] = S[L.ACTOR]
+        batch.seats[i] = s.actor
         batch.masks[i, :] = 0
         step.legal_mask(R, S, batch.masks[i])
     j = lo if mode != PLAY else hi

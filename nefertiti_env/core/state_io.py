@@ -70,7 +70,7 @@ def load(cls, text: str, ruleset, ruleset_arg):
     game = template.clone()
     problems = _fill(game, template.saved_state(), state)
     if not problems:
-        game.S[L.DECISIONS] = len(game.history)
+        game.S.view(L.STATE_RECORD)[0].decisions = len(game.history)
         game.board_changed()
         problems = meaning_problems(game, template)
     if problems:

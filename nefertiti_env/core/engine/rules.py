@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
 from ..limits import MAX_CHARACTERS, MAX_KINDS, MAX_PLAYERS, NUM_MARKETS
 from ..power_table import POWER_KINDS, POWERS
 from ..ruleset import Ruleset, deck_counts
@@ -130,8 +129,9 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     put("roster_fixed", fixed)
     put("roster_pool", pool)
     put("roster_draw", draw)
+    r = R.view(L.RULES_RECORD)[0]
     for seat, actions in enumerate(forbidden or ()):
-        R[L.RESTRICTED + seat] = bool(actions)
-        R[L.FORBIDDEN + seat * NUM_ACTIONS + np.asarray(actions, np.int64)] = 1
+        r.restricted[seat] = bool(actions)
+        r.forbidden[seat, np.asarray(actions, np.int64)] = 1
     assert nk <= MAX_KINDS
     return R
