@@ -45,7 +45,7 @@ def test_record_is_a_view_of_the_games_arrays():
 
 CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step")
 # converted modules outside the engine, from the repository's root
-CONVERTED_PATHS = ("agents/evaluation.py", "agents/heuristic.py")
+CONVERTED_PATHS = ("agents/evaluation.py", "agents/heuristic.py", "nefertiti_env/encoding/observation.py")
 ENGINE, ROOT = Path(L.__file__).parent, Path(__file__).parents[1]
 
 
