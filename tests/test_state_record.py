@@ -45,12 +45,13 @@ def test_record_is_a_view_of_the_games_arrays():
 
 CONVERTED = ("rng", "hidden", "closing", "board", "setup", "step")
 # converted modules outside the engine, from the repository's root
-CONVERTED_PATHS = ("agents/evaluation.py", "agents/heuristic.py", "nefertiti_env/encoding/observation.py")
+CONVERTED_PATHS = ("agents/evaluation.py", "agents/heuristic.py", "agents/mcts.py",
+                   "nefertiti_env/encoding/observation.py")
 ENGINE, ROOT = Path(L.__file__).parent, Path(__file__).parents[1]
 
 
-@pytest.mark.parametrize("path", [ENGINE / f"{module}.py" for module in CONVERTED] + [ROOT / p for p in CONVERTED_PATHS],
-                         ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [ENGINE / f"{module}.py" for module in CONVERTED]
+                         + [ROOT / path for path in CONVERTED_PATHS], ids=lambda path: path.name)
 def test_a_converted_module_reads_no_field_by_offset(path):
     """A module read by name reads no field by offset as well (docs/engine.md "Converting the next module"):
     only a generator array's words, which the bots' arrays hold at the state's `rng` offset, are found by it."""
