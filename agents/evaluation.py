@@ -25,7 +25,7 @@ equal values tie alike on every run.
 """
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -33,7 +33,7 @@ import numpy as np
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.board import owner_score, value_column, value_table
-from nefertiti_env.core.engine.entry import borrow, njit
+from nefertiti_env.core.engine.entry import as_record, borrow, njit
 from nefertiti_env.core.engine.rng import rng_integers
 from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
@@ -72,7 +72,6 @@ POSITION = np.dtype((np.record, np.dtype([
     ("after", np.float64, OWNERS),
     ("worth", np.float64, OWNERS),
 ], align=True)))
-W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
 # The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
 # callers, and compiled without reference counting (they neither allocate nor keep an array), since
@@ -103,8 +102,20 @@ class Weights:
     character: float = 0.0
 
     def array(self) -> np.ndarray:
-        """The weights as the kernels take them (float64, in field order: W_MONEY ... W_CHARACTER)."""
+        """The weights as the kernels take them: float64 words in field order, which a kernel reads by name
+        (`weights`); a plain array, so a batch of bots' weights is a 2-D array of rows."""
         return np.array(astuple(self), dtype=np.float64)
+
+
+# The weights array's words as a record, one float64 field per field of `Weights`, in its order.
+WEIGHTS = np.dtype((np.record, [(field.name, np.float64) for field in fields(Weights)]))
+
+
+@hot
+def weights(w):
+    """The weights array `w` (`Weights.array`, or a row of a batch of them) as its `WEIGHTS` record: the same
+    memory, read by name (`weights(w).money`), as the engine's `layout.state` reads a state."""
+    return as_record(w, WEIGHTS)
 
 
 # ---------------------------------------------------------------- positions
@@ -398,14 +409,15 @@ def _worth(R, pos, w, out) -> None:
     top = r.type_values[0, 0]              # the highest 1-owner value
     for t in range(1, r.num_types):
         top = max(top, r.type_values[t, 0])
+    weight = weights(w)
     for p in range(pos.seats):
-        x = pos.score[p] + (w[W_MONEY] - 0.5) * pos.money[p] + (w[W_SEAL] - 3) * pos.seals[p]
-        if w[W_MONOPOLY] != 0 or w[W_RARITY] != 0:
+        x = pos.score[p] + (weight.money - 0.5) * pos.money[p] + (weight.seal - 3) * pos.seals[p]
+        if weight.monopoly != 0 or weight.rarity != 0:
             for t in range(r.num_types):
                 have = pos.items[p, t]
                 if have:
-                    x += have * (w[W_MONOPOLY] * (1.0 if pos.owners[t] == 1 else 0.0)
-                                 + w[W_RARITY] * (r.type_values[t, 0] / top))
+                    x += have * (weight.monopoly * (1.0 if pos.owners[t] == 1 else 0.0)
+                                 + weight.rarity * (r.type_values[t, 0] / top))
         out[p] = x
 
 
@@ -438,15 +450,15 @@ def worth_from(R, S, w, pos, first) -> None:
     for m in range(first, NUM_MARKETS):
         if _resolves(S, m):
             resolve(R, S, pos, m)
-    s = L.state(S)
+    s, weight = L.state(S), weights(w)
     _worth(R, pos, w, pos.after)
     for p in range(s.num_players):
-        x = (1 - w[W_PROJECTION]) * pos.now[p] + w[W_PROJECTION] * pos.after[p]
-        if w[W_CHARACTER] != 0:
+        x = (1 - weight.projection) * pos.now[p] + weight.projection * pos.after[p]
+        if weight.character != 0:
             played = 0
             for c in range(MAX_CHARACTERS):
                 played += s.char_played[p, c]
-            x = x + w[W_CHARACTER] * played
+            x = x + weight.character * played
         pos.worth[p] = x
 
 
@@ -536,7 +548,7 @@ def seat_value_of(pos, n, p, w) -> float:
     for o in range(n):
         if o != p and pos.worth[o] > best:
             best = pos.worth[o]
-    return pos.worth[p] - w[W_OPPONENT] * best
+    return pos.worth[p] - weights(w).opponent * best
 
 
 @njit(cache=True)
