@@ -12,16 +12,16 @@ current score. This makes placements, purchases and characters comparable by one
 (choose cards, buy or take half, shame discard); lookahead uses it to play a
 market resolution to its end (`settle_in`) before evaluating.
 
-Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
-numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
-engine's numpy-exact kernels, so a bot consumes its `np.random.Generator`'s stream exactly as
-numpy would. A position is one numpy record (`POSITION`, its fields named there): the scoring
-state per owner row (the seats, plus the neutral player, row 2, in 2-player games), the owners
-per type, and the scratch space of the provisional resolution. numba passes a record by pointer,
-with no reference to count, and the kernels read its fields by name (`pos.items[r, t]`,
-`pos.places[i]`). The bots fill the position of a decision's work space (`scratch`,
-`position_into`), so their valuations allocate nothing. Float sums keep one order throughout, so
-equal values tie alike on every run.
+Everything here is a numba kernel over the engine's arrays (R, S, read by name as their records,
+`layout.rules` and `layout.state`; docs/engine.md); random numbers come from a generator array `G`
+(`engine.hidden.generator_array`) through the engine's numpy-exact kernels, so a bot consumes its
+`np.random.Generator`'s stream exactly as numpy would. A position is one numpy record (`POSITION`, its
+fields named there): the scoring state per owner row (the seats, plus the neutral player, row 2, in
+2-player games), the owners per type, and the scratch space of the provisional resolution. numba passes
+a record by pointer, with no reference to count, and the kernels read its fields by name
+(`pos.items[r, t]`, `pos.places[i]`). The bots fill the position of a decision's work space (`scratch`,
+`position_into`), so their valuations allocate nothing. Float sums keep one order throughout, so equal
+values tie alike on every run.
 """
 from __future__ import annotations
 
