@@ -12,20 +12,20 @@ current score. This makes placements, purchases and characters comparable by one
 (choose cards, buy or take half, shame discard); lookahead uses it to play a
 market resolution to its end (`settle_in`) before evaluating.
 
-Everything here is a numba kernel over the engine's arrays (R, S; docs/engine.md); random
-numbers come from a generator array `G` (`engine.hidden.generator_array`) through the
-engine's numpy-exact kernels, so a bot consumes its `np.random.Generator`'s stream exactly as
-numpy would. A position is one numpy record (`POSITION`, its fields named there): the scoring
-state per owner row (the seats, plus the neutral player, row 2, in 2-player games), the owners
-per type, and the scratch space of the provisional resolution. numba passes a record by pointer,
-with no reference to count, and the kernels read its fields by name (`pos.items[r, t]`,
-`pos.places[i]`). The bots fill the position of a decision's work space (`scratch`,
-`position_into`), so their valuations allocate nothing. Float sums keep one order throughout, so
-equal values tie alike on every run.
+Everything here is a numba kernel over the engine's arrays (R, S, read by name as their records,
+`layout.rules` and `layout.state`; docs/engine.md); random numbers come from a generator array `G`
+(`engine.hidden.generator_array`) through the engine's numpy-exact kernels, so a bot consumes its
+`np.random.Generator`'s stream exactly as numpy would. A position is one numpy record (`POSITION`, its
+fields named there): the scoring state per owner row (the seats, plus the neutral player, row 2, in
+2-player games), the owners per type, and the scratch space of the provisional resolution. numba passes
+a record by pointer, with no reference to count, and the kernels read its fields by name
+(`pos.items[r, t]`, `pos.places[i]`). The bots fill the position of a decision's work space (`scratch`,
+`position_into`), so their valuations allocate nothing. Float sums keep one order throughout, so equal
+values tie alike on every run.
 """
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -33,9 +33,9 @@ import numpy as np
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import hidden, layout as L, step
 from nefertiti_env.core.engine.board import owner_score, value_column, value_table
-from nefertiti_env.core.engine.entry import borrow, njit
+from nefertiti_env.core.engine.entry import as_record, borrow, njit
 from nefertiti_env.core.engine.rng import rng_integers
-from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
+from nefertiti_env.core.limits import EXTRA, MAX_CHARACTERS, MAX_SLOTS, MAX_TYPES, MEMPHIS, NUM_BIDS, \
     NUM_MARKETS, SINGLE
 from nefertiti_env.core.phases import NEUTRAL, PH_HIGH, PH_OTHER, PH_SHAME, SERVANT_PHASES, TUTOR
 
@@ -72,7 +72,6 @@ POSITION = np.dtype((np.record, np.dtype([
     ("after", np.float64, OWNERS),
     ("worth", np.float64, OWNERS),
 ], align=True)))
-W_MONEY, W_SEAL, W_PROJECTION, W_OPPONENT, W_MONOPOLY, W_RARITY, W_CHARACTER = range(7)
 
 # The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
 # callers, and compiled without reference counting (they neither allocate nor keep an array), since
@@ -103,8 +102,20 @@ class Weights:
     character: float = 0.0
 
     def array(self) -> np.ndarray:
-        """The weights as the kernels take them (float64, in field order: W_MONEY ... W_CHARACTER)."""
+        """The weights as the kernels take them: float64 words in field order, which a kernel reads by name
+        (`weights`); a plain array, so a batch of bots' weights is a 2-D array of rows."""
         return np.array(astuple(self), dtype=np.float64)
+
+
+# The weights array's words as a record, one float64 field per field of `Weights`, in its order.
+WEIGHTS = np.dtype((np.record, [(field.name, np.float64) for field in fields(Weights)]))
+
+
+@hot
+def weights(w):
+    """The weights array `w` (`Weights.array`, or a row of a batch of them) as its `WEIGHTS` record: the same
+    memory, read by name (`weights(w).money`), as the engine's `layout.state` reads a state."""
+    return as_record(w, WEIGHTS)
 
 
 # ---------------------------------------------------------------- positions
@@ -154,48 +165,50 @@ def _zero2(a) -> None:
 def position_into(R, S, pos) -> None:
     """Fill the position `pos` (a `POSITION` record) with the scoring state of S; the scores are the
     engine's `board.owner_score`."""
-    n = S[L.NUM_PLAYERS]
+    r, s = L.rules(R), L.state(S)
+    n = s.num_players
     rows = n + 1 if n == 2 else n
     _clear(pos)
-    for r in range(rows):
-        o = r if r < n else NEUTRAL
-        for k in range(R[L.NUM_KINDS]):
-            c = S[L.OWNED + o * MAX_KINDS + k]
+    for row in range(rows):
+        o = row if row < n else NEUTRAL
+        for k in range(r.num_kinds):
+            c = s.owned[o, k]
             if c:
-                t = R[L.KIND_TYPE + k]
-                pos.items[r, t] += c * R[L.KIND_ITEMS + k]
-                pos.bonus[r, t] += c * R[L.KIND_BONUS + k]
-        pos.money[r] = S[L.MONEY + o]
-        pos.seals[r] = S[L.SEALS + o]
-        pos.points[r] = S[L.POINTS + o]
+                t = r.kind_type[k]
+                pos.items[row, t] += c * r.kind_items[k]
+                pos.bonus[row, t] += c * r.kind_bonus[k]
+        pos.money[row] = s.money[o]
+        pos.seals[row] = s.seals[o]
+        pos.points[row] = s.points[o]
     for t in range(MAX_TYPES):
-        for r in range(rows):
-            if pos.items[r, t] > 0:
+        for row in range(rows):
+            if pos.items[row, t] > 0:
                 pos.owners[t] += 1
-    pos.supply = S[L.SEAL_SUPPLY]
+    pos.supply = s.seal_supply
     pos.seats = n
     pos.rows = rows
     table = value_table(R)
-    for r in range(rows):
-        total = owner_score(table, pos.owners, pos.items[r], pos.bonus[r], pos.money[r], pos.seals[r],
-                            pos.points[r])
-        pos.score[r] = total + pos.money[r] % 2 / 2
+    for row in range(rows):
+        total = owner_score(table, pos.owners, pos.items[row], pos.bonus[row], pos.money[row], pos.seals[row],
+                            pos.points[row])
+        pos.score[row] = total + pos.money[row] % 2 / 2
 
 
 @hot
 def _type_value(R, t, owners) -> int:
     """Points per item of type t with `owners` owners."""
-    return R[L.TYPE_VALUES + t * 3 + value_column(owners)] if owners else 0
+    return L.rules(R).type_values[t, value_column(owners)] if owners else 0
 
 
 @hot
 def deltas_into(R, pos, p, kind, sign) -> None:
     """Change of every owner row's points if row p gains (sign=-1: loses) one card of `kind`, into the
     position's `deltas`."""
-    t = R[L.KIND_TYPE + kind]
+    r = L.rules(R)
+    t = r.kind_type[kind]
     count = pos.owners[t]
     have = pos.items[p, t]
-    after = have + sign * R[L.KIND_ITEMS + kind]
+    after = have + sign * r.kind_items[kind]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 and after > 0 else 0) - (1 if have > 0 and after <= 0 else 0))
     for o in range(pos.rows):
@@ -205,7 +218,7 @@ def deltas_into(R, pos, p, kind, sign) -> None:
             if pos.items[o, t]:
                 pos.deltas[o] = pos.items[o, t] * (new_value - old_value)
     bonus = pos.bonus[p, t]
-    pos.deltas[p] = after * (new_value + bonus + sign * R[L.KIND_BONUS + kind]) - have * (old_value + bonus)
+    pos.deltas[p] = after * (new_value + bonus + sign * r.kind_bonus[kind]) - have * (old_value + bonus)
 
 
 @hot
@@ -223,15 +236,16 @@ def margin_gain(pos, n, p) -> float:
 @hot
 def card_gain(R, pos, p, kind, seal) -> float:
     """`margin_gain` of row p taking one card of `kind` (with a seal if `seal`): the hot path."""
-    t = R[L.KIND_TYPE + kind]
+    r = L.rules(R)
+    t = r.kind_type[kind]
     count = pos.owners[t]
     have = pos.items[p, t]
     old_value = _type_value(R, t, count)
     new_value = _type_value(R, t, count + (1 if have == 0 else 0))
     bonus = pos.bonus[p, t]
-    own = ((have + R[L.KIND_ITEMS + kind]) * (new_value + bonus + R[L.KIND_BONUS + kind])
+    own = ((have + r.kind_items[kind]) * (new_value + bonus + r.kind_bonus[kind])
            - have * (old_value + bonus))
-    if seal or (R[L.KIND_SEAL + kind] != 0 and pos.supply > 0):
+    if seal or (r.kind_seal[kind] != 0 and pos.supply > 0):
         own += 3
     if new_value == old_value:
         return float(own)
@@ -252,12 +266,13 @@ def card_gain(R, pos, p, kind, seal) -> float:
 def give(R, pos, p, kind, seal) -> None:
     """Row p takes one card of `kind` (a papyrus brings a seal from the supply; `seal`: one more)."""
     deltas_into(R, pos, p, kind, 1)
-    t = R[L.KIND_TYPE + kind]
+    r = L.rules(R)
+    t = r.kind_type[kind]
     if pos.items[p, t] == 0:
         pos.owners[t] += 1
-    pos.items[p, t] += R[L.KIND_ITEMS + kind]
-    pos.bonus[p, t] += R[L.KIND_BONUS + kind]
-    if R[L.KIND_SEAL + kind] != 0 and pos.supply > 0:
+    pos.items[p, t] += r.kind_items[kind]
+    pos.bonus[p, t] += r.kind_bonus[kind]
+    if r.kind_seal[kind] != 0 and pos.supply > 0:
         pos.supply -= 1
         seal = True
     if seal:
@@ -331,10 +346,11 @@ def high_choice(R, pos, p, count, seal_on, symbol) -> int:
 def face_up_gifts(R, S, m, pos) -> int:
     """The face-up gifts above market m (not the Roaming Thief card) into the position's scratch:
     places, kinds, all still there; how many."""
+    r, s = L.rules(R), L.state(S)
     n = 0
     for k in range(MAX_SLOTS):
-        c = S[L.SLOTS + m * MAX_SLOTS + k]
-        if 0 <= c < R[L.NUM_KINDS] and S[L.FACE_DOWN + m * MAX_SLOTS + k] == 0:
+        c = s.slots[m, k]
+        if 0 <= c < r.num_kinds and s.face_down[m, k] == 0:
             pos.places[n] = k
             pos.kinds[n] = c
             pos.alive[n] = 1
@@ -345,12 +361,13 @@ def face_up_gifts(R, S, m, pos) -> int:
 @hot
 def resolve(R, S, pos, m) -> None:
     """Resolve market m on the position as if it closed now, every owner choosing by margin gain."""
+    r, s = L.rules(R), L.state(S)
     count = face_up_gifts(R, S, m, pos)
-    seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
-    reserve = S[L.RESERVE + m]
+    seal_on = s.seal_on[m] != 0 and m != MEMPHIS
+    reserve = s.reserve[m]
     i = -1
     for v in range(NUM_BIDS - 1, -1, -1):
-        p = S[L.OCC + m * NUM_BIDS + v]
+        p = s.occ[m, v]
         if not 0 <= p < TUTOR:
             continue
         i += 1
@@ -359,7 +376,7 @@ def resolve(R, S, pos, m) -> None:
         if i == 0:
             pay(pos, p, v)
             reserve += v
-            symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + v] if m != MEMPHIS else MEMPHIS_HIGH
+            symbol = r.square_symbol[m, s.side[m], v] if m != MEMPHIS else MEMPHIS_HIGH
             for j in range(high_choice(R, pos, p, count, seal_on, symbol)):
                 place = pos.chosen[j]
                 for c in range(count):
@@ -388,27 +405,30 @@ def resolve(R, S, pos, m) -> None:
 def _worth(R, pos, w, out) -> None:
     """Every seat's worth on a position into out[seat] (one of its worth fields): its score with Deben
     and seals re-weighted, plus the monopoly and rarity terms."""
-    top = R[L.TYPE_VALUES]                 # the highest 1-owner value
-    for t in range(1, R[L.NUM_TYPES]):
-        top = max(top, R[L.TYPE_VALUES + t * 3])
+    r = L.rules(R)
+    top = r.type_values[0, 0]              # the highest 1-owner value
+    for t in range(1, r.num_types):
+        top = max(top, r.type_values[t, 0])
+    weight = weights(w)
     for p in range(pos.seats):
-        x = pos.score[p] + (w[W_MONEY] - 0.5) * pos.money[p] + (w[W_SEAL] - 3) * pos.seals[p]
-        if w[W_MONOPOLY] != 0 or w[W_RARITY] != 0:
-            for t in range(R[L.NUM_TYPES]):
+        x = pos.score[p] + (weight.money - 0.5) * pos.money[p] + (weight.seal - 3) * pos.seals[p]
+        if weight.monopoly != 0 or weight.rarity != 0:
+            for t in range(r.num_types):
                 have = pos.items[p, t]
                 if have:
-                    x += have * (w[W_MONOPOLY] * (1.0 if pos.owners[t] == 1 else 0.0)
-                                 + w[W_RARITY] * (R[L.TYPE_VALUES + t * 3] / top))
+                    x += have * (weight.monopoly * (1.0 if pos.owners[t] == 1 else 0.0)
+                                 + weight.rarity * (r.type_values[t, 0] / top))
         out[p] = x
 
 
 @hot
 def _resolves(S, m) -> bool:
     """Does market m resolve provisionally: open, with pieces, not the one being resolved?"""
-    if S[L.IS_OPEN + m] == 0 or m == S[L.RES_MARKET]:
+    s = L.state(S)
+    if s.is_open[m] == 0 or m == s.res_market:
         return False
     for v in range(NUM_BIDS):
-        if S[L.OCC + m * NUM_BIDS + v] >= 0:
+        if s.occ[m, v] >= 0:
             return True
     return False
 
@@ -430,14 +450,15 @@ def worth_from(R, S, w, pos, first) -> None:
     for m in range(first, NUM_MARKETS):
         if _resolves(S, m):
             resolve(R, S, pos, m)
+    s, weight = L.state(S), weights(w)
     _worth(R, pos, w, pos.after)
-    for p in range(S[L.NUM_PLAYERS]):
-        x = (1 - w[W_PROJECTION]) * pos.now[p] + w[W_PROJECTION] * pos.after[p]
-        if w[W_CHARACTER] != 0:
+    for p in range(s.num_players):
+        x = (1 - weight.projection) * pos.now[p] + weight.projection * pos.after[p]
+        if weight.character != 0:
             played = 0
             for c in range(MAX_CHARACTERS):
-                played += S[L.CHAR_PLAYED + p * MAX_CHARACTERS + c]
-            x = x + w[W_CHARACTER] * played
+                played += s.char_played[p, c]
+            x = x + weight.character * played
         pos.worth[p] = x
 
 
@@ -473,10 +494,20 @@ def prefixes_into(R, S, w, P) -> None:
 
 
 @hot
-def _same(S, base, start, size) -> bool:
-    for i in range(start, start + size):
-        if S[i] != base[i]:
+def _same(a, b) -> bool:
+    """a == b for two fields of one dimension (`_same2`: two)."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
             return False
+    return True
+
+
+@hot
+def _same2(a, b) -> bool:
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] != b[i, j]:
+                return False
     return True
 
 
@@ -484,16 +515,14 @@ def _same(S, base, start, size) -> bool:
 def first_change(S, base) -> int:
     """The first market whose provisional resolution may differ between S and `base` (NUM_MARKETS:
     none), or -1 when their scoring states differ."""
-    if not (_same(S, base, L.OWNED, L.OWNED_SIZE) and _same(S, base, L.MONEY, L.NUM_OWNERS)
-            and _same(S, base, L.SEALS, L.NUM_OWNERS) and _same(S, base, L.POINTS, L.NUM_OWNERS)
-            and S[L.SEAL_SUPPLY] == base[L.SEAL_SUPPLY] and S[L.RES_MARKET] == base[L.RES_MARKET]):
+    s, b = L.state(S), L.state(base)
+    if not (_same2(s.owned, b.owned) and _same(s.money, b.money) and _same(s.seals, b.seals)
+            and _same(s.points, b.points) and s.seal_supply == b.seal_supply and s.res_market == b.res_market):
         return -1
     for m in range(NUM_MARKETS):
-        if not (S[L.IS_OPEN + m] == base[L.IS_OPEN + m] and S[L.SIDE + m] == base[L.SIDE + m]
-                and S[L.RESERVE + m] == base[L.RESERVE + m] and S[L.SEAL_ON + m] == base[L.SEAL_ON + m]
-                and _same(S, base, L.OCC + m * NUM_BIDS, NUM_BIDS)
-                and _same(S, base, L.SLOTS + m * MAX_SLOTS, MAX_SLOTS)
-                and _same(S, base, L.FACE_DOWN + m * MAX_SLOTS, MAX_SLOTS)):
+        if not (s.is_open[m] == b.is_open[m] and s.side[m] == b.side[m] and s.reserve[m] == b.reserve[m]
+                and s.seal_on[m] == b.seal_on[m] and _same(s.occ[m], b.occ[m]) and _same(s.slots[m], b.slots[m])
+                and _same(s.face_down[m], b.face_down[m])):
             return m
     return NUM_MARKETS
 
@@ -508,7 +537,7 @@ def seat_value_near(R, S, seat, w, base, P) -> float:
         return seat_value_in(R, S, seat, w, pos)
     P[NEAR] = P[first]
     worth_from(R, S, w, pos, first)
-    return seat_value_of(pos, S[L.NUM_PLAYERS], seat, w)
+    return seat_value_of(pos, L.state(S).num_players, seat, w)
 
 
 @hot
@@ -519,7 +548,7 @@ def seat_value_of(pos, n, p, w) -> float:
     for o in range(n):
         if o != p and pos.worth[o] > best:
             best = pos.worth[o]
-    return pos.worth[p] - w[W_OPPONENT] * best
+    return pos.worth[p] - weights(w).opponent * best
 
 
 @njit(cache=True)
@@ -527,7 +556,7 @@ def seat_value_in(R, S, seat, w, pos) -> float:
     """The value of S for `seat` under weights w (higher is better); the position `pos` is the work
     space (nothing allocated)."""
     worth_into(R, S, w, pos)
-    return seat_value_of(pos, S[L.NUM_PLAYERS], seat, w)
+    return seat_value_of(pos, L.state(S).num_players, seat, w)
 
 
 # ---------------------------------------------------------------- work space
@@ -567,9 +596,10 @@ def clone_into(g, S) -> None:
     """g = S in every place a kernel reads (`layout.AFTER_DECK`): a quarter of the state is the deck's
     unused tail and the Oracle's list, which a search's clone need not copy. Element by element: numba's
     `g[:] = S` checks the two for overlap, which costs more than the copy."""
-    for i in range(L.DECK + S[L.DECK_LEN]):
+    s = L.state(S)
+    for i in range(L.DECK + s.deck_len):
         g[i] = S[i]
-    for i in range(L.AFTER_DECK, L.ORACLE_GIVEN + S[L.ORACLE_GIVEN_N]):
+    for i in range(L.AFTER_DECK, L.ORACLE_GIVEN + s.oracle_given_n):
         g[i] = S[i]
     for i in range(L.ORACLE_GIVEN_N, L.STATE_SIZE):
         g[i] = S[i]
@@ -586,10 +616,11 @@ def legal_row(R, S, X, row) -> int:
 def _resolution_choice(R, S, X, n) -> int:
     """The card (or take half) the deciding owner picks by margin gain in a market resolution
     (the legal actions in the scratch's row 0)."""
+    r, s = L.rules(R), L.state(S)
     legals, pos, gains, gift = X.legals, X.position[0], X.gains, X.gift
     position_into(R, S, pos)
-    p, m = S[L.ACTOR], S[L.RES_MARKET]
-    seal_on = S[L.SEAL_ON + m] != 0 and m != MEMPHIS
+    p, m = s.actor, s.res_market
+    seal_on = s.seal_on[m] != 0 and m != MEMPHIS
     count = face_up_gifts(R, S, m, pos)
     gift[:] = -1                                       # place -> kind
     for c in range(count):
@@ -606,13 +637,13 @@ def _resolution_choice(R, S, X, n) -> int:
                 gains[k] = card_gain(R, pos, p, gift[k], a == A.CARD and seal_on)
             if best < 0 or gains[k] > best_gain:
                 best, best_gain = a, gains[k]
-    if S[L.PHASE] == PH_OTHER:
+    if s.phase == PH_OTHER:
         if best < 0:
             best = A.TAKE_HALF
         if not take_half:
             return best
-        bid = S[L.RES_ORDER + S[L.RES_POS]]
-        half = (S[L.RESERVE + m] + 1) // 2
+        bid = s.res_order[s.res_pos]
+        half = (s.reserve[m] + 1) // 2
         if best != A.TAKE_HALF and best_gain - bid / 2 > half / 2:
             return best
         return A.TAKE_HALF
@@ -624,8 +655,8 @@ def _resolution_choice(R, S, X, n) -> int:
                 alive = 1
         pos.alive[c] = alive
         cards += alive
-    if S[L.RES_STAGE] == 0 and m != MEMPHIS and cards:
-        symbol = R[L.SQUARE_SYMBOL + (m * 2 + S[L.SIDE + m]) * NUM_BIDS + S[L.RES_ORDER + S[L.RES_POS]]]
+    if s.res_stage == 0 and m != MEMPHIS and cards:
+        symbol = r.square_symbol[m, s.side[m], s.res_order[s.res_pos]]
         high_choice(R, pos, p, count, seal_on, symbol)
         return A.CARD + pos.chosen[0]
     return best
@@ -640,7 +671,8 @@ def quick_action(R, S, G, X) -> int:
     legals = X.legals
     if n == 1:
         return legals[0, 0]
-    ph = S[L.PHASE]
+    r, s = L.rules(R), L.state(S)
+    ph = s.phase
     if ph == PH_HIGH or ph == PH_OTHER:
         choice = _resolution_choice(R, S, X, n)
         for i in range(n):
@@ -650,10 +682,10 @@ def quick_action(R, S, G, X) -> int:
         best, best_gain = -1, -np.inf
         pos = X.position[0]
         position_into(R, S, pos)
-        p = S[L.ACTOR]
+        p = s.actor
         for i in range(n):
             a = legals[0, i]
-            if A.KIND <= a < A.KIND + R[L.NUM_KINDS]:
+            if A.KIND <= a < A.KIND + r.num_kinds:
                 deltas_into(R, pos, p, a - A.KIND, -1)
                 gain = margin_gain(pos, pos.seats, p)
                 if best < 0 or gain > best_gain:
@@ -673,7 +705,8 @@ def settle_kernel(R, S, G) -> None:
 def settle_in(R, S, G, X) -> None:
     """`settle_kernel` with the work space X (`scratch`)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
-    while not step.is_over(R, S) and S[L.PHASE] not in SERVANT_PHASES:
+    s = L.state(S)
+    while not step.is_over(R, S) and s.phase not in SERVANT_PHASES:
         step.apply(R, S, quick_action(R, S, G, X))
 
 

@@ -112,12 +112,13 @@ def rolls_dice(R, S, action) -> bool:
     if not A.PLACE <= action < A.CLOSE:
         return False
     m = (action - A.PLACE) // NUM_BIDS
-    return R[L.CLOSE_KIND + m * 2 + S[L.SIDE + m]] == ClosingKind.DICE_MATCH
+    return L.rules(R).close_kind[m, L.state(S).side[m]] == ClosingKind.DICE_MATCH
 
 
 @njit(cache=True)
 def _deciding(R, S, seat, phase) -> bool:
-    return S[L.PHASE] == phase and not step.is_over(R, S) and S[L.ACTOR] == seat
+    s = L.state(S)
+    return s.phase == phase and not step.is_over(R, S) and s.actor == seat
 
 
 @njit(cache=True)
@@ -131,7 +132,7 @@ def action_value(R, base, action, seat, G, w, samples, near, X, level) -> float:
     step.apply(R, g, action)
     settle_in(R, g, G, X)
     value = _value(R, g, seat, w, near, base, X)
-    if g[L.DECK_POS] == base[L.DECK_POS] and not rolls_dice(R, base, action):
+    if L.state(g).deck_pos == L.state(base).deck_pos and not rolls_dice(R, base, action):
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
         clone_into(g, base)
@@ -268,7 +269,7 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
             step.apply(R, g, lines[2, 1 + j])
     settle_in(R, g, G, X)
     value = seat_value_in(R, g, seat, w, X.position[0])
-    if g[L.EXTRA_PLACEMENTS] != 0:
+    if L.state(g).extra_placements != 0:
         legals = X.legals
         for i in range(legal_row(R, g, X, 2)):
             if legals[2, i] == best:
@@ -298,12 +299,13 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     base = X.states[0]
     clone_into(base, S)
     hidden.determinize_in(R, base, seat, G, X.hidden_work)
-    if S[L.PHASE] == PH_CHARACTER:
+    s = L.state(S)
+    if s.phase == PH_CHARACTER:
         for i in range(n):
             keys[i] = order[i]
             values[i] = choice_value(R, base, order[i], seat, depth, w, X, 1)[0]
         return n
-    near = S[L.PHASE] in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
+    near = s.phase in TURN_PHASES     # a move of a market resolution changes the scoring state: no prefixes
     if near:
         prefixes_into(R, base, w, X.prefixes)
     k = 0

@@ -298,10 +298,10 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
 @njit(cache=True)
 def play_out(R, g, G, rollout_turns, X) -> None:
     """Play `rollout_turns` turn decisions of g at random and the market resolutions with `quick_action`."""
+    s = L.state(g)
     turns = rollout_turns
     while not step.is_over(R, g):
-        ph = g[L.PHASE]
-        if ph in SERVANT_PHASES:
+        if s.phase in SERVANT_PHASES:
             if turns <= 0:
                 break
             turns -= 1
@@ -312,7 +312,7 @@ def play_out(R, g, G, rollout_turns, X) -> None:
 def rewards_into(R, g, w, temperature, pos, rewards) -> None:
     """Every seat's reward for g into `rewards`, valued on the position `pos` (the work space)."""
     worth_into(R, g, w, pos)
-    n = g[L.NUM_PLAYERS]
+    n = L.state(g).num_players
     for p in range(n):
         rewards[p] = _reward(seat_value_of(pos, n, p, w), temperature)
 
@@ -321,7 +321,8 @@ def rewards_into(R, g, w, temperature, pos, rewards) -> None:
 def leaf_values(R, g, V, rewards) -> None:
     """rewards[p] = (1 + the critic's value of seat p's observation of g) / 2, clipped to 0..1, for every
     seat; at a game's end (1 + its return) / 2. V: the `Critic` (`MCTSBot._leaf_arrays`)."""
-    n = g[L.NUM_PLAYERS]
+    s = L.state(g)
+    n = s.num_players
     if step.is_over(R, g):
         out = np.empty(n, dtype=np.float32)
         step.returns(R, g, step.final_scores(R, g), out)
@@ -331,7 +332,7 @@ def leaf_values(R, g, V, rewards) -> None:
     size, vec, x = V.sizes[0], V.vec, V.x
     for p in range(n):
         state_vector(R, g, p, vec)
-        _fill(vec, observer_tables(V.plan, p), g[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], x[:size])
+        _fill(vec, observer_tables(V.plan, p), s.face_down, x[:size])
         forward(V.params, V.sizes, V.relu[0] != 0, x, V.y)
         rewards[p] = min(max((1.0 + x[0]) / 2, 0.0), 1.0)
 
@@ -350,9 +351,10 @@ def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> in
     leaf_value, w = settings.leaf_value, borrow(settings.w)
     legal, untried, child = buffers[0], buffers[1], buffers[2]
     # the nodes of a descent: each is a node made and a decision, so there are no more than either
-    path = np.empty(min(nodes.shape[0], R[L.R_MAX_DECISIONS] - S[L.DECISIONS] + 1), dtype=np.int64)
-    rewards = np.empty(S[L.NUM_PLAYERS])
-    learnt = np.empty(S[L.NUM_PLAYERS])
+    root, s = L.state(S), L.state(g)
+    path = np.empty(min(nodes.shape[0], L.rules(R).r_max_decisions - root.decisions + 1), dtype=np.int64)
+    rewards = np.empty(root.num_players)
+    learnt = np.empty(root.num_players)
     k = 0                                       # the root's searched actions
     x = nodes[0, CHILD]
     while x >= 0:
@@ -379,7 +381,7 @@ def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> in
             if m:
                 _map_children(nodes, node, child, True)
                 a = untried[rng_integers(G, 0, m)]
-                _node(nodes, total, used, 0, 1, g[L.ACTOR], a, nodes[node, CHILD], 0.0)
+                _node(nodes, total, used, 0, 1, s.actor, a, nodes[node, CHILD], 0.0)
                 nodes[node, CHILD] = used
                 path[depth] = used
                 depth += 1

@@ -164,11 +164,21 @@ def test_position_scores_match_the_core_scoring():
 
 
 def test_position_fields_read_by_name_in_plain_python():
-    """Under NUMBA_DISABLE_JIT=1 the kernels read a position's fields as attributes of a numpy record, where
-    a numpy scalar's method of the same name (`take`, `sum`, ...) would win over the field."""
-    pos = np.zeros(1, evaluation.POSITION)[0]
-    for name in evaluation.POSITION.names:
-        assert isinstance(getattr(pos, name), (np.ndarray, np.integer, np.floating)), name
+    """Under NUMBA_DISABLE_JIT=1 the kernels read a position's and the weights' fields as attributes of a numpy
+    record, where a numpy scalar's method of the same name (`take`, `sum`, ...) would win over the field."""
+    for record in (evaluation.POSITION, evaluation.WEIGHTS):
+        value = np.zeros(1, record)[0]
+        for name in record.names:
+            assert isinstance(getattr(value, name), (np.ndarray, np.integer, np.floating)), name
+
+
+def test_the_kernels_read_each_weight_by_its_name():
+    """`evaluation.weights` views a bot's weights array as the `WEIGHTS` record: each field is the weight of
+    that name (distinct values, so a field read from another's word fails)."""
+    chosen = evaluation.Weights(*(0.25 + i for i in range(len(evaluation.WEIGHTS.names))))
+    record = evaluation.weights(chosen.array())
+    for name in evaluation.WEIGHTS.names:
+        assert getattr(record, name) == getattr(chosen, name), name
 
 
 def test_a_position_made_on_a_used_record_equals_one_made_on_a_fresh_one():

@@ -211,63 +211,64 @@ _SELECTED = _selection_table()
 def state_vector(R, S, seat, vec):
     """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S itself, the gifts
     counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS."""
+    r, s = L.rules(R), L.state(S)
     for k in range(L.STATE_SIZE):
         vec[k] = S[k]
-    deck_pos, deck_len = S[L.DECK_POS], S[L.DECK_LEN]
-    oracle = S[L.ORACLE_SEAT] == seat
-    known_from = max(deck_pos, S[L.ORACLE_FROM])        # the Oracle player knows the cards from there on
+    deck_pos, deck_len = s.deck_pos, s.deck_len
+    oracle = s.oracle_seat == seat
+    known_from = max(deck_pos, s.oracle_from)           # the Oracle player knows the cards from there on
     vec[UNSEEN:SCALARS_AT] = 0
     for i in range(deck_pos, known_from if oracle else deck_len):
-        card = S[L.DECK + i]
-        if card < R[L.NUM_KINDS]:                       # not the Akhenaton card
+        card = s.deck[i]
+        if card < r.num_kinds:                          # not the Akhenaton card
             vec[UNSEEN + card] += 1
-    ph, char = S[L.PHASE], S[L.CHAR_INDEX]
-    actor = -1 if ph == L.PH_OVER or S[L.DECISIONS] >= R[L.R_MAX_DECISIONS] else S[L.ACTOR]
+    ph, char = s.phase, s.char_index
+    actor = -1 if ph == L.PH_OVER or s.decisions >= r.r_max_decisions else s.actor
     high = ph == L.PH_HIGH
-    resolving = S[L.RES_MARKET] >= 0 and S[L.RES_POS] < S[L.RES_ORDER_N]
+    resolving = s.res_market >= 0 and s.res_pos < s.res_order_n
     t = SCALARS_AT                                      # the Turn numbers
     vec[t + Turn.ZERO] = 0
     vec[t + Turn.DECK_LEFT] = deck_len - deck_pos
-    vec[t + Turn.AKHENATON_DRAWN] = S[L.AKHENATON_DRAWN]
-    vec[t + Turn.SEAL_SUPPLY] = S[L.SEAL_SUPPLY]
-    vec[t + Turn.MEMPHIS_IN_PLAY] = R[L.R_MEMPHIS]
+    vec[t + Turn.AKHENATON_DRAWN] = s.akhenaton_drawn
+    vec[t + Turn.SEAL_SUPPLY] = s.seal_supply
+    vec[t + Turn.MEMPHIS_IN_PLAY] = r.r_memphis
     vec[t + Turn.OBSERVER_DECIDES] = actor == seat
-    vec[t + Turn.CHARACTER_USED] = S[L.CHARACTER_USED]
-    vec[t + Turn.EXTRA_PLACEMENTS] = S[L.EXTRA_PLACEMENTS]
-    vec[t + Turn.TUTOR_DEBEN_TO_PLACE] = S[L.TUTOR_LEFT]
-    vec[t + Turn.CARDS_STILL_TO_TAKE] = S[L.RES_PICKS] if high else 0
-    vec[t + Turn.DEBEN_OUT_OF_PLAY] = S[L.DEBEN_OUT]
-    vec[t + Turn.TURN_PLAYER] = S[L.TURN_PLAYER] if actor >= 0 else _NONE
+    vec[t + Turn.CHARACTER_USED] = s.character_used
+    vec[t + Turn.EXTRA_PLACEMENTS] = s.extra_placements
+    vec[t + Turn.TUTOR_DEBEN_TO_PLACE] = s.tutor_left
+    vec[t + Turn.CARDS_STILL_TO_TAKE] = s.res_picks if high else 0
+    vec[t + Turn.DEBEN_OUT_OF_PLAY] = s.deben_out
+    vec[t + Turn.TURN_PLAYER] = s.turn_player if actor >= 0 else _NONE
     vec[t + Turn.ACTOR] = actor
-    vec[t + Turn.RESOLVING] = S[L.RES_MARKET]
-    vec[t + Turn.BID] = S[L.RES_ORDER + S[L.RES_POS]] if resolving else _NONE
-    vec[t + Turn.HIGH_STAGE] = S[L.RES_STAGE] if high else _NONE
+    vec[t + Turn.RESOLVING] = s.res_market
+    vec[t + Turn.BID] = s.res_order[s.res_pos] if resolving else _NONE
+    vec[t + Turn.HIGH_STAGE] = s.res_stage if high else _NONE
     vec[t + Turn.PHASE] = ph
     vec[t + Turn.CHARACTER] = char
-    vec[t + Turn.CHARACTER_STEP] = min(S[L.CHAR_STEP], STEPS - 1) if char >= 0 else _NONE
-    vec[_TABLE_AT] = R[L.R_ADVANCED]
+    vec[t + Turn.CHARACTER_STEP] = min(s.char_step, STEPS - 1) if char >= 0 else _NONE
+    vec[_TABLE_AT] = r.r_advanced
     for c in range(MAX_CHARACTERS):
-        dealt = S[L.CHAR_AVAIL + c]
+        dealt = s.char_avail[c]
         for o in range(NUM_OWNERS):
-            dealt += S[L.CHAR_PLAYED + o * MAX_CHARACTERS + c]
+            dealt += s.char_played[o, c]
         vec[_TABLE_AT + 1 + c] = dealt
     vec[_PENDING_AT:_CHOICE_AT] = 0
-    for i in range(S[L.PENDING_N]):
-        vec[_PENDING_AT + S[L.PENDING + i]] = 1
+    for i in range(s.pending_n):
+        vec[_PENDING_AT + s.pending[i]] = 1
     vec[_CHOICE_AT] = 0                                 # exchanges made
     vec[_CHOICE_AT + 1:VECTOR_SIZE] = _NONE
     if char >= 0:
-        chosen, step = S[L.CHAR_SEL_N], min(S[L.CHAR_STEP], _SEL_STEPS - 1)
+        chosen, step = s.char_sel_n, min(s.char_step, _SEL_STEPS - 1)
         for i in range(_SELECTED.shape[2]):
-            what = _SELECTED[R[L.CHAR_POWER + char], step, i]
+            what = _SELECTED[r.char_power[char], step, i]
             if what == _PLACES:
                 for j in range(min(KNOWN, chosen - i)):
-                    vec[_PLACE_0 + j] = S[L.CHAR_SEL + i + j]
+                    vec[_PLACE_0 + j] = s.char_sel[i + j]
             elif what >= 0 and i < chosen:
-                vec[_CHOICE_AT + what] = S[L.CHAR_SEL + i]
+                vec[_CHOICE_AT + what] = s.char_sel[i]
     if oracle:                                          # from the bottom up
         for j in range(min(KNOWN, deck_len - known_from)):
-            vec[_KNOWN_AT + j] = S[L.DECK + deck_len - 1 - j]
+            vec[_KNOWN_AT + j] = s.deck[deck_len - 1 - j]
 
 
 class Plan(NamedTuple):
@@ -537,9 +538,9 @@ def _selection_view(game, seat: int) -> list:
 
 @kernel
 def _fill(vec, t, face_down, out):
-    """out (the whole vector) from a state vector and an observer's `Tables` t; face_down: the flag of each
-    card place, market by market. The linear entries come first and are all written; the rest is zero but
-    what lights."""
+    """out (the whole vector) from a state vector and an observer's `Tables` t; face_down: the state's field,
+    the flag of each card place [market, place]. The linear entries come first and are all written; the rest
+    is zero but what lights."""
     for i in range(t.src.size):                              # float32 products and sums, as numpy would do them
         out[i] = np.float32(vec[t.src[i]]) * t.b[i] + t.a[i]
     out[t.src.size:] = 0
@@ -547,9 +548,11 @@ def _fill(vec, t, face_down, out):
         k = vec[t.ind_src[j]] + t.ind_offset[j]
         if t.lit[k] < out.size:                              # values that light nothing point past the end
             out[t.lit[k]] = t.lit_value[k]
-    for i in range(face_down.size):                          # Beggar (expansion): rare, so not an indicator number
-        if face_down[i]:
-            out[t.face_down[i]] = 1
+    places = face_down.shape[1]
+    for m in range(face_down.shape[0]):                      # Beggar (expansion): rare, so not an indicator number
+        for k in range(places):
+            if face_down[m, k]:
+                out[t.face_down[m * places + k]] = 1
 
 
 @njit(cache=True, inline="always")
@@ -574,7 +577,7 @@ def _observe(R, S, seat, ints, floats, out):
     R, S, ints, floats, out = borrow(R), borrow(S), borrow(ints), borrow(floats), borrow(out)
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
     state_vector(R, S, seat, vec)
-    _fill(vec, plan_tables(ints, floats), S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out)
+    _fill(vec, plan_tables(ints, floats), L.state(S).face_down, out)
 
 
 @njit(cache=True)
@@ -586,7 +589,7 @@ def observe_batch(R, S_rows, seats, plan, out):
     for i in range(S_rows.shape[0]):
         S = S_rows[i]
         state_vector(R, S, seats[i], vec)
-        _fill(vec, observer_tables(plan, seats[i]), S[L.FACE_DOWN:L.FACE_DOWN + L.FACE_DOWN_SIZE], out[i])
+        _fill(vec, observer_tables(plan, seats[i]), L.state(S).face_down, out[i])
 
 
 def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
