@@ -6,6 +6,7 @@ the policy alone and with search at play time.
     python benchmarks/agent_bar.py --games 8 --tables 2p-base,4p-base # a quick look (not a measurement)
     python benchmarks/agent_bar.py --out results/agent_bar.md         # also write the table to a file
     python benchmarks/agent_bar.py --matches banker --games 400       # only the matches against bankers
+    python benchmarks/agent_bar.py --sample --matches banker,mcts     # the policy sampling its actions
 
 Per table three matches, each of --games games: the policy alone against n-1 bankers, the policy
 alone against n-1 `mcts:iterations=800`, and the policy with search at play time (the compiled
@@ -64,6 +65,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
     parser.add_argument("--matches", default=",".join(MATCHES),
                         help="comma-separated matches to play: banker, mcts, search (default: all three)")
+    parser.add_argument("--sample", action="store_true", help="the policy alone draws its actions from its "
+                        "probabilities (deterministic=0) instead of playing its most likely one")
     parser.add_argument("--search", type=int, default=SEARCH, help=f"MCTS iterations (default {SEARCH})")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
@@ -78,8 +81,11 @@ def main(argv=None) -> int:
                      else f"unknown matches {strange}: --matches takes {', '.join(MATCHES)}" if strange
                      else "--games and --search must be at least 1")
     agent = f"ppo:path={model_file(args.model)}" if args.model else "champion"
+    if args.sample:
+        agent += ":deterministic=0"
     start = time.perf_counter()
-    lines = [f"agent: {args.model or CHAMPION_FILE}; {args.games} games per match, game seeds {SEED} + i",
+    lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}; {args.games} "
+             f"games per match, game seeds {SEED} + i",
              "", "| table | agent | against n-1 | games | wins | win rate | 95% Wilson interval | target | met | "
                  "agent's ms per decision |", "|---|---|---|---|---|---|---|---|---|---|"]
     met = True

@@ -47,3 +47,11 @@ def test_matches_can_be_chosen_and_an_unknown_one_is_refused(tmp_path, capsys):
         assert stop.code == 2 and "--matches takes banker, mcts, search" in capsys.readouterr().err
     else:
         raise AssertionError("an unknown match was accepted")
+
+
+def test_the_sampling_policy_is_measured_when_asked(tmp_path):
+    out = tmp_path / "bar.md"
+    agent_bar.main(["--games", "2", "--tables", "2p-base", "--matches", "banker", "--sample", "--workers", "1",
+                    "--out", str(out)])
+    text = out.read_text()
+    assert "sampling its actions" in text.splitlines()[0] and text.count("| 2p-base | policy alone | banker | 2 |") == 1
