@@ -161,18 +161,28 @@ def _borrowed(batch) -> Batch:
 APPLY, DEAL, CONTINUE, PLAY = 0, 1, 2, 3        # what `_advance_rows` does in each active game
 
 
+class Advance(NamedTuple):
+    """How `_advance_rows` moves the games on: one of the modes above, and the batch's seating (learner
+    mode, the share of its random tables) and seed, which deal and restart every game."""
+    mode: int
+    learner: bool
+    share: float
+    seed: int
+
+
 @njit(cache=True, nogil=True)
-def _advance_rows(R, batch, plan, actions, active, mode, learner, share, seed, lo, hi):
+def _advance_rows(R, batch, plan, actions, active, how, lo, hi):
     """In every game i (lo <= i < hi) of the Batch with active[i]: apply actions[i] (mode APPLY; DEAL: deal
     game games[i]; CONTINUE: nothing, its state was moved on in place by the caller), restart it if it
-    ended, and with `learner` play random moves for the other seats until `learner_seat` decides (in
-    the games `random_table` draws with `share`; in the others, every seat's decision returns to the
+    ended, and in learner mode play random moves for the other seats until `learner_seat` decides (in
+    the games `random_table` draws with the share; in the others, every seat's decision returns to the
     caller); then fill its seat, mask and observation (laid out by the BatchPlan `plan`). Rows not
     active keep their seat, mask and observation; their rewards and flags are cleared. Mode PLAY
     (`random_play`) only plays actions[i] random decisions in game i, restarting it when it ends: one
     kernel for both, since each kernel called from Python links the whole engine into its compiled code
-    again (docs/engine.md). R and the batch are borrowed (`borrow`)."""
+    again (docs/engine.md). `how`: an Advance. R and the batch are borrowed (`borrow`)."""
     R, batch = borrow(R), _borrowed(batch)
+    mode, learner, share, seed = how
     rows = batch.rows
     players = L.rules(R).r_num_players
     words = np.empty(MASK_WORDS, np.uint64)
@@ -224,7 +234,7 @@ def random_play(venv: "NefertitiVectorEnv", decisions: int, chunks: int) -> np.n
         raise RuntimeError("call reset() before random_play()")
     n, started = venv.num_envs, venv.games.copy()
     in_threads(_advance_rows, n, chunks, venv.R, venv.batch, venv.plan, np.full(n, decisions, np.int64),
-               venv._all, PLAY, False, 1.0, venv.seed)
+               venv._all, Advance(PLAY, False, 1.0, venv.seed))
     venv.resume(venv._all)
     return venv.games - started
 
@@ -336,7 +346,7 @@ class NefertitiVectorEnv:
     def _run(self, actions: np.ndarray, active: np.ndarray, mode: int):
         self.final_scores[:] = 0
         in_threads(_advance_rows, self.num_envs, threads(self.num_envs), self.R, self.batch, self.plan, actions,
-                   active, mode, self.learner, self.random_share, self.seed)
+                   active, Advance(mode, self.learner, self.random_share, self.seed))
         self._ready = True
         info = {"final_scores": self.final_scores, "games": self.games + 1}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
