@@ -2,18 +2,19 @@
 root prior (`search_games`), and the policy and value networks fitted to what the search found
 (`distill`).
 
-PPO against a fixed opponent mix plateaued below the search bot (docs/champion.md); learning the
-search's choices is the known way past it. At every searched decision the root's visit counts
-(`MCTSBot.search`), sharpened by a temperature, are the policy's target and the game's outcome for the
-deciding seat (win_loss: +1 winners, -1 others) the value's. Every seat is the same searching agent (self-play). Decisions
-with one legal action and the choices inside a character's power (left to the heuristic by the
-search, as in `mcts`) give no target. The move played is drawn from the same target (the
-most visited at temperature 0) with the game's own seeded generator, so a game follows from its seed.
+PPO against a fixed opponent mix plateaued below the search bot (docs/champion.md); learning from the
+search is the usual way past it. At every searched decision the policy's target comes from the root's
+statistics (`MCTSBot.search`): the visits sharpened by a temperature (`sharpen`), or with `q_scale` the
+prior reweighted by the search's values (`improved_policy`); the value's target is the game's outcome for
+the deciding seat (win_loss: +1 winners, -1 others). Every seat is the same searching agent (self-play).
+Decisions with one legal action and the choices inside a character's power (left to the heuristic by
+the search, as in `mcts`) give no target. The move played is drawn from the sharpened visits (the most
+visited at temperature 0) with the game's own seeded generator, so a game follows from its seed.
 
 The temperature matters: at 800 iterations over at most 8 root actions the visits are flat (about 1.4
 nats of entropy where the policy has far less), and fitting the policy to them at temperature 1 flattened
-it into a much weaker player within one round (docs/champion.md); at temperature 0 the target is the
-move the search plays.
+it into a much weaker player within one round. None of the targets made the shipped agent stronger
+(docs/champion.md, "Expert iteration from the shipped agent").
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`), one job per game,
 results in job order, so the data of a run is the same on any number of workers.
@@ -102,9 +103,9 @@ def improved_policy(prior: np.ndarray, actions: np.ndarray, visits: np.ndarray, 
                     scale: float) -> np.ndarray:
     """The prior reweighted by the search: softmax(log prior + scale * q) over the legal actions (prior > 0),
     q the searched actions' mean rewards and, for the actions not searched, their visit-weighted mean
-    (Gumbel MuZero's completed Q). Where the search finds no difference the target
-    is the prior itself, so the policy moves only where the search's values say it should, unlike fitting the
-    visits, which the PUCT term and the noise of determinised rollouts spread."""
+    (Gumbel MuZero's completed Q). Where the search finds no difference the target is the prior itself,
+    so the policy moves only where the search's values say it should, unlike fitting the visits, which
+    the PUCT term and the noise of determinised rollouts spread."""
     completed = np.full(prior.size, visits @ q / visits.sum())
     completed[actions] = q
     legal = prior > 0
