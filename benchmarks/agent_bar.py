@@ -46,6 +46,13 @@ TABLES = {                    # name: NefertitiGame options
 TARGETS = {2: (0.80, 0.60, 0.70), 3: (0.60, 0.42, 0.50), 4: (0.55, 0.35, 0.45), 5: (0.45, 0.28, 0.36)}
 
 
+def agent_spec(model: str | None, sample: bool = False) -> str:
+    """The bot spec of the agent: the shipped champion, or `ppo:path=` a model file or run folder; with
+    `sample`, drawing its actions from its probabilities instead of playing the most likely one."""
+    spec = f"ppo:path={model_file(model)}" if model else "champion"
+    return f"{spec}:deterministic=0" if sample else spec
+
+
 MATCHES = ("banker", "mcts", "search")   # the policy alone vs bankers, vs mcts; the policy with search vs mcts
 
 
@@ -80,9 +87,7 @@ def main(argv=None) -> int:
         parser.error(f"unknown tables {unknown} (known: {', '.join(TABLES)})" if unknown
                      else f"unknown matches {strange}: --matches takes {', '.join(MATCHES)}" if strange
                      else "--games and --search must be at least 1")
-    agent = f"ppo:path={model_file(args.model)}" if args.model else "champion"
-    if args.sample:
-        agent += ":deterministic=0"
+    agent = agent_spec(args.model, args.sample)
     start = time.perf_counter()
     lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}; {args.games} "
              f"games per match, game seeds {SEED} + i",
