@@ -39,6 +39,7 @@ MAX_CHUNK = 16            # games per task at most (a lost task replays at most 
 WINDOW_PER_CPU = 3        # chunks in flight per cluster CPU: each CPU has the next chunk waiting
 BUFFERED_WINDOWS = 4      # finished and running chunks at most, in windows: bounds the head's memory
 RESIZE_SECONDS = 5.0      # how often the window follows the cluster's CPUs (an autoscaler adds nodes)
+CLIENT_ATTEMPTS = 3       # connections of a Ray client (ray://) whose server failed to start on the head
 HEAD_GRACE = 10.0         # seconds without an answer at the head's address before the run stops
 PACKAGE_FILES = (".py", ".toml", ".yaml", ".pt", ".html", ".json")
 
@@ -105,11 +106,17 @@ def connect(address: str):
     if not _reachable(target):
         raise ClusterError(f"cannot reach the Ray cluster at {target} (nothing answers there): start it "
                            "(`ray start --head`) or check the address")
-    try:
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
-                 configure_logging=False)
-    except Exception as err:                  # noqa: BLE001  Ray raises many kinds: each is one line here
-        raise ClusterError(f"cannot connect to the Ray cluster at {target}: {_first_line(err)}") from None
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
+                     configure_logging=False)
+            break
+        except Exception as err:              # noqa: BLE001  Ray raises many kinds: each is one line here
+            with contextlib.suppress(Exception):  # a half-made connection would refuse the next ray.init
+                ray.shutdown()
+            # the head starts a server process per Ray client, racily on a loaded head: try it again
+            if not (isinstance(err, ConnectionAbortedError) and attempt < CLIENT_ATTEMPTS):
+                raise ClusterError(f"cannot connect to the Ray cluster at {target}: {_first_line(err)}") from None
     try:
         check_nodes(ray)
     except BaseException:
@@ -267,8 +274,12 @@ def _results(ray, ref):
 
 
 def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+    """The error in one line; a heading that ends in ':' (Ray's server-side failures, a traceback
+    below) gets the traceback's last line, which names the cause."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if not lines:
+        return type(err).__name__
+    return f"{lines[0]} {lines[-1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
 
 
 # ------------------------------------------------------------------ a worker

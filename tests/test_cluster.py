@@ -43,7 +43,10 @@ HEAD_IP, NODE_IP = "127.0.0.2", "127.0.0.3"
 # ~/.ray/auth_token exists (a local ray.init() writes one, as the RLlib tests' does), and a second
 # node or a driver without the token is then refused ("InvalidAuthToken"). The cluster is on loopback.
 AUTH = {"RAY_AUTH_MODE": "disabled"}
-ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_memory_monitor_refresh_ms": "0", **AUTH}
+# A Ray client's server is a new process on the head; its proxy gives it 30 s to answer by default, which
+# a loaded 2-core runner can exceed ("Initialization failure from server"): the proxy waits longer here.
+ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_memory_monitor_refresh_ms": "0",
+       "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "240", **AUTH}
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -218,6 +221,38 @@ def test_ray_client_addresses_work_too(cluster, tmp_path):
     assert main([*words, "--out", str(tmp_path / "client"), "--ray", f"ray://{HEAD_IP}:{cluster.client_port}"]) == 0
     for name in TOURNAMENT_FILES:
         assert (tmp_path / "client" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+
+
+def test_a_client_server_that_fails_to_start_is_tried_again_then_named(cluster, monkeypatch):
+    """The head's server for a Ray client failing to start (racy on a loaded head) is tried again; when
+    it keeps failing, one line names the cause and no half-made connection is left behind (the next
+    ray.init in this process would otherwise be refused)."""
+    from ray.util.client import worker
+
+    real, calls = worker.Worker._server_init, []
+
+    def fails_first(times):
+        def server_init(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) <= times:
+                raise ConnectionAbortedError("Initialization failure from server:\nTraceback (most recent call "
+                                             "last):\n  File proxier.py\nRuntimeError: Proxy failed to Connect")
+            return real(self, *args, **kwargs)
+        return server_init
+
+    client = f"ray://{HEAD_IP}:{cluster.client_port}"
+    with monkeypatch.context() as patch:
+        patch.setattr(worker.Worker, "_server_init", fails_first(1))
+        with ray_cluster.ray_map(client) as map_:
+            assert list(map_(abs, [-1, -2])) == [1, 2]
+        assert len(calls) == 2
+        calls.clear()
+        patch.setattr(worker.Worker, "_server_init", fails_first(ray_cluster.CLIENT_ATTEMPTS))
+        with pytest.raises(ray_cluster.ClusterError, match="from server: RuntimeError: Proxy failed to Connect$"):
+            ray_cluster.connect(client)
+        assert len(calls) == ray_cluster.CLIENT_ATTEMPTS
+    with ray_cluster.ray_map(cluster.address) as map_:
+        assert list(map_(abs, [-3])) == [3]
 
 
 def test_a_model_reaches_the_workers_by_value(cluster, tmp_path):
