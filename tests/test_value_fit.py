@@ -1,0 +1,85 @@
+"""The leaves' value fit (training/value_fit.py): every seat's observations labelled with its outcome, the
+same rows on any number of workers, the start's actor kept bit for bit and a critic that learns."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import import_extra
+
+torch = import_extra("torch", "train")
+
+from nefertiti_env import NefertitiGame  # noqa: E402
+from nefertiti_env.agents import make_bot, policy_file  # noqa: E402
+from nefertiti_env.agents.champion import CHAMPION_FILE  # noqa: E402
+from nefertiti_env.encoding.table import V2_SIZE, observe_v2  # noqa: E402
+from nefertiti_env.training.value_fit import ValueJob, fit_value, main, play_value_game, value_games  # noqa: E402
+
+BASE = (("characters", "base"), ("setup", "beginner"))
+
+
+def test_a_game_gives_every_seats_observation_labelled_with_its_outcome():
+    job = ValueJob(("random", "greedy", "random"), BASE, seed=11, share=0.5, observation="v2")
+    obs, value = play_value_game(job)
+    game = NefertitiGame(3, seed=11, characters="base", setup="beginner")
+    bots = [make_bot(spec, seed=11 * 8 + s) for s, spec in enumerate(job.lineup)]
+    rng, want = np.random.default_rng(11), []
+    while not game.is_over():
+        seat = game.current_player
+        if rng.random() < 0.5:
+            want += [observe_v2(game, s) for s in range(3)]
+        game.apply(bots[seat].act(game, seat))
+    assert obs.shape == (len(want), V2_SIZE) and len(want) > 0
+    np.testing.assert_array_equal(obs, np.array(want))
+    np.testing.assert_array_equal(value, np.tile(game.returns(), len(want) // 3))
+    assert set(np.unique(value)) <= {-1.0, 1.0} and 1.0 in value
+
+
+def test_the_rows_are_the_same_on_one_and_two_workers():
+    one = value_games(["random"] * 4, dict(BASE), 6, seed=3, workers=1, progress=False)
+    two = value_games(["random"] * 4, dict(BASE), 6, seed=3, workers=2, progress=False)
+    assert len(one) == 6
+    for (o1, v1), (o2, v2) in zip(one, two):
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(v1, v2)
+
+
+def test_the_fit_keeps_the_actor_and_learns_the_outcome():
+    """Outcomes that are a function of one observation feature: the fitted critic predicts them far better
+    than their mean, while every actor weight is the start's."""
+    rng = np.random.default_rng(0)
+    games = []
+    for _ in range(40):
+        obs = np.zeros((50, V2_SIZE), np.float32)
+        obs[:, :10] = rng.random((50, 10))
+        games.append((obs, np.where(obs[:, 7] > 0.5, 1.0, -1.0).astype(np.float32)))
+    policy, meta, log = fit_value(str(CHAMPION_FILE), games, [16], epochs=10, learning_rate=3e-3,
+                                  batch_size=32, seed=1)
+    assert meta["net_arch"] == {"pi": [256, 256], "vf": [16]}
+    assert min(log["held_out_error"]) < 0.3 * log["constant_error"]
+    assert log["held_out_rows"] == 4 * 50 and log["rows"] == 36 * 50
+    start = policy_file.load_policy(CHAMPION_FILE).state_dict()
+    mine = policy.state_dict()
+    for name, weights in start.items():
+        if name.startswith(("mlp_extractor.policy_net", "action_net")):
+            assert torch.equal(mine[name], weights), name
+    assert mine["mlp_extractor.value_net.0.weight"].shape == (16, V2_SIZE)
+
+
+def test_the_command_writes_a_model_the_search_uses_at_its_leaves(tmp_path):
+    out = tmp_path / "fit"
+    assert main(["--lineup", "random", "--players", "3", "--games", "4", "--epochs", "2", "--workers", "1",
+                 "--out", str(out), "--quiet"]) == 0
+    log = json.loads((out / "value_fit.json").read_text())
+    assert len(log["held_out_error"]) == 2 and log["settings"]["lineup"] == ["random"] * 3
+    bot = make_bot(f"ppo:path={out / 'value.pt'}:search=20:leaf_value=1", seed=0)
+    game = NefertitiGame(3, seed=5)
+    assert bot.act(game, game.current_player) in game.legal_actions()
+
+
+def test_a_wrong_lineup_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        main(["--lineup", "random,random", "--players", "4", "--games", "4"])
+    assert "one bot or one per seat" in capsys.readouterr().err
