@@ -1,0 +1,82 @@
+"""Does the search gain from its budget with a learnt value at its leaves? Four lines on the same deals:
+the agent's search at two budgets, with the heuristic at its leaves and with the model's critic
+(`leaf_value=1`), each against n-1 `mcts` (800 iterations), then the paired differences.
+
+    python benchmarks/leaf_value.py --model runs/value_fit/value.pt            # 4p-base, 400 games a line
+    python benchmarks/leaf_value.py --model runs/value_fit/value.pt --games 8  # a quick look
+
+The model is best one from `python -m nefertiti_env.training.value_fit` (the shipped actor, a critic fitted
+to every seat's outcomes); its actor is the root prior of every line. Each line is a `nefertiti tournament`
+with the seed SEED, fixed before any run and used by no choice of settings, so game i is the same deal in
+every line (seats rotated). A difference is reported in points with the t 95% interval of the game-by-game
+differences and the exact McNemar p on the games only one line won (benchmarks/paired_wins.py)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from scipy import stats
+
+from agent_bar import TABLES
+from nefertiti_cli import main as nefertiti
+from paired_wins import wins
+
+SEED = 26_111_929             # the tournaments' seed: chosen before any run of this script, used nowhere else
+OPPONENT = "mcts:iterations=800"
+
+
+def line(model: str, budget: int, learnt: bool) -> str:
+    return f"ppo:path={model}:search={budget}" + (":leaf_value=1" if learnt else "")
+
+
+def difference(a: dict[int, bool], b: dict[int, bool]) -> str:
+    games = sorted(a.keys() & b.keys())
+    d = [float(b[g]) - float(a[g]) for g in games]
+    low, high = stats.ttest_1samp(d, 0).confidence_interval() if len(set(d)) > 1 else (sum(d) / len(d),) * 2
+    only_a, only_b = sum(a[g] > b[g] for g in games), sum(b[g] > a[g] for g in games)
+    p = stats.binomtest(only_b, only_a + only_b).pvalue if only_a + only_b else 1.0
+    return f"{100 * sum(d) / len(d):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] | {p:.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, help="a model .pt whose critic evaluates the leaves")
+    parser.add_argument("--table", default="4p-base", choices=list(TABLES), help="(default 4p-base)")
+    parser.add_argument("--budgets", default="800,3200", help="the two search budgets (default 800,3200)")
+    parser.add_argument("--games", type=int, default=400, help="games per line (default 400)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--out", default="results/leaf_value", help="folder of the four tournaments and "
+                        "leaf_value.md (default results/leaf_value)")
+    args = parser.parse_args()
+    low, high = (int(b) for b in args.budgets.split(","))
+    table = dict(TABLES[args.table])
+    n = table.pop("num_players")
+    options = ["--setup", table["setup"], "--characters", table["characters"]] + (["--memphis"] if table["memphis"]
+                                                                                    else [])
+    won, rows = {}, []
+    for learnt in (False, True):
+        for budget in (low, high):
+            spec, folder = line(args.model, budget, learnt), Path(args.out) / f"{'learnt' if learnt else 'heuristic'}-{budget}"
+            code = nefertiti(["tournament", "--players", str(n), "--bots", ",".join([spec] + [OPPONENT] * (n - 1)),
+                              "--games", str(args.games), "--seed", str(SEED), "--workers", str(args.workers),
+                              "--out", str(folder), "--quiet", "--resume" if (folder / "games.csv").is_file()
+                              else "--force", *options])
+            if code:
+                raise SystemExit(code)
+            won[learnt, budget] = wins(folder, "ppo")
+            w = won[learnt, budget]
+            rows.append(f"| {'critic' if learnt else 'heuristic'} | {budget} | {sum(w.values()) / len(w):.1%} |")
+    text = "\n".join([
+        f"Table {args.table}, the search vs {n - 1} x `{OPPONENT}`, {args.games} games a line, seed {SEED}; "
+        f"model {args.model}", "", "| leaves | iterations | win rate |", "|---|---|---|", *rows, "",
+        "| paired difference | points [95% CI] | McNemar p |", "|---|---|---|",
+        f"| critic: {high} - {low} | {difference(won[True, low], won[True, high])} |",
+        f"| heuristic: {high} - {low} | {difference(won[False, low], won[False, high])} |",
+        f"| at {low}: critic - heuristic | {difference(won[False, low], won[True, low])} |",
+        f"| at {high}: critic - heuristic | {difference(won[False, high], won[True, high])} |", ""])
+    print(text)
+    (Path(args.out) / "leaf_value.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main()
