@@ -38,7 +38,7 @@ def difference(a: dict[int, bool], b: dict[int, bool]) -> str:
     return f"{100 * sum(d) / len(d):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] | {p:.3f}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, help="a model .pt whose critic evaluates the leaves")
     parser.add_argument("--table", default="4p-base", choices=list(TABLES), help="(default 4p-base)")
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--out", default="results/leaf_value", help="folder of the four tournaments and "
                         "leaf_value.md (default results/leaf_value)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     low, high = (int(b) for b in args.budgets.split(","))
     table = dict(TABLES[args.table])
     n = table.pop("num_players")

@@ -1,0 +1,37 @@
+"""benchmarks/leaf_value.py: paired differences on the same games, and a quick run writes its four lines."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import import_extra
+
+import_extra("torch", "train")
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))                 # the script imports its sibling scripts
+spec = importlib.util.spec_from_file_location("leaf_value", BENCHMARKS / "leaf_value.py")
+leaf_value = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(leaf_value)
+
+
+def test_the_difference_is_taken_game_by_game():
+    a = {g: g == 7 for g in range(8)}
+    b = {**{g: g < 6 for g in range(8)}, 9: True}          # game 9 was not played by a: left out
+    points, _, p = leaf_value.difference(a, b).partition(" | ")
+    assert points.startswith("+62.5 [")                     # 6 games won by b only, 1 by a only, of 8
+    assert float(p) == pytest.approx(0.125)                 # exact McNemar: 2 x P(X <= 1), X ~ Bin(7, 1/2)
+
+
+def test_a_quick_run_writes_the_four_lines(tmp_path):
+    from nefertiti_env.agents.champion import CHAMPION_FILE
+
+    leaf_value.main(["--model", str(CHAMPION_FILE), "--table", "2p-base", "--budgets", "4,8", "--games", "2",
+                     "--workers", "1", "--out", str(tmp_path)])
+    text = (tmp_path / "leaf_value.md").read_text()
+    assert [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| critic: 8 - 4")] == \
+        ["| critic: 8 - 4"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heuristic-4", "heuristic-8", "leaf_value.md",
+                                                          "learnt-4", "learnt-8"]
