@@ -90,6 +90,7 @@ CONVERTED = tuple(f"nefertiti_env/core/engine/{module}.py"
                   for module in ("rng", "hidden", "closing", "board", "setup", "step", "flow", "resolution",
                                   "powers")) + (
     "nefertiti_env/core/power_table.py", "nefertiti_env/core/engine/rules.py", "nefertiti_env/core/state_io.py",
+    "nefertiti_env/core/game.py",
     "nefertiti_env/vector.py", "nefertiti_env/encoding/observation.py", "agents/evaluation.py",
     "agents/heuristic.py", "agents/mcts.py")
 
