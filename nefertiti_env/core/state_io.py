@@ -335,16 +335,16 @@ def _character_problems(g, f) -> list[str]:
         return _oracle_problems(g, f, character.params["cards"])
     if not 0 <= step < len(power.steps) or len(sel) != len(power.steps[step].chosen):
         return [f"char_step {step}, char_sel {sel}: not a step of the {power.name} power"]
-    if not all(_choice_fits(g, f, power.param(character.params, "exchanges"), what, v)
+    if not all(_choice_fits(g, power.param(character.params, "exchanges"), what, v)
                for what, v in zip(power.steps[step].chosen, sel)):
         return [f"char_sel {sel}: choices out of range for step {step} of the {power.name} power"]
     return []
 
 
-def _choice_fits(g, f, exchanges: int, what: str, v: int) -> bool:
+def _choice_fits(g, exchanges: int, what: str, v: int) -> bool:
     """Is `v` a value the engine gives a choice meaning `what` (a key of `power_table.CHOICES`)?"""
     if what == "owner":                     # another owner in the game
-        return v != f.actor and (0 <= v < f.num_players or v == NEUTRAL)
+        return v != g.state.actor and (0 <= v < g.num_players or v == NEUTRAL)
     low, high = {"market": (0, MEMPHIS), "kind": (0, g.rules.num_kinds), "exchanges made": (0, exchanges),
                  "excluded market": (-1, NUM_MARKETS)}[what]
     return low <= v < high
