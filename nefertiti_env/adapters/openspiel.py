@@ -280,7 +280,8 @@ class NefertitiOpenSpielState(pyspiel.State):
 
 def _oracle_looked(before: NefertitiGame, after: NefertitiGame) -> bool:
     """Did the action between the two see the bottom of the deck (the Oracle)?"""
-    return after.state.oracle_seat >= 0 and (after.state.oracle_seat, after.state.oracle_from) != (before.state.oracle_seat, before.state.oracle_from)
+    a, b = after.state, before.state
+    return a.oracle_seat >= 0 and (a.oracle_seat, a.oracle_from) != (b.oracle_seat, b.oracle_from)
 
 
 def _card_name(game: NefertitiGame, code: int) -> str:

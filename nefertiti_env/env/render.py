@@ -41,6 +41,7 @@ def _market_lines(game, m: int) -> list[str]:
 def board_text(game) -> str:
     """The whole public state as a few lines of text."""
     g = game
+    s = g.state
     n = g.num_players
     lines = [f"Nefertiti, {n} players, phase: {PHASE_NAMES[g.phase]}"]
     if g.phase == PH_OVER:
@@ -48,12 +49,12 @@ def board_text(game) -> str:
         lines[0] += "  final scores: " + ", ".join(f"P{p} {scores[p]}" for p in range(n))
         lines[0] += "  winners: " + ", ".join(f"P{p}" for p in g.winners())
     else:
-        lines[0] += f"  turn: P{g.state.turn_player}  deciding: P{g.current_player}"
-    if g.state.res_market >= 0 and g.state.res_pos < g.state.res_order_n:
-        stage = f" (highest bidder, cards left {g.state.res_picks})" if g.phase == PH_HIGH else ""
-        lines.append(f"resolving {g.names.markets[g.state.res_market]}, bid {g.state.res_order[g.state.res_pos]}{stage}")
-    if g.state.char_index >= 0:
-        lines.append(f"character {g.rules.characters[g.state.char_index].name}, step {g.state.char_step}")
+        lines[0] += f"  turn: P{s.turn_player}  deciding: P{g.current_player}"
+    if s.res_market >= 0 and s.res_pos < s.res_order_n:
+        stage = f" (highest bidder, cards left {s.res_picks})" if g.phase == PH_HIGH else ""
+        lines.append(f"resolving {g.names.markets[s.res_market]}, bid {s.res_order[s.res_pos]}{stage}")
+    if s.char_index >= 0:
+        lines.append(f"character {g.rules.characters[s.char_index].name}, step {s.char_step}")
     lines.append("")
     for m in range(NUM_MARKETS):
         if m != MEMPHIS or g.options["memphis"]:
@@ -61,14 +62,14 @@ def board_text(game) -> str:
     lines.append("")
     lines.append("seat   money seals servants tutors points  gifts")
     for p in range(n):
-        mark = (">" if p == g.state.turn_player and g.phase != PH_OVER else " ") + ("*" if p == g.current_player else " ")
-        lines.append(f"P{p} {mark} {g.state.money[p]:>5} {g.state.seals[p]:>5} {g.state.servants[p]:>8} {g.state.tutors[p]:>6} "
-                     f"{g.state.points[p]:>6}  {_gifts(g, p)}")
+        mark = (">" if p == s.turn_player and g.phase != PH_OVER else " ") + ("*" if p == g.current_player else " ")
+        lines.append(f"P{p} {mark} {s.money[p]:>5} {s.seals[p]:>5} {s.servants[p]:>8} {s.tutors[p]:>6} "
+                     f"{s.points[p]:>6}  {_gifts(g, p)}")
     if n == 2:
         lines.append(f"neutral {'':>32}  {_gifts(g, NEUTRAL)}")
-    chars = ", ".join(f"{c.name} x{g.state.char_avail[i]}" for i, c in enumerate(g.rules.characters) if g.state.char_avail[i])
-    lines.append(f"deck {len(g.deck) - g.state.deck_pos} cards, Akhenaton {'drawn' if g.state.akhenaton_drawn else 'not drawn'}, "
-                 f"seal supply {g.state.seal_supply}")
+    chars = ", ".join(f"{c.name} x{s.char_avail[i]}" for i, c in enumerate(g.rules.characters) if s.char_avail[i])
+    lines.append(f"deck {len(g.deck) - s.deck_pos} cards, Akhenaton {'drawn' if s.akhenaton_drawn else 'not drawn'}, "
+                 f"seal supply {s.seal_supply}")
     lines.append(f"characters: {chars or '-'}")
     lines.append("(> turn, * deciding; squares value+symbol c coin s single x extra : P servant / T tutor)")
     return "\n".join(lines)
