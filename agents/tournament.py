@@ -108,8 +108,8 @@ def play_job(job: Job) -> Result:
 
     play_game(game, bots, count)
     scores = game.scores().tolist()
-    money = game.money[: game.num_players].tolist()
-    return Result(job, game.first_player, scores, money, ranks_of(scores, money), decisions, seconds,
+    money = game.state.money[: game.num_players].tolist()
+    return Result(job, int(game.state.first_player), scores, money, ranks_of(scores, money), decisions, seconds,
                   game.record())
 
 

@@ -58,6 +58,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     labels: the bot name per seat for the tables; key: (arm, ruleset, players, game index).
     """
     g, rules, n = game, game.rules, game.num_players
+    s = g.state                            # read only: the record of the game's own memory, current after each apply
     kind_type = rules.kind_type.tolist()     # card codes past the gift kinds (Akhenaton, the Roaming Thief's card) have no type
     paid = np.zeros((n, rules.num_types))
     bought = np.zeros((n, rules.num_types), dtype=np.int64)
@@ -72,7 +73,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     forced = [0] * n
 
     while g.phase != PH_OVER:
-        seat, ph = g.actor, g.phase
+        seat, ph = int(s.actor), g.phase
         if ph == PH_TURN:
             turn += 1
             snaps.append(_state(g))
@@ -86,43 +87,43 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                     watch, v = divmod(a - A.PLACE, NUM_BIDS)
                 else:
                     watch, v = a - A.CLOSE, -1
-                side = int(g.side[watch])
-                row = g.occ[watch].tolist()
-                money = g.money.tolist()
+                side = int(s.side[watch])
+                row = s.occ[watch].tolist()
+                money = s.money.tolist()
                 if ph == PH_TUTOR:
                     row[v] = TUTOR + seat
                 elif v >= 0:                          # the placement bonus (docs/rules.md §2) is paid before closing
                     first = int(max(row) < 0)
-                    money[seat] += min(first + int(g.square_symbol[watch, side, v] == COIN), int(g.reserve[watch]))
+                    money[seat] += min(first + int(g.square_symbol[watch, side, v] == COIN), int(s.reserve[watch]))
                     row[v] = seat
             elif a < A.MARKET:
                 char = (a - A.CHARACTER, seat, turn, len(history), len(snaps) - 1, [])
         elif ph == PH_CHARACTER and char is not None:   # else a card's power (the Roaming Thief's, when taken)
             char[5].append(g.action_to_string(a))
         elif ph == PH_HIGH:
-            m = g.res_market
-            open_closings[m].high_types.append(_gift_type(kind_type, g.slots[m, a - A.CARD]))
+            m = int(s.res_market)
+            open_closings[m].high_types.append(_gift_type(kind_type, s.slots[m, a - A.CARD]))
         elif ph == PH_OTHER:
-            rec = open_closings[g.res_market]
+            rec = open_closings[s.res_market]
             if a == A.TAKE_HALF:
                 rec.halves += 1
             else:
-                t = _gift_type(kind_type, g.slots[g.res_market, a - A.CARD])
+                t = _gift_type(kind_type, s.slots[s.res_market, a - A.CARD])
                 rec.bought += 1
                 if t is not None:
                     bought[seat, t] += 1
-                    paid[seat, t] += g.res_order[g.res_pos]
+                    paid[seat, t] += s.res_order[s.res_pos]
         decision = len(history)
         g.apply(a)
 
-        if watch >= 0 and (g.side[watch] != side or g.res_market == watch or watch in g.pending):
+        if watch >= 0 and (s.side[watch] != side or s.res_market == watch or watch in s.pending[:s.pending_n]):
             open_closings[watch] = _open(g, watch, side, row, v, seat, money, turn, decision)
-        if g.res_market >= 0 and g.res_market not in open_closings:       # a resolution no placement caused
-            m = g.res_market                                                # (Port of Memphis distribution)
-            open_closings[m] = _open(g, m, int(g.side[m]), g.occ[m].tolist(), -2, seat, g.money.tolist(), turn,
+        if s.res_market >= 0 and s.res_market not in open_closings:       # a resolution no placement caused
+            m = int(s.res_market)                                           # (Port of Memphis distribution)
+            open_closings[m] = _open(g, m, int(s.side[m]), s.occ[m].tolist(), -2, seat, s.money.tolist(), turn,
                                      decision)
         if open_closings:
-            for m in [m for m in open_closings if g.res_market != m and m not in g.pending]:
+            for m in [m for m in open_closings if s.res_market != m and m not in s.pending[:s.pending_n]]:
                 closings.append(_close(g, open_closings.pop(m), key, paid, bought))
         if char is not None and g.phase != PH_CHARACTER:
             plays.append(char)
@@ -145,7 +146,8 @@ def _gift_type(kind_type: list[int], code: int) -> int | None:
 
 
 def _state(g):
-    return g.owned.copy(), g.money.copy(), g.seals.copy(), g.points.copy()
+    s = g.state
+    return s.owned[:, :g.rules.num_kinds].copy(), s.money.copy(), s.seals.copy(), s.points.copy()
 
 
 def _open(g, m, side, row, v, closer, money, turn, decision) -> _Closing:
@@ -173,7 +175,7 @@ def _close(g, rec: _Closing, key, paid, bought) -> tuple:
     stall = f"{name} {('left', 'right')[rec.side]}" if m < len(g.rules.markets) else name
     return key + (rec.turn, rec.decision, name, stall, rec.condition, rec.closer, rec.servants,
                   rec.bid, rec.high_seat, int(rec.high_paid), len(rec.high_types), rec.bought, rec.halves,
-                  int((g.slots[m] >= 0).sum()))
+                  int((g.state.slots[m] >= 0).sum()))
 
 
 def _character(g, char, state_before, state_after, before, after, labels, key) -> tuple:
@@ -182,7 +184,7 @@ def _character(g, char, state_before, state_after, before, after, labels, key) -
     n = g.num_players
     margin = [s[seat] - max(s[o] for o in range(n) if o != seat) for s in (before, after)]
     points, money = (int(state_after[i][seat] - state_before[i][seat]) for i in (3, 1))
-    return key + (turn, decision, seat, (seat - g.first_player) % n, labels[seat], g.rules.characters[c].name,
+    return key + (turn, decision, seat, (seat - int(g.state.first_player)) % n, labels[seat], g.rules.characters[c].name,
                   "; ".join(choices), points, money, int(after[seat] - before[seat]), int(margin[1] - margin[0]))
 
 
@@ -190,14 +192,14 @@ def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str,
     """The games, seats and gifts rows of a finished game."""
     n, rules = g.num_players, g.rules
     scores = g.scores().tolist()
-    money = g.money[:n].tolist()
+    money = g.state.money[:n].tolist()
     rank = ranks_of(scores, money)
     winners = [s for s in range(n) if rank[s] == 1]      # most points, then most Deben (docs/rules.md §5)
     losers = [scores[s] for s in range(n) if s not in winners]
     margin = scores[winners[0]] - max(losers) if losers else 0
     changes = lead_change_rows(trajectory.tolist())        # row i holds the scores after turn i + 1
     pad = [""] * (MAX_PLAYERS - n)
-    games = [key + (g.seed, g.first_player, turns, len(g.history), ";".join(map(str, winners)), margin,
+    games = [key + (g.seed, int(g.state.first_player), turns, len(g.history), ";".join(map(str, winners)), margin,
                     len(changes), changes[-1] + 1 if changes else 0)
              + tuple(labels) + tuple(pad) + tuple(scores) + tuple(pad) + tuple(rank) + tuple(pad)]
 
@@ -209,10 +211,10 @@ def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str,
     seats, gifts = [], []
     for s in range(n):
         gift_points = int(points[s].sum())
-        seats.append(key + (s, (s - g.first_player) % n, labels[s], scores[s], rank[s],
-                            1 / len(winners) if s in winners else 0.0, money[s], int(g.seals[s]), gift_points,
-                            money[s] // 2, 3 * int(g.seals[s]), int(g.points[s]), scores[s] - base[s],
-                            int(g.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4),
+        seats.append(key + (s, (s - int(g.state.first_player)) % n, labels[s], scores[s], rank[s],
+                            1 / len(winners) if s in winners else 0.0, money[s], int(g.state.seals[s]), gift_points,
+                            money[s] // 2, 3 * int(g.state.seals[s]), int(g.state.points[s]), scores[s] - base[s],
+                            int(g.state.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4),
                             forced[s]))
         for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
             gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(owners[t]),

@@ -49,7 +49,7 @@ def run(args) -> int:
     except (ValueError, NotImplementedError) as err:
         return fail("play", str(err))
 
-    print(f"Nefertiti, {players} players, seed {game.seed}; first player P{game.first_player}")
+    print(f"Nefertiti, {players} players, seed {game.seed}; first player P{game.state.first_player}")
     print("seats: " + ", ".join(f"P{seat} {s}" for seat, s in enumerate(specs)))
     show = args.verbose or args.seat is not None
 
@@ -91,7 +91,7 @@ def print_result(game, specs: list[str], seconds: float) -> None:
     print(f"\n{'seat':<5}{'player':<{width}}{'points':>7}{'gifts':>7}{'Deben':>7}{'seals':>7}{'in play':>8}")
     for p, spec in enumerate(specs):
         mark = "  winner" if p in winners else ""
-        print(f"P{p:<4}{spec:<{width}}{scores[p]:>7}{gifts[p]:>7}{game.money[p]:>7}{game.seals[p]:>7}"
-              f"{game.points[p]:>8}{mark}")
+        print(f"P{p:<4}{spec:<{width}}{scores[p]:>7}{gifts[p]:>7}{game.state.money[p]:>7}{game.state.seals[p]:>7}"
+              f"{game.state.points[p]:>8}{mark}")
     names = ", ".join(f"P{p} ({specs[p]})" for p in winners)
     print(f"winner{'s' if len(winners) > 1 else ''}: {names}; {len(game.history)} decisions in {seconds:.2f} s")

@@ -20,6 +20,7 @@ import pytest
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core import phases
 from nefertiti_env.core.actions import DONE
+from nefertiti_env.core.state_io import set_list
 
 GIZEH, AKHET_ATON, ABOU_SIMBEL, LOUQSOR = range(4)
 MARKET_NAMES = ("Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor")
@@ -57,46 +58,46 @@ def refresh(g: NefertitiGame) -> None:
 
 def finish(g: NefertitiGame) -> None:
     """End the game here, as the rules end it (the last market closed after the Akhenaton card)."""
-    g.phase, g.actor = phases.PH_OVER, -1
+    g.state.phase, g.state.actor = phases.PH_OVER, -1
 
 
 def set_turn(g: NefertitiGame, seat: int) -> None:
     """Make `seat` the player to act at the start of a fresh turn."""
-    g.turn_player = g.actor = seat
-    g.phase = phases.PH_TURN
-    g.character_used = False
-    g.extra_placements = 0
-    g.placed = []
+    g.state.turn_player = g.state.actor = seat
+    g.state.phase = phases.PH_TURN
+    g.state.character_used = False
+    g.state.extra_placements = 0
+    set_list(g.state, "placed", [])
     refresh(g)
 
 
 def put(g: NefertitiGame, market: int, value: int, seat: int) -> None:
     """A servant of `seat` already stands on bid square `value` (taken from its supply)."""
-    assert g.occ[market, value] < 0 and g.servants[seat] > 0
-    g.occ[market, value] = seat
-    g.servants[seat] -= 1
+    assert g.state.occ[market, value] < 0 and g.state.servants[seat] > 0
+    g.state.occ[market, value] = seat
+    g.state.servants[seat] -= 1
     refresh(g)
 
 
 def set_cards(g: NefertitiGame, market: int, names: list[str | None], seal: bool = True) -> None:
     """Cards above a market: names[0] is the upper card, then the lower row (None = empty)."""
-    g.slots[market] = -1
+    g.state.slots[market] = -1
     for k, name in enumerate(names):
         if name is not None:
-            g.slots[market, k] = kind(g, name)
-    if g.seal_on[market] and not seal:
-        g.seal_supply += 1
-    elif seal and not g.seal_on[market]:
-        g.seal_supply -= 1
-    g.seal_on[market] = seal
+            g.state.slots[market, k] = kind(g, name)
+    if g.state.seal_on[market] and not seal:
+        g.state.seal_supply += 1
+    elif seal and not g.state.seal_on[market]:
+        g.state.seal_supply -= 1
+    g.state.seal_on[market] = seal
     refresh(g)
 
 
 def give(g: NefertitiGame, seat: int, **cards: int) -> None:
     """Seat owns exactly these cards (kind name -> count)."""
-    g.owned[seat] = 0
+    g.state.owned[seat] = 0
     for name, n in cards.items():
-        g.owned[seat, kind(g, name)] = n
+        g.state.owned[seat, kind(g, name)] = n
     refresh(g)
 
 
@@ -110,13 +111,13 @@ def position(players: int = 4, seed: int = 0, turn: int = 0, money=None, seals=N
     g = new_game(players, seed, **options)
     set_turn(g, turn)
     if money is not None:
-        g.money[:players] = money
+        g.state.money[:players] = money
     if seals is not None:
-        held = sum(seals) - int(g.seals.sum())
-        g.seals[:players] = seals
-        g.seal_supply -= held
+        held = sum(seals) - int(g.state.seals.sum())
+        g.state.seals[:players] = seals
+        g.state.seal_supply -= held
     if reserve is not None:
-        g.reserve[:4] = reserve
+        g.state.reserve[:4] = reserve
     for m, names in (cards or {}).items():
         set_cards(g, m, names)
     refresh(g)
@@ -128,7 +129,7 @@ def close_with(g: NefertitiGame, market: int, pieces: dict[int, int], value: int
     for v, seat in pieces.items():
         put(g, market, v, seat)
     act(g, f"place {MARKET_NAMES[market]} {value}")
-    assert g.res_market == market or not g.is_open[market], "the placement was meant to close the market"
+    assert g.state.res_market == market or not g.state.is_open[market], "the placement was meant to close the market"
 
 
 def play_random(g: NefertitiGame, rng: np.random.Generator, steps: int | None = None) -> list[int]:
@@ -149,15 +150,15 @@ MEMPHIS = 4                      # market index of the Port of Memphis (core.lim
 
 def put_tutor(g: NefertitiGame, market: int, value: int, seat: int) -> None:
     """A tutor of `seat` already stands on bid square `value` (taken from its supply)."""
-    assert g.occ[market, value] < 0 and g.tutors[seat] > 0
-    g.occ[market, value] = phases.TUTOR + seat
-    g.tutors[seat] -= 1
+    assert g.state.occ[market, value] < 0 and g.state.tutors[seat] > 0
+    g.state.occ[market, value] = phases.TUTOR + seat
+    g.state.tutors[seat] -= 1
     refresh(g)
 
 
 def holdings(g: NefertitiGame, owner: int) -> dict[str, int]:
     """Cards an owner holds, by kind name (owner 5 is the 2-player neutral player)."""
-    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.owned[owner]) if n}
+    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.state.owned[owner]) if n}
 
 
 def card_code(g: NefertitiGame, name: str) -> int:
@@ -169,7 +170,7 @@ def stack_deck(g: NefertitiGame, names: list[str]) -> None:
     """The next undrawn cards are `names`, in order: each is swapped in from later in the deck,
     so the deck keeps its multiset (only the order of the undrawn cards changes)."""
     for i, name in enumerate(names):
-        pos, code = g.deck_pos + i, card_code(g, name)
+        pos, code = g.state.deck_pos + i, card_code(g, name)
         later = [j for j in range(pos, len(g.deck)) if g.deck[j] == code]
         assert later, f"no {name} left in the undrawn deck after place {pos}"
         g.deck[[pos, later[0]]] = g.deck[[later[0], pos]]
@@ -178,8 +179,8 @@ def stack_deck(g: NefertitiGame, names: list[str]) -> None:
 
 def set_memphis(g: NefertitiGame, names: list[str]) -> None:
     """The cards lying at the Port of Memphis, in place order."""
-    g.slots[MEMPHIS] = -1
-    g.slots[MEMPHIS, :len(names)] = [kind(g, name) for name in names]
+    g.state.slots[MEMPHIS] = -1
+    g.state.slots[MEMPHIS, :len(names)] = [kind(g, name) for name in names]
     refresh(g)
 
 

@@ -11,8 +11,8 @@ Two kinds, both recorded from the engine as it is and replayed by tests/test_gol
   observation), so a difference shows at the first decision where it arises and
   cannot hide behind a later one.
 
-The state hashed is the named arrays and values of `STATE_FIELDS`, read through the game's
-public attributes, not `to_json()`: a change of the saved format or of internal caches
+The state hashed is the named arrays and values of `STATE_FIELDS`, read as a saved state holds
+them (`state_io.fields`) and the deciding seat, not `to_json()`: a change of the saved format or of internal caches
 leaves the golden files valid; only a change of play changes them.
 
     python tests/golden.py --write     # re-record after an intended rule change
@@ -32,6 +32,7 @@ import numpy as np
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.actions import CHARACTER, MARKET
+from nefertiti_env.core.state_io import fields
 from nefertiti_env.encoding import observe
 from nefertiti_env.env.render import board_text
 
@@ -60,7 +61,7 @@ PLAYTHROUGH_GAMES = (
     ("5p_race_advanced", dict(num_players=5, memphis=True, characters="race_for_the_nile", setup="advanced")),
 )
 
-# What "the game state" means for the hash: the public attributes that hold the position.
+# What "the game state" means for the hash: the saved fields that hold the position, and the deciding seat.
 STATE_FIELDS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played", "side", "reserve",
                 "char_avail", "discarded", "slots", "occ", "is_open", "dead", "face_down", "seal_on", "deck",
                 "deck_pos", "akhenaton_drawn", "seal_supply", "deben_out", "phase", "current_player",
@@ -78,9 +79,9 @@ def policy_rng(seed: int) -> np.random.Generator:
 
 
 def state_bytes(g: NefertitiGame) -> bytes:
-    parts = []
+    parts, saved = [], fields(g) | {"current_player": g.current_player}
     for name in STATE_FIELDS:
-        value = getattr(g, name)
+        value = saved[name]
         parts.append(np.asarray(value, dtype=np.int64).tobytes() + b"|")
     return b"".join(parts)
 

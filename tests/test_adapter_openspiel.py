@@ -33,7 +33,7 @@ def play(state, rng, decisions=10**6, stop=lambda s: False):
 
 def free_places_are_canonical(state):
     g = state.game
-    free = [p for p in range(g.deck_pos, len(g.deck)) if p not in state._fixed]
+    free = [p for p in range(g.state.deck_pos, len(g.deck)) if p not in state._fixed]
     return (np.diff(g.deck[free]) >= 0).all() and g.rng_state == openspiel._NO_FUTURE
 
 
@@ -144,7 +144,7 @@ def test_a_draw_is_a_chance_node_with_the_odds_of_the_unseen_gifts():
             g, pos = state.game, state._need[1]
             odds = dict(state.chance_outcomes())
             assert sum(odds.values()) == pytest.approx(1.0)
-            free = [p for p in range(g.deck_pos, len(g.deck)) if p not in state._fixed] + [pos]
+            free = [p for p in range(g.state.deck_pos, len(g.deck)) if p not in state._fixed] + [pos]
             gifts = np.bincount(g.deck[free][g.deck[free] != g.kind_akhenaton], minlength=g.kind_akhenaton)
             bottom = pos >= len(g.deck) - g.rules.setup["akhenaton_among_last"]
             for kind, count in enumerate(gifts):
@@ -178,10 +178,10 @@ def test_clones_hold_no_future_and_chance_decides_it():
 def test_resampling_redraws_what_the_oracle_saw_for_other_seats_only():
     rng = np.random.default_rng(6)
     state = play(load(players=4, characters="intrigue_at_court").new_initial_state(), rng,
-                 stop=lambda s: not s.is_chance_node() and s.game is not None and s.game.oracle_seat >= 0)
+                 stop=lambda s: not s.is_chance_node() and s.game is not None and s.game.state.oracle_seat >= 0)
     g = state.game
-    oracle = g.oracle_seat
-    bottom = slice(g.oracle_from, len(g.deck))
+    oracle = g.state.oracle_seat
+    bottom = slice(g.state.oracle_from, len(g.deck))
     other = (oracle + 1) % 4
     for seat in (oracle, other):
         view = state.information_state_string(seat)
@@ -197,9 +197,9 @@ def test_the_oracle_players_private_choices_are_hidden_from_other_seats():
     """Which bottom place it took and the order it chose: the core's `history_for` decides what is shown."""
     rng = np.random.default_rng(6)
     state = play(load(players=4, characters="intrigue_at_court").new_initial_state(), rng,
-                 stop=lambda s: not s.is_chance_node() and s.game is not None and s.game.oracle_seat >= 0)
-    state = play(state, rng, stop=lambda s: not s.is_chance_node() and s.game.char_index < 0)
-    oracle = state.game.oracle_seat
+                 stop=lambda s: not s.is_chance_node() and s.game is not None and s.game.state.oracle_seat >= 0)
+    state = play(state, rng, stop=lambda s: not s.is_chance_node() and s.game.state.char_index < 0)
+    oracle = state.game.state.oracle_seat
     hidden = f"{oracle}:?"
     for seat in range(4):
         assert (hidden in state.information_state_string(seat).split("|")) == (seat != oracle)

@@ -33,7 +33,7 @@ def test_state_holds_seat_0_view_and_the_deck_order_through_a_game(players, opti
         assert env.state_space.contains(state)
         np.testing.assert_array_equal(state[:OBS_SIZE], observe(game, 0))
         deck = state[OBS_SIZE:].reshape(-1, DECK_COLUMNS)
-        undrawn = game.deck[game.deck_pos:]
+        undrawn = game.deck[game.state.deck_pos:]
         kinds = deck[:len(undrawn)].argmax(axis=1)
         np.testing.assert_array_equal(kinds, np.where(undrawn == game.kind_akhenaton, MAX_KINDS, undrawn))
         assert deck.sum() == len(undrawn)
@@ -45,7 +45,7 @@ def test_state_differs_for_games_that_differ_only_in_deck_order():
     a, b = nefertiti_env.raw_env(num_players=4), nefertiti_env.raw_env(num_players=4)
     a.reset(seed=2)
     b.reset(seed=2)
-    b.game.deck[b.game.deck_pos:] = b.game.deck[b.game.deck_pos:][::-1].copy()
+    b.game.deck[b.game.state.deck_pos:] = b.game.deck[b.game.state.deck_pos:][::-1].copy()
     assert all((observe(a.game, s) == observe(b.game, s)).all() for s in range(4))
     assert not np.array_equal(a.state(), b.state())
 

@@ -116,9 +116,9 @@ def head_priest_position(servants: int = 2) -> NefertitiGame:
     for market, value, seat in ((GIZEH, 8, 0), (GIZEH, 0, 1), (GIZEH, 2, 1),   # a 4th piece closes Gizeh
                                 (ABOU_SIMBEL, 7, 0), (ABOU_SIMBEL, 6, 0)):     # a bid of 4 or more closes it
         put(g, market, value, seat)
-    g.servants[0] = 3
-    g.char_avail[:] = 0
-    g.char_avail[character(g, "head_priest")] = 1
+    g.state.servants[0] = 3
+    g.state.char_avail[:] = 0
+    g.state.char_avail[character(g, "head_priest")] = 1
     refresh(g)
     return g
 
@@ -141,7 +141,7 @@ def test_heuristics_play_the_head_priest_in_games():
     played = 0
     for seed in range(3):
         game = play_game(NefertitiGame(4, seed=seed), [make_bot(f"{b}:samples=1", seed=seed) for b in bots])
-        played += int(game.char_played[:4, character(game, "head_priest")].sum())
+        played += int(game.state.char_played[:4, character(game, "head_priest")].sum())
     assert played >= 1
 
 
@@ -160,7 +160,7 @@ def test_position_scores_match_the_core_scoring():
         score = _position(g).score
         core = final_scores(g)[: g.num_players]
         for p in range(g.num_players):
-            assert score[p] - g.money[p] / 2 + g.money[p] // 2 == pytest.approx(core[p])
+            assert score[p] - g.state.money[p] / 2 + g.state.money[p] // 2 == pytest.approx(core[p])
 
 
 def test_position_fields_read_by_name_in_plain_python():
@@ -204,7 +204,7 @@ def test_card_deltas_match_rescoring():
         evaluation.deltas_into(g.R, pos, 1, kind, 1)
         deltas = pos.deltas[:pos.rows].tolist()
         h = g.clone()
-        h.owned[1, kind] += 1
+        h.state.owned[1, kind] += 1
         after = final_scores(h)[:4] - final_scores(g)[:4]
         assert deltas[:4] == pytest.approx(after.tolist()), g.rules.kind_names[kind]
 
@@ -217,17 +217,17 @@ def test_determinize_resamples_only_the_undrawn_order():
     orders = set()
     for _ in range(20):
         d = determinize(g, g.current_player, rng)
-        assert (d.deck[: g.deck_pos] == g.deck[: g.deck_pos]).all()
-        assert sorted(d.deck[g.deck_pos:]) == sorted(g.deck[g.deck_pos:])
+        assert (d.deck[: g.state.deck_pos] == g.deck[: g.state.deck_pos]).all()
+        assert sorted(d.deck[g.state.deck_pos:]) == sorted(g.deck[g.state.deck_pos:])
         assert np.flatnonzero(d.deck == g.kind_akhenaton)[0] >= len(d.deck) - among_last
-        assert (d.money == g.money).all() and (d.slots == g.slots).all()
-        orders.add(tuple(d.deck[g.deck_pos:]))
+        assert (d.state.money == g.state.money).all() and (d.state.slots == g.state.slots).all()
+        orders.add(tuple(d.deck[g.state.deck_pos:]))
     assert len(orders) > 15
 
 
 def test_determinize_keeps_what_the_oracle_seat_saw():
     g = random_position(7, 30)
-    g.oracle_seat, g.oracle_from = 2, len(g.deck) - 5
+    g.state.oracle_seat, g.state.oracle_from = 2, len(g.deck) - 5
     rng = np.random.default_rng(1)
     bottoms = {tuple(determinize(g, 0, rng).deck[-5:]) for _ in range(10)}
     assert all((determinize(g, 2, rng).deck[-5:] == g.deck[-5:]).all() for _ in range(10))
@@ -254,7 +254,7 @@ def closing_position(seed: int) -> NefertitiGame:
             h = g.clone()
             h.apply(a)
             settle(h, np.random.default_rng(0))
-            drawing += h.deck_pos > g.deck_pos
+            drawing += h.state.deck_pos > g.state.deck_pos
         if len(legal) >= 5 and drawing:
             return g
         g.apply(legal[seed % len(legal)])
@@ -276,7 +276,7 @@ def test_decisions_ignore_the_hidden_deck_order(spec):
     for seed in (8, 9, 10):
         g = closing_position(seed)
         h = _other_hidden_order(g, seed)
-        assert (g.deck[g.deck_pos:] != h.deck[h.deck_pos:]).any()
+        assert (g.deck[g.state.deck_pos:] != h.deck[h.state.deck_pos:]).any()
         look = "search" if spec.startswith("mcts") else "action_values"
         seat = g.current_player
         assert getattr(make_bot(spec, seed=3), look)(g, seat) == getattr(make_bot(spec, seed=3), look)(h, seat)

@@ -173,10 +173,10 @@ def test_recorder_agrees_with_an_independent_replay(players, seed):
             if turn > 1:
                 scores_after_turns.append(replay.scores().tolist())
         characters += A.CHARACTER <= action < A.MARKET and replay.phase == PH_TURN
-        side = replay.side.copy()
+        side = replay.state.side.copy()
         replay.apply(action)
-        flips += [(i, m) for m in np.flatnonzero(replay.side != side).tolist()]
-        if replay.res_market >= 0 and replay.res_pos == 0 and replay.phase in (PH_HIGH, PH_SHAME):
+        flips += [(i, m) for m in np.flatnonzero(replay.state.side != side).tolist()]
+        if replay.state.res_market >= 0 and replay.state.res_pos == 0 and replay.phase in (PH_HIGH, PH_SHAME):
             high_paid.setdefault(i, replay.phase == PH_HIGH)
     scores_after_turns.append(replay.scores().tolist())
 
@@ -192,7 +192,7 @@ def test_recorder_agrees_with_an_independent_replay(players, seed):
     for decision, paid in zip(t["closings"]["decision"], t["closings"]["high_paid"]):
         if decision in high_paid:                                                 # observed at the closing
             assert paid == high_paid[decision]
-    assert len(t.get("characters", {}).get("character", ())) == characters == int(game.char_played.sum())
+    assert len(t.get("characters", {}).get("character", ())) == characters == int(game.state.char_played.sum())
 
 
 def test_recorder_character_rows_measure_the_power():

@@ -275,7 +275,7 @@ def test_recorder_buys_cards_that_are_no_gift():
     rows = record.play_recorded(game, bots, ["greedy", "greedy"], ("main", "default", 2, 0))
     seat_cards = sum(r[tables.COLUMNS["seats"].index("cards_bought")] for r in rows["seats"])
     gift_cards = sum(r[tables.COLUMNS["gifts"].index("cards_bought")] for r in rows["gifts"])
-    assert game.slots.size and 0 < gift_cards <= seat_cards
+    assert game.state.slots.size and 0 < gift_cards <= seat_cards
 
 
 @pytest.mark.parametrize("which", ["shipped", "full"])

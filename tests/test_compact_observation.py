@@ -67,9 +67,9 @@ def test_v0_is_rebuilt_from_v1_on_every_decision(players, memphis, characters):
 def test_face_down_gift_and_roaming_thief_card_survive_the_round_trip():
     """The rare entries: a gift turned face down (its kind stays shown) and the Roaming Thief card."""
     g = NefertitiGame(num_players=4, seed=3, characters="expansion")
-    m, k = np.argwhere(g.slots[:, 1:] >= 0)[0] + (0, 1)
-    g.face_down[m, k] = True
-    g.slots[1, 2] = g.kind_roaming
+    m, k = np.argwhere(g.state.slots[:, 1:] >= 0)[0] + (0, 1)
+    g.state.face_down[m, k] = True
+    g.state.slots[1, 2] = g.kind_roaming
     for seat in range(4):
         v1 = observe_v1(g, seat)
         assert np.array_equal(expand(v1, g.rules), observe(g, seat))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 
 import numpy as np
@@ -34,7 +35,7 @@ def play_out(env, seed: int = 0):
         if terminated or truncated:
             action = None
         else:
-            seen.append((agent, env.unwrapped.game.turn_player, env.unwrapped.game.current_player))
+            seen.append((agent, env.unwrapped.game.state.turn_player, env.unwrapped.game.current_player))
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)
     return rewards, seen
@@ -67,7 +68,7 @@ def test_core_options_pass_through():
     env.reset(seed=3)
     game = env.unwrapped.game
     assert game.options["memphis"] and game.options["setup"] == "advanced"
-    assert sorted(c.power for i, c in enumerate(game.rules.characters) if game.char_avail[i]) == \
+    assert sorted(c.power for i, c in enumerate(game.rules.characters) if game.state.char_avail[i]) == \
         ["merchant", "oracle", "thief"]
 
 
@@ -162,7 +163,7 @@ def test_rewards_come_once_at_the_end_and_match_the_final_scores(reward):
     game = env.game
     assert game.is_over()
     got = np.array([rewards[f"player_{i}"] for i in range(4)])
-    scores, money = game.scores(), game.money[:4]
+    scores, money = game.scores(), game.state.money[:4]
     if reward == "win_loss":
         assert np.array_equal(got, game.returns())
         assert set(np.flatnonzero(got == 1)) == set(game.winners())
@@ -181,14 +182,15 @@ class FinishedGame:
     def __init__(self, scores, money):
         self.num_players = len(scores)
         self._scores = np.array(scores)
-        self.money = np.array(money + [0] * (6 - len(money)))
+        self.state = types.SimpleNamespace(money=np.array(money + [0] * (6 - len(money))))
 
     def scores(self):
         return self._scores
 
     def winners(self):
         best = np.flatnonzero(self._scores == self._scores.max())
-        return best[self.money[best] == self.money[best].max()].tolist()
+        money = self.state.money
+        return best[money[best] == money[best].max()].tolist()
 
     def returns(self):
         r = -np.ones(self.num_players)
@@ -229,7 +231,7 @@ def test_ansi_render_shows_the_board():
     text = env.render()
     for name in ("Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor", "Reserve", "upper", "P3"):
         assert name in text
-    assert f"resolving {game.names.markets[game.res_market]}, bid {game.res_order[game.res_pos]}" in text
+    assert f"resolving {game.names.markets[game.state.res_market]}, bid {game.state.res_order[game.state.res_pos]}" in text
     assert f"deciding: P{game.current_player}" in text
 
 
@@ -238,6 +240,6 @@ def test_ansi_render_names_a_face_down_gift_and_marks_it():
     env = raw_env(render_mode="ansi", characters="expansion")
     env.reset(seed=0)
     game = env.game
-    m, k = 0, int(np.flatnonzero(game.slots[0] >= 0)[-1])
-    game.face_down[m, k] = True
-    assert f"{k}: {card_name(game, game.slots[m, k])} (face down)" in env.render()
+    m, k = 0, int(np.flatnonzero(game.state.slots[0] >= 0)[-1])
+    game.state.face_down[m, k] = True
+    assert f"{k}: {card_name(game, game.state.slots[m, k])} (face down)" in env.render()

@@ -23,7 +23,7 @@ def card_names(g, codes) -> list[str]:
 
 
 def market_cards(g, m) -> list[str | None]:
-    return [None if c < 0 else card_names(g, [c])[0] for c in g.slots[m, :4].tolist()]
+    return [None if c < 0 else card_names(g, [c])[0] for c in g.state.slots[m, :4].tolist()]
 
 
 def set_bottom(g, names: list[str]) -> None:
@@ -115,7 +115,7 @@ def test_s6_oracle_knowledge_shrinks_as_the_cards_are_drawn():
     """Expansion, Oracle: `known_cards` lists the seen cards still undrawn."""
     g = oracle_game()
     act(g, "character Oracle", "done", "card 0", "card 1", "card 2", "card 3")
-    g.deck_pos = len(g.deck) - 2
+    g.state.deck_pos = len(g.deck) - 2
     refresh(g)
     n = len(g.deck)
     assert g.known_cards(0) == {n - 2: card_code(g, "chair"), n - 1: card_code(g, "gold")}
@@ -135,17 +135,17 @@ def test_s6_beggar_per_market_takes_a_deben_turns_a_gift_face_down_or_nothing():
     act(g, "card 2")                                                # Akhet-Aton: the chair
     act(g, "done")                                                  # Abou Simbel: nothing
     act(g, "card upper")                                            # Louqsor: the statuette
-    assert g.money[0] == 6 and g.reserve[:4].tolist() == [2, 0, 2, 1]
-    assert np.flatnonzero(g.face_down[AKHET_ATON]).tolist() == [2]
-    assert np.flatnonzero(g.face_down[LOUQSOR]).tolist() == [0]
-    assert not g.face_down[[GIZEH, ABOU_SIMBEL]].any()
+    assert g.state.money[0] == 6 and g.state.reserve[:4].tolist() == [2, 0, 2, 1]
+    assert np.flatnonzero(g.state.face_down[AKHET_ATON]).tolist() == [2]
+    assert np.flatnonzero(g.state.face_down[LOUQSOR]).tolist() == [0]
+    assert not g.state.face_down[[GIZEH, ABOU_SIMBEL]].any()
     assert (g.phase, g.current_player) == (PH_PLACE, 0)
 
 
 def beggared(slot=1):
     """Gizeh's gift in place `slot` is face down (hand edit: as the Beggar leaves it)."""
     g = game(characters=["beggar", "thief", "trader", "roaming_thief"], cards={GIZEH: CARDS})
-    g.face_down[GIZEH, slot] = True
+    g.state.face_down[GIZEH, slot] = True
     refresh(g)
     return g
 
@@ -178,14 +178,14 @@ def test_s6_beggar_face_down_gift_cannot_be_stolen_traded_or_roamed(name, steps,
 def test_s6_beggar_face_down_gift_turns_face_up_when_the_market_next_opens():
     """Expansion, Beggar: the card is turned face up again when that market opens next."""
     g = game(characters=["beggar"], cards={LOUQSOR: ["gold", "harp", "chair", "mirror"]})
-    g.face_down[LOUQSOR, 2] = True
+    g.state.face_down[LOUQSOR, 2] = True
     refresh(g)
     set_cards(g, ABOU_SIMBEL, CARDS)
     put(g, ABOU_SIMBEL, 7, 0)
     put(g, ABOU_SIMBEL, 6, 0)
     set_turn(g, 0)
     act(g, "place Abou Simbel 4", "card upper", "take half", "take half")        # Louqsor reopens
-    assert g.is_open[LOUQSOR] and not g.face_down[LOUQSOR].any()
+    assert g.state.is_open[LOUQSOR] and not g.state.face_down[LOUQSOR].any()
     assert market_cards(g, LOUQSOR) == ["gold", "harp", "chair", "mirror"]
 
 
@@ -198,10 +198,10 @@ def test_s6_merchant_of_amon_scores_8_points_per_discarded_item_double_senet_16(
     act(g, "character Merchant of Amon")
     assert legal(g) == {"kind double_senet", "kind harp", "kind gold", "done"}
     act(g, "kind double_senet", "kind harp")
-    assert g.points[0] == 16 + 8
+    assert g.state.points[0] == 16 + 8
     act(g, "done")
     assert holdings(g, 0) == {"harp": 1, "gold": 1}
-    assert g.discarded[kind(g, "double_senet")] == 1 and g.discarded[kind(g, "harp")] == 1
+    assert g.state.discarded[kind(g, "double_senet")] == 1 and g.state.discarded[kind(g, "harp")] == 1
     assert g.phase == PH_PLACE
 
 
@@ -210,7 +210,7 @@ def test_s6_merchant_of_amon_ends_when_nothing_is_left():
     g = game(characters=["merchant_of_amon"])
     give(g, 0, chair=1)
     act(g, "character Merchant of Amon", "kind chair")
-    assert g.points[0] == 8 and g.phase == PH_PLACE
+    assert g.state.points[0] == 8 and g.phase == PH_PLACE
 
 
 def test_s6_merchant_of_amon_needs_a_gift():
@@ -235,8 +235,8 @@ def test_s6_priest_of_amon_rank_bonus_after_final_scoring(money, bonus):
     1st/2nd/3rd/4th/5th place; tied players share the place."""
     g = game(players=5, characters=["priest_of_amon"])
     act(g, "character Priest of Amon")
-    assert g.phase == PH_PLACE and g.points[0] == 0         # nothing happens in play
-    g.money[:5] = money
+    assert g.phase == PH_PLACE and g.state.points[0] == 0         # nothing happens in play
+    g.state.money[:5] = money
     refresh(g)
     assert g.scores().tolist() == [money[0] // 2 + bonus] + [m // 2 for m in money[1:]]
 
@@ -245,7 +245,7 @@ def test_s6_priest_of_amon_bonus_can_decide_the_winner():
     """docs/rules.md §5: the Priest of Amon bonus comes last and counts for the win."""
     g = game(players=3, characters=["priest_of_amon"], seals=1)
     act(g, "character Priest of Amon")
-    g.money[:3] = [10, 20, 0]                               # 5 against 10 before the bonus
+    g.state.money[:3] = [10, 20, 0]                               # 5 against 10 before the bonus
     refresh(g)
     finish(g)
     assert g.scores().tolist() == [5 + 6, 10, 0] and g.winners() == [0]
@@ -262,11 +262,11 @@ def test_s6_royal_scribe_scores_chosen_gifts_at_current_value_plus_one():
     act(g, "character Royal Scribe")
     assert legal(g) == {"kind harp", "kind foreign_harp_2", "kind mirror", "done"}
     act(g, "kind harp")
-    assert g.points[0] == 9 + 2 + 1                         # sole owner, +2 from the foreign harp, +1
+    assert g.state.points[0] == 9 + 2 + 1                         # sole owner, +2 from the foreign harp, +1
     act(g, "kind mirror", "done")
-    assert g.points[0] == 12 + 8 + 1                        # two owners of mirrors
+    assert g.state.points[0] == 12 + 8 + 1                        # two owners of mirrors
     assert holdings(g, 0) == {"foreign_harp_2": 1, "mirror": 1}
-    assert g.discarded[kind(g, "harp")] == 1 and g.discarded[kind(g, "mirror")] == 1
+    assert g.state.discarded[kind(g, "harp")] == 1 and g.state.discarded[kind(g, "mirror")] == 1
     assert g.phase == PH_PLACE
 
 
@@ -287,7 +287,7 @@ def test_s6_roaming_thief_takes_the_lowest_maximum_value_gift_and_takes_its_plac
     act(g, "market Gizeh")
     assert legal(g) == {"card 1", "card 2"}                 # harp and chair: 9
     act(g, "card 1")
-    assert holdings(g, 0) == {"harp": 1} and g.seals[0] == 0
+    assert holdings(g, 0) == {"harp": 1} and g.state.seals[0] == 0
     assert market_cards(g, GIZEH) == ["statuette", "roaming thief", "chair", "gold"]
     assert g.phase == PH_PLACE
     h = roaming_game()
@@ -295,14 +295,14 @@ def test_s6_roaming_thief_takes_the_lowest_maximum_value_gift_and_takes_its_plac
     act(h, "character Roaming Thief", "market Louqsor")     # a closed market; the lowest is the upper card
     assert legal(h) == {"card upper"}
     act(h, "card upper")
-    assert holdings(h, 0) == {"harp": 1} and h.seals[0] == 0 and h.seal_on[LOUQSOR]
+    assert holdings(h, 0) == {"harp": 1} and h.state.seals[0] == 0 and h.state.seal_on[LOUQSOR]
     assert market_cards(h, LOUQSOR) == ["roaming thief", "gold", None, None]
 
 
 def placed_roaming_thief(place=1):
     """The Roaming Thief card lies in `place` above Gizeh (hand edit: as after the character was played)."""
     g = roaming_game(seals=0)
-    g.slots[GIZEH, place] = g.kind_roaming
+    g.state.slots[GIZEH, place] = g.kind_roaming
     refresh(g)
     return g
 
@@ -328,7 +328,7 @@ def test_s6_roaming_thief_bought_by_the_highest_bidder_is_used_at_once():
     act(g, "card 2")
     assert holdings(g, 1) == {"chair": 2}
     assert (g.phase, g.current_player) == (PH_OTHER, 2)
-    assert g.char_played.sum() == 0                         # no seal spent: it was bought, not played
+    assert g.state.char_played.sum() == 0                         # no seal spent: it was bought, not played
 
 
 def test_s6_roaming_thief_bought_by_another_servant_is_paid_then_used():
@@ -339,7 +339,7 @@ def test_s6_roaming_thief_bought_by_another_servant_is_paid_then_used():
     act(g, "place Gizeh 4", "card upper")
     assert (g.phase, g.current_player) == (PH_OTHER, 2)
     act(g, "card 1")
-    assert g.money[2] == 15 and (g.phase, g.current_player) == (PH_CHARACTER, 2)
+    assert g.state.money[2] == 15 and (g.phase, g.current_player) == (PH_CHARACTER, 2)
     act(g, "market Akhet-Aton", "card 2")
     assert holdings(g, 2) == {"mirror": 1}
     assert (g.phase, g.current_player) == (PH_OTHER, 0)
@@ -348,8 +348,8 @@ def test_s6_roaming_thief_bought_by_another_servant_is_paid_then_used():
 def test_s6_roaming_thief_never_on_the_market_closed_for_good_by_akhenaton():
     """Expansion: the Roaming Thief can never be used on the market where the Akhenaton card has just been drawn."""
     g = roaming_game()
-    g.dead[ABOU_SIMBEL] = True
-    g.is_open[ABOU_SIMBEL] = False
+    g.state.dead[ABOU_SIMBEL] = True
+    g.state.is_open[ABOU_SIMBEL] = False
     refresh(g)
     act(g, "character Roaming Thief")
     assert legal(g) == {"market Gizeh", "market Akhet-Aton"}
@@ -358,10 +358,10 @@ def test_s6_roaming_thief_never_on_the_market_closed_for_good_by_akhenaton():
 def test_s6_roaming_thief_card_cannot_be_stolen_or_traded():
     """Expansion: the Roaming Thief can never be stolen by the Thief, nor exchanged by the Trader."""
     g = placed_roaming_thief(place=3)
-    g.char_avail[character(g, "thief")] = 1
-    g.char_avail[character(g, "trader")] = 1
-    g.seals[0] = 2
-    g.seal_supply -= 2
+    g.state.char_avail[character(g, "thief")] = 1
+    g.state.char_avail[character(g, "trader")] = 1
+    g.state.seals[0] = 2
+    g.state.seal_supply -= 2
     refresh(g)
     give(g, 0, gold=1)
     act(g, "character Thief", "market Gizeh")
@@ -380,7 +380,7 @@ def test_s6_roaming_thief_with_no_market_to_use_it_on_leaves_the_game():
     put(g, GIZEH, 5, 2)
     act(g, "place Gizeh 4", "card 1")
     assert (g.phase, g.current_player) == (PH_HIGH, 1)      # straight on to his second lower card
-    assert g.kind_roaming not in g.slots and holdings(g, 1) == {}
+    assert g.kind_roaming not in g.state.slots and holdings(g, 1) == {}
     assert legal(g) == {"card 2", "card 3"}
 
 
@@ -407,12 +407,12 @@ def test_s6_trader_pays_the_max_value_difference_to_that_reserve_when_taking_mor
     give(g, 0, harp=1, chair=1)
     act(g, "character Trader", "kind harp", "market Gizeh", "card 3")        # harp 9 for gold 14
     assert holdings(g, 0) == {"chair": 1, "gold": 1}
-    assert g.money[0] == 15 and g.reserve[GIZEH] == 6
+    assert g.state.money[0] == 15 and g.state.reserve[GIZEH] == 6
     assert market_cards(g, GIZEH) == ["statuette", "harp", "chair", "harp"]
     assert g.phase == PH_CHARACTER                          # a second exchange may follow
     act(g, "kind gold", "market Akhet-Aton", "card 1")      # gold 14 for mirror 11: nothing paid or refunded
     assert holdings(g, 0) == {"chair": 1, "mirror": 1}
-    assert g.money[0] == 15 and g.reserve[AKHET_ATON] == 1
+    assert g.state.money[0] == 15 and g.state.reserve[AKHET_ATON] == 1
     assert (g.phase, g.current_player) == (PH_PLACE, 0)     # two exchanges at most
 
 
@@ -421,7 +421,7 @@ def test_s6_trader_may_stop_after_one_exchange():
     g = trader_game()
     give(g, 0, harp=1, chair=1)
     act(g, "character Trader", "kind harp", "market Gizeh", "card 2")        # harp for chair: equal
-    assert g.money[0] == 20 and g.reserve[GIZEH] == 1
+    assert g.state.money[0] == 20 and g.state.reserve[GIZEH] == 1
     act(g, "done")
     assert (g.phase, g.current_player) == (PH_PLACE, 0)
 
@@ -446,6 +446,6 @@ def test_s6_trader_not_playable_without_an_affordable_exchange():
         set_cards(g, m, ["gold", "gold", None, None])
     give(g, 0, harp=1)
     assert "character Trader" not in legal(g)
-    g.money[0] = 5
+    g.state.money[0] = 5
     refresh(g)
     assert "character Trader" in legal(g)

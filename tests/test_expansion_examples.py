@@ -29,7 +29,7 @@ def test_expansion_example_royal_scribe_scores_49_points():
     give(g, 0, chair=3, statuette=2, cup=1)
     give(g, 3, statuette=1)
     act(g, "character Royal Scribe", "kind chair", "kind chair", "kind chair", "kind statuette", "kind cup", "done")
-    assert g.points[0] == 49
+    assert g.state.points[0] == 49
     assert holdings(g, 0) == {"statuette": 1}
     assert g.phase == PH_PLACE
 
@@ -39,8 +39,8 @@ def test_expansion_example_priest_of_amon_tied_for_third_place_scores_9():
     red, green, black, blue, orange = range(5)
     g = position(5, turn=green, seals=[0, 1, 0, 0, 0], characters=["priest_of_amon"])
     act(g, "character Priest of Amon")
-    g.money[:5] = 0
-    g.points[:5] = [40, 20, 20, 30, 10]                 # Red 1st, Blue 2nd, Green and Black 3rd, Orange 5th
+    g.state.money[:5] = 0
+    g.state.points[:5] = [40, 20, 20, 30, 10]                 # Red 1st, Blue 2nd, Green and Black 3rd, Orange 5th
     finish(g)
     assert g.scores().tolist() == [40, 20 + 9, 20, 30, 10]
 
@@ -52,9 +52,9 @@ def test_expansion_example_beggar():
     g = position(3, turn=green, money=[5, 5, 5], seals=[1, 0, 0], reserve=[2, 3, 1, 1], characters=["beggar"],
                  cards={ABOU_SIMBEL: ["gold", "harp", "chair", "mirror"], LOUQSOR: ["statuette", "necklace", None, None]})
     act(g, "character Beggar", "take deben", "take deben", "card 2", "card 1")
-    assert g.money[green] == 7 and g.reserve[:4].tolist() == [1, 2, 1, 1]
-    assert np.flatnonzero(g.face_down[ABOU_SIMBEL]).tolist() == [2]          # the chair
-    assert np.flatnonzero(g.face_down[LOUQSOR]).tolist() == [1]              # the necklace
+    assert g.state.money[green] == 7 and g.state.reserve[:4].tolist() == [1, 2, 1, 1]
+    assert np.flatnonzero(g.state.face_down[ABOU_SIMBEL]).tolist() == [2]          # the chair
+    assert np.flatnonzero(g.state.face_down[LOUQSOR]).tolist() == [1]              # the necklace
     assert (g.phase, g.current_player) == (PH_PLACE, green)
 
 
@@ -74,7 +74,7 @@ def test_expansion_example_port_of_memphis_timeline():
     put(g, ABOU_SIMBEL, 7, red)
     put(g, ABOU_SIMBEL, 6, red)
     act(g, "place Abou Simbel 4", "card upper", "take half", "take half")
-    assert g.slots[MEMPHIS].tolist().count(-1) == 12 - 4 and g.res_market == -1     # 4 and nobody to claim them
+    assert g.state.slots[MEMPHIS].tolist().count(-1) == 12 - 4 and g.state.res_market == -1     # 4 and nobody to claim them
     assert (g.phase, g.current_player) == (PH_TURN, black)
 
     act(g, "place Memphis 2")                                                  # Black goes there
@@ -83,8 +83,8 @@ def test_expansion_example_port_of_memphis_timeline():
     put(g, GIZEH, 5, red)
     put(g, GIZEH, 4, black)
     act(g, "place Gizeh 3", "card upper", "take half", "take half")
-    assert g.is_open[ABOU_SIMBEL] and g.slots[MEMPHIS].tolist().count(-1) == 8
-    assert g.res_market == -1 and g.occ[MEMPHIS, 2] == black                   # no distribution despite 4
+    assert g.state.is_open[ABOU_SIMBEL] and g.state.slots[MEMPHIS].tolist().count(-1) == 8
+    assert g.state.res_market == -1 and g.state.occ[MEMPHIS, 2] == black                   # no distribution despite 4
     assert (g.phase, g.current_player) == (PH_TURN, red)
 
     act(g, "place Memphis 4")                                                  # Red outbids Black
@@ -96,8 +96,8 @@ def test_expansion_example_port_of_memphis_timeline():
     put(g, AKHET_ATON, 4, black)
     put(g, AKHET_ATON, 5, green)
     act(g, "place Akhet-Aton 3", "card upper", "take half", "take half")
-    assert g.is_open[GIZEH]
-    assert (g.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, green)
+    assert g.state.is_open[GIZEH]
+    assert (g.state.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, green)
     assert len(legal(g)) == 6                                                  # Green buys 2 of the 6
     act(g, "card 4", "card 5")
     assert foreign(g, green) == {"foreign_gold_1": 1, "foreign_necklace_1": 1}
@@ -108,5 +108,5 @@ def test_expansion_example_port_of_memphis_timeline():
     assert (g.phase, g.current_player) == (PH_OTHER, black)
     act(g, "take half")
     assert foreign(g, black) == {}
-    assert g.slots[MEMPHIS].tolist().count(-1) == 12 - 3 and (g.occ[MEMPHIS] < 0).all()
+    assert g.state.slots[MEMPHIS].tolist().count(-1) == 12 - 3 and (g.state.occ[MEMPHIS] < 0).all()
     assert (g.phase, g.current_player) == (PH_TURN, black)

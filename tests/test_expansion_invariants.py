@@ -20,6 +20,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core.game import DEFAULT_MAX_DECISIONS
 from nefertiti_env.core.limits import MEMPHIS
 from nefertiti_env.core.phases import NEUTRAL, PH_TUTOR, PH_TUTOR_RES, TUTOR
+from nefertiti_env.core.state_io import set_list
 
 CHARACTERS = ["base", "expansion", "curse_of_amon", "intrigue_at_court", "race_for_the_nile"]
 COMBOS = [(players, memphis, characters) for players, memphis in
@@ -51,11 +52,11 @@ def recomputed_scores(g) -> list[int]:
     bonus = {o: [0] * types for o in owners}
     for o in owners:
         for k in range(rs.num_kinds):
-            items[o][rs.kind_type[k]] += int(g.owned[o, k]) * int(rs.kind_items[k])
-            bonus[o][rs.kind_type[k]] += int(g.owned[o, k]) * int(rs.kind_bonus[k])
+            items[o][rs.kind_type[k]] += int(g.state.owned[o, k]) * int(rs.kind_items[k])
+            bonus[o][rs.kind_type[k]] += int(g.state.owned[o, k]) * int(rs.kind_bonus[k])
     scores = []
     for p in range(n):
-        total = int(g.money[p]) // 2 + 3 * int(g.seals[p]) + int(g.points[p])
+        total = int(g.state.money[p]) // 2 + 3 * int(g.state.seals[p]) + int(g.state.points[p])
         for t in range(types):
             count = sum(items[o][t] > 0 for o in owners)
             if items[p][t]:
@@ -64,7 +65,7 @@ def recomputed_scores(g) -> list[int]:
     priest = rs.character_index("priest_of_amon")
     base = list(scores)
     for p in range(n):
-        if g.char_played[p, priest]:
+        if g.state.char_played[p, priest]:
             scores[p] += [0, 6, 9, 12, 15][sum(s > base[p] for s in base)]
     return scores
 
@@ -100,12 +101,12 @@ def test_random_games_keep_every_invariant_and_end(players, memphis, characters)
     played = set()
     for seed in range(GAMES):
         g = run_game(players, memphis, characters, seed)
-        assert g.akhenaton_drawn and g.dead[:MEMPHIS].sum() == 1 and not g.is_open[:MEMPHIS].any()
+        assert g.state.akhenaton_drawn and g.state.dead[:MEMPHIS].sum() == 1 and not g.state.is_open[:MEMPHIS].any()
         assert g.scores().tolist() == recomputed_scores(g), f"seed {seed}: scores"
         assert set(g.winners()) <= set(range(players)) and g.winners()
         assert not g.legal_action_mask().any() and g.current_player == -1
         assert NefertitiGame.replay(g.record()).to_json() == g.to_json(), f"seed {seed}: replay"
-        played |= {c.key for i, c in enumerate(g.rules.characters) if g.char_played[:, i].any()}
+        played |= {c.key for i, c in enumerate(g.rules.characters) if g.state.char_played[:, i].any()}
     if characters != "base":
         assert played & {"oracle", "beggar", "merchant_of_amon", "priest_of_amon", "royal_scribe", "roaming_thief",
                          "trader"}, "random play reaches the expansion characters"
@@ -119,10 +120,10 @@ def test_two_player_games_use_tutors_and_the_neutral_player(memphis):
         g = NefertitiGame(num_players=2, seed=seed, memphis=memphis)
         rng = np.random.default_rng(seed)
         while not g.is_over():
-            neutral = int(g.owned[NEUTRAL].sum())
+            neutral = int(g.state.owned[NEUTRAL].sum())
             phase = g.phase
             play_random(g, rng, steps=1)
-            tutor_cards += int(g.owned[NEUTRAL].sum()) > neutral
+            tutor_cards += int(g.state.owned[NEUTRAL].sum()) > neutral
             tutor_deben += phase == PH_TUTOR_RES and g.history[-1] == g.string_to_action("take deben")
     assert tutor_cards > 10 and tutor_deben > 10
 
@@ -135,9 +136,9 @@ def test_s8_deben_leave_the_game_only_as_a_tutor_placement_bonus(memphis):
         g = NefertitiGame(num_players=2, seed=seed, memphis=memphis)
         rng = np.random.default_rng(seed)
         while not g.is_over():
-            phase, out = g.phase, g.deben_out
+            phase, out = g.phase, g.state.deben_out
             play_random(g, rng, steps=1)
-            assert g.deben_out == out or phase == PH_TUTOR, f"seed {seed}: Deben left the game in {phase=}"
+            assert g.state.deben_out == out or phase == PH_TUTOR, f"seed {seed}: Deben left the game in {phase=}"
 
 
 def _add(array, index, delta):
@@ -146,45 +147,45 @@ def _add(array, index, delta):
 
 def _local_gift_to_memphis(g):
     """Move the first gift above Gizeh with no foreign bonus to Memphis: every count still right."""
-    s = next(s for s in range(g.slots.shape[1]) if g.slots[0, s] >= 0 and g.rules.kind_bonus[g.slots[0, s]] == 0)
-    g.slots[MEMPHIS, 0], g.slots[0, s] = g.slots[0, s], -1
+    s = next(s for s in range(g.state.slots.shape[1]) if g.state.slots[0, s] >= 0 and g.rules.kind_bonus[g.state.slots[0, s]] == 0)
+    g.state.slots[MEMPHIS, 0], g.state.slots[0, s] = g.state.slots[0, s], -1
 
 
 def _akhenaton_onto_the_board(g):
     """Swap the Akhenaton card in the deck with the first gift above Gizeh: every count still right."""
     p = int(np.flatnonzero(g.deck == g.kind_akhenaton)[0])
-    g.deck[p], g.slots[0, 0] = g.slots[0, 0], g.kind_akhenaton
+    g.deck[p], g.state.slots[0, 0] = g.state.slots[0, 0], g.kind_akhenaton
 
 
 def _second_akhenaton(g):
-    g.deck[g.deck_pos + int(g.deck[g.deck_pos] == g.kind_akhenaton)] = g.kind_akhenaton
+    g.deck[g.state.deck_pos + int(g.deck[g.state.deck_pos] == g.kind_akhenaton)] = g.kind_akhenaton
 
 
 # a hand edit of a fresh 2-player game with Memphis -> the one failure code it must be named by
 CORRUPTIONS = {
-    "one Deben more": (lambda g: _add(g.money, 0, 1), kernel.MONEY),
-    "negative Deben": (lambda g: (_add(g.reserve, 0, g.money[0] + 1), _add(g.money, 0, -g.money[0] - 1)),
+    "one Deben more": (lambda g: _add(g.state.money, 0, 1), kernel.MONEY),
+    "negative Deben": (lambda g: (_add(g.state.reserve, 0, g.state.money[0] + 1), _add(g.state.money, 0, -g.state.money[0] - 1)),
                        kernel.NEGATIVE),
-    "a duplicated card": (lambda g: _add(g.owned, (0, 0), 1), kernel.CARDS),
+    "a duplicated card": (lambda g: _add(g.state.owned, (0, 0), 1), kernel.CARDS),
     "a second Akhenaton card": (_second_akhenaton, kernel.CARDS),
-    "the Roaming Thief card unplayed": (lambda g: _add(g.slots, (MEMPHIS, 0), 1 + g.kind_roaming),
+    "the Roaming Thief card unplayed": (lambda g: _add(g.state.slots, (MEMPHIS, 0), 1 + g.kind_roaming),
                                         kernel.ROAMING_THIEF),
     "the Akhenaton card on the board": (_akhenaton_onto_the_board, kernel.AKHENATON_ON_BOARD),
     "a gift without bonus at Memphis": (_local_gift_to_memphis, kernel.MEMPHIS_GIFT),
-    "a seal dropped": (lambda g: setattr(g, "seal_supply", g.seal_supply - 1), kernel.SEALS),
-    "a seal for the neutral player": (lambda g: (setattr(g, "seal_supply", g.seal_supply - 1),
-                                                 _add(g.seals, NEUTRAL, 1)), kernel.SEAL_PLACE),
-    "a servant lost": (lambda g: _add(g.servants, 1, -1), kernel.SERVANTS),
-    "a tutor lost": (lambda g: _add(g.tutors, 1, -1), kernel.TUTORS),
-    "Memphis closed": (lambda g: _add(g.is_open, MEMPHIS, -g.is_open[MEMPHIS]), kernel.MEMPHIS_CLOSED),
-    "face down at Memphis": (lambda g: _add(g.face_down, (MEMPHIS, 0), 1), kernel.MEMPHIS_FACE_DOWN),
-    "an empty place face down": (lambda g: _add(g.face_down, (0, -1), 1), kernel.FACE_DOWN),
-    "bids resolved upwards": (lambda g: (setattr(g, "res_market", 0), setattr(g, "res_order", [3, 7])),
+    "a seal dropped": (lambda g: setattr(g.state, "seal_supply", g.state.seal_supply - 1), kernel.SEALS),
+    "a seal for the neutral player": (lambda g: (setattr(g.state, "seal_supply", g.state.seal_supply - 1),
+                                                 _add(g.state.seals, NEUTRAL, 1)), kernel.SEAL_PLACE),
+    "a servant lost": (lambda g: _add(g.state.servants, 1, -1), kernel.SERVANTS),
+    "a tutor lost": (lambda g: _add(g.state.tutors, 1, -1), kernel.TUTORS),
+    "Memphis closed": (lambda g: _add(g.state.is_open, MEMPHIS, -g.state.is_open[MEMPHIS]), kernel.MEMPHIS_CLOSED),
+    "face down at Memphis": (lambda g: _add(g.state.face_down, (MEMPHIS, 0), 1), kernel.MEMPHIS_FACE_DOWN),
+    "an empty place face down": (lambda g: _add(g.state.face_down, (0, -1), 1), kernel.FACE_DOWN),
+    "bids resolved upwards": (lambda g: (setattr(g.state, "res_market", 0), set_list(g.state, "res_order", [3, 7])),
                               kernel.BID_ORDER),
-    "a servant left on a closed market": (lambda g: (_add(g.is_open, 1, -g.is_open[1]), _add(g.occ, (1, 4), 1),
-                                                     _add(g.servants, 0, -1)), kernel.PIECES_BACK),
-    "a tutor above the servants": (lambda g: (_add(g.occ, (1, 3), 1), _add(g.occ, (1, 5), 1 + TUTOR),
-                                              _add(g.servants, 0, -1), _add(g.tutors, 0, -1)), kernel.TUTOR_HIGHEST),
+    "a servant left on a closed market": (lambda g: (_add(g.state.is_open, 1, -g.state.is_open[1]), _add(g.state.occ, (1, 4), 1),
+                                                     _add(g.state.servants, 0, -1)), kernel.PIECES_BACK),
+    "a tutor above the servants": (lambda g: (_add(g.state.occ, (1, 3), 1), _add(g.state.occ, (1, 5), 1 + TUTOR),
+                                              _add(g.state.servants, 0, -1), _add(g.state.tutors, 0, -1)), kernel.TUTOR_HIGHEST),
 }
 
 

@@ -22,7 +22,7 @@ def memphis_game(players=3, money=20, **kw):
 
 
 def memphis_cards(g) -> list[str]:
-    return [g.rules.kind_names[c] for c in g.slots[MEMPHIS].tolist() if c >= 0]
+    return [g.rules.kind_names[c] for c in g.state.slots[MEMPHIS].tolist() if c >= 0]
 
 
 def is_foreign(g, code: int) -> bool:
@@ -38,14 +38,14 @@ def test_s7_foreign_gifts_drawn_at_setup_go_to_memphis_and_drawing_continues(pla
     seen_foreign = 0
     for seed in range(20):
         g = new_game(players, seed, memphis=True)
-        drawn = g.deck[:g.deck_pos].tolist()
+        drawn = g.deck[:g.state.deck_pos].tolist()
         classic = [c for c in drawn if not is_foreign(g, c)]
         foreign = [c for c in drawn if is_foreign(g, c)]
-        markets = [c for m in (GIZEH, 1, ABOU_SIMBEL) for c in g.slots[m, :4].tolist()]
+        markets = [c for m in (GIZEH, 1, ABOU_SIMBEL) for c in g.state.slots[m, :4].tolist()]
         assert markets == classic and len(classic) == 12
-        assert sorted(c for c in g.slots[MEMPHIS].tolist() if c >= 0) == sorted(foreign)
-        assert not g.seal_on[MEMPHIS] and g.reserve[MEMPHIS] == 1 and g.is_open[MEMPHIS]
-        assert (g.slots[LOUQSOR] < 0).all()
+        assert sorted(c for c in g.state.slots[MEMPHIS].tolist() if c >= 0) == sorted(foreign)
+        assert not g.state.seal_on[MEMPHIS] and g.state.reserve[MEMPHIS] == 1 and g.state.is_open[MEMPHIS]
+        assert (g.state.slots[LOUQSOR] < 0).all()
         seen_foreign += len(foreign)
     assert seen_foreign > 0
 
@@ -56,7 +56,7 @@ def test_s7_without_memphis_no_foreign_gift_is_in_play():
         g = new_game(players, 1, memphis=False)
         assert not any(is_foreign(g, c) or g.rules.kind_names[c] == "papyrus" for c in g.deck[:-1].tolist()
                        if c < g.rules.num_kinds)
-        assert not g.is_open[MEMPHIS] and g.reserve[MEMPHIS] == 0
+        assert not g.state.is_open[MEMPHIS] and g.state.reserve[MEMPHIS] == 0
         assert not any(s.startswith("place Memphis") for s in legal(g))
 
 
@@ -66,10 +66,10 @@ def test_s7_foreign_gifts_drawn_in_a_refill_go_to_memphis_and_drawing_continues(
     set_memphis(g, ["foreign_harp_1"])
     stack_deck(g, ["foreign_chair_2", "harp", "foreign_mirror_1", "chair", "mirror", "gold", "harp"])
     reopen_louqsor(g, 0)
-    assert [g.rules.kind_names[c] for c in g.slots[LOUQSOR].tolist() if c >= 0] == CLASSIC
+    assert [g.rules.kind_names[c] for c in g.state.slots[LOUQSOR].tolist() if c >= 0] == CLASSIC
     assert memphis_cards(g) == ["foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"]
-    assert g.seal_on[LOUQSOR] and not g.seal_on[MEMPHIS]
-    assert g.res_market == -1 and (g.phase, g.current_player) == (PH_TURN, 1)     # 3 there: no distribution
+    assert g.state.seal_on[LOUQSOR] and not g.state.seal_on[MEMPHIS]
+    assert g.state.res_market == -1 and (g.phase, g.current_player) == (PH_TURN, 1)     # 3 there: no distribution
 
 
 # ------------------------------------------------------------ distribution trigger (§7)
@@ -92,9 +92,9 @@ def test_s7_distribution_needs_a_foreign_gift_added_by_this_refill_and_four_ther
     reopen_louqsor(g, 0)
     assert len(memphis_cards(g)) == before + drawn
     if distributes:
-        assert (g.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 1)
+        assert (g.state.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 1)
     else:
-        assert g.res_market == -1 and g.occ[MEMPHIS, 5] == 1
+        assert g.state.res_market == -1 and g.state.occ[MEMPHIS, 5] == 1
         assert (g.phase, g.current_player) == (PH_TURN, 1)
 
 
@@ -103,10 +103,10 @@ def test_s7_a_distribution_without_servants_changes_nothing():
     g = memphis_game()
     set_memphis(g, ["foreign_gold_1", "foreign_harp_1"])
     stack_deck(g, ["foreign_chair_2", "foreign_mirror_1"] + CLASSIC)
-    reserve = int(g.reserve[MEMPHIS])
+    reserve = int(g.state.reserve[MEMPHIS])
     reopen_louqsor(g, 0)
     assert memphis_cards(g) == ["foreign_gold_1", "foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"]
-    assert g.reserve[MEMPHIS] == reserve and g.is_open[MEMPHIS]
+    assert g.state.reserve[MEMPHIS] == reserve and g.state.is_open[MEMPHIS]
     assert (g.phase, g.current_player) == (PH_TURN, 1)
 
 
@@ -115,15 +115,15 @@ def test_s7_a_distribution_without_servants_changes_nothing():
 def distribution(money=(20, 20, 20), reserve=1):
     """Memphis holds 3 foreign gifts; Black (1) on 6, Green (2) on 4, Red (0) on 1; Red's refill adds a fourth."""
     g = memphis_game(money=20)
-    g.money[:3] = money
-    g.reserve[MEMPHIS] = reserve
+    g.state.money[:3] = money
+    g.state.reserve[MEMPHIS] = reserve
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"])
     stack_deck(g, ["foreign_gold_1"] + CLASSIC)
     put(g, MEMPHIS, 6, 1)
     put(g, MEMPHIS, 4, 2)
     put(g, MEMPHIS, 1, 0)
     reopen_louqsor(g, 0)
-    assert g.res_market == MEMPHIS
+    assert g.state.res_market == MEMPHIS
     return g
 
 
@@ -132,31 +132,31 @@ def test_s7_memphis_resolves_like_a_market_the_highest_bidder_takes_two_cards():
     choice (no seal); the others buy one card or take half the Reserve; unbought gifts stay; Memphis stays open."""
     g = distribution(reserve=1)
     assert (g.phase, g.current_player) == (PH_HIGH, 1)
-    assert g.money[1] == 14 and g.reserve[MEMPHIS] == 7
+    assert g.state.money[1] == 14 and g.state.reserve[MEMPHIS] == 7
     assert legal(g) == {"card upper", "card 1", "card 2", "card 3"}      # any of the four
     act(g, "card 3")
     assert legal(g) == {"card upper", "card 1", "card 2"}
     act(g, "card 1")
-    assert holdings(g, 1) == {"foreign_gold_1": 1, "foreign_chair_2": 1} and g.seals[1] == 0
+    assert holdings(g, 1) == {"foreign_gold_1": 1, "foreign_chair_2": 1} and g.state.seals[1] == 0
     assert (g.phase, g.current_player) == (PH_OTHER, 2)
     assert legal(g) == {"card upper", "card 2", "take half"}
     act(g, "card upper")                                # Green pays 4
-    assert holdings(g, 2) == {"foreign_harp_1": 1} and g.seals[2] == 0
-    assert g.reserve[MEMPHIS] == 11 and g.money[2] == 16
+    assert holdings(g, 2) == {"foreign_harp_1": 1} and g.state.seals[2] == 0
+    assert g.state.reserve[MEMPHIS] == 11 and g.state.money[2] == 16
     assert (g.phase, g.current_player) == (PH_OTHER, 0)
-    money = int(g.money[0])
+    money = int(g.state.money[0])
     act(g, "take half")                                 # Red takes 6 of 11
-    assert g.money[0] == money + 6 and g.reserve[MEMPHIS] == 5
+    assert g.state.money[0] == money + 6 and g.state.reserve[MEMPHIS] == 5
     assert memphis_cards(g) == ["foreign_mirror_1"]
-    assert g.is_open[MEMPHIS] and (g.occ[MEMPHIS] < 0).all() and g.servants[:3].tolist() == [4, 4, 4]
-    assert not g.seal_on[MEMPHIS]
+    assert g.state.is_open[MEMPHIS] and (g.state.occ[MEMPHIS] < 0).all() and g.state.servants[:3].tolist() == [4, 4, 4]
+    assert not g.state.seal_on[MEMPHIS]
     assert (g.phase, g.current_player) == (PH_TURN, 1)
 
 
 def test_s7_memphis_highest_bidder_who_cannot_pay_discards_and_the_next_does_not_take_two():
     """docs/rules.md §4 at Memphis: the highest bidder who cannot pay discards a gift; the next servant is no highest bidder."""
     g = memphis_game()
-    g.money[1] = 3
+    g.state.money[1] = 3
     give(g, 1, harp=1)
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"])
     stack_deck(g, ["foreign_gold_1"] + CLASSIC)
@@ -165,7 +165,7 @@ def test_s7_memphis_highest_bidder_who_cannot_pay_discards_and_the_next_does_not
     reopen_louqsor(g, 0)
     assert (g.phase, g.current_player) == (PH_SHAME, 1)
     act(g, "kind harp")
-    assert holdings(g, 1) == {} and g.money[1] == 3
+    assert holdings(g, 1) == {} and g.state.money[1] == 3
     assert (g.phase, g.current_player) == (PH_OTHER, 2)
     act(g, "card 3")
     assert holdings(g, 2) == {"foreign_gold_1": 1} and len(memphis_cards(g)) == 3
@@ -176,26 +176,26 @@ def test_s7_memphis_never_closes():
     g = memphis_game()
     squares = [0, 1, 2, 3, 4, 5, 6, 8]
     for v in squares[:-1]:
-        g.occ[MEMPHIS, v] = v % 3                  # Red 3, Black 2, Green 2: every colour, 8 pieces
-    g.servants[:3] = [1, 2, 2]
+        g.state.occ[MEMPHIS, v] = v % 3                  # Red 3, Black 2, Green 2: every colour, 8 pieces
+    g.state.servants[:3] = [1, 2, 2]
     refresh(g)
     act(g, "place Memphis 8")
-    assert g.res_market == -1 and g.is_open[MEMPHIS] and (g.occ[MEMPHIS, squares] >= 0).all()
+    assert g.state.res_market == -1 and g.state.is_open[MEMPHIS] and (g.state.occ[MEMPHIS, squares] >= 0).all()
     assert (g.phase, g.current_player) == (PH_TURN, 1)
     g = memphis_game()
     for v in (0, 2, 4, 6):
         put(g, MEMPHIS, v, 0)
-    assert g.servants[0] == 0
+    assert g.state.servants[0] == 0
     assert not any(s.startswith("close") for s in legal(g))
 
 
 def test_s7_memphis_placement_bonuses_come_from_its_reserve():
     """docs/rules.md §2/§3: Memphis's stall has a coin on 1; first into Memphis and the coin take from its Reserve."""
     g = memphis_game(money=5)
-    g.reserve[MEMPHIS] = 3
+    g.state.reserve[MEMPHIS] = 3
     refresh(g)
     act(g, "place Memphis 1")
-    assert g.money[0] == 7 and g.reserve[MEMPHIS] == 1
+    assert g.state.money[0] == 7 and g.state.reserve[MEMPHIS] == 1
 
 
 # ------------------------------------------------------------- the final distribution (§7)
@@ -207,12 +207,12 @@ def test_s7_memphis_is_resolved_one_last_time_when_akhenaton_is_drawn():
     stack_deck(g, ["akhenaton"])
     put(g, MEMPHIS, 5, 1)
     reopen_louqsor(g, 0)
-    assert g.akhenaton_drawn and g.dead[LOUQSOR] and not g.is_open[LOUQSOR]
-    assert (g.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 1)
+    assert g.state.akhenaton_drawn and g.state.dead[LOUQSOR] and not g.state.is_open[LOUQSOR]
+    assert (g.state.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 1)
     act(g, "card upper")
     assert holdings(g, 1) == {"foreign_harp_1": 1}
-    assert (g.phase, g.current_player) == (PH_TURN, 1) and g.is_open[MEMPHIS]
-    assert g.is_open[:4].tolist() == [True, True, False, False]
+    assert (g.phase, g.current_player) == (PH_TURN, 1) and g.state.is_open[MEMPHIS]
+    assert g.state.is_open[:4].tolist() == [True, True, False, False]
 
 
 def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
@@ -221,7 +221,7 @@ def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
     g = memphis_game()
     stack_deck(g, ["akhenaton"])
     reopen_louqsor(g, 0)
-    assert g.is_open[:4].tolist() == [True, True, False, False]
+    assert g.state.is_open[:4].tolist() == [True, True, False, False]
     put(g, MEMPHIS, 5, 2)
     for v in (0, 2):
         put(g, GIZEH, v, 0)
@@ -234,7 +234,7 @@ def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
     assert (g.phase, g.current_player) == (PH_TURN, 1)
     act(g, "close Akhet-Aton", "card upper", "take half", "take half", "take half")
     assert g.is_over()
-    assert g.occ[MEMPHIS].tolist().count(-1) == 10 and g.occ[MEMPHIS, 5] == 2
+    assert g.state.occ[MEMPHIS].tolist().count(-1) == 10 and g.state.occ[MEMPHIS, 5] == 2
 
 
 # ----------------------------------------------------------------- no characters (§6, §7)
@@ -244,7 +244,7 @@ def test_s7_after_akhenaton_memphis_is_not_resolved_again_and_the_game_ends():
 def test_s7_characters_never_choose_memphis(key, name):
     """docs/rules.md §6/§7: no character acts on the Port of Memphis (Treasurer, Thief, Trader, Roaming Thief)."""
     g = memphis_game(seals=[1, 0, 0], characters=[key])
-    g.reserve[MEMPHIS] = 9
+    g.state.reserve[MEMPHIS] = 9
     set_memphis(g, ["harp", "chair", "mirror"])     # even cheap classic-looking cards are out of reach
     give(g, 0, gold=1)
     act(g, f"character {name}")
@@ -257,13 +257,13 @@ def test_s7_characters_never_choose_memphis(key, name):
 def test_s7_beggar_visits_the_four_classic_markets_only():
     """docs/rules.md §7: the Beggar cannot take money at Memphis: its choices go Gizeh, Akhet-Aton, Abou Simbel, Louqsor."""
     g = memphis_game(seals=[1, 0, 0], characters=["beggar"], reserve=[1, 1, 1, 1])
-    g.reserve[MEMPHIS] = 9
+    g.state.reserve[MEMPHIS] = 9
     refresh(g)
     act(g, "character Beggar")
     for _ in range(4):
         assert "take deben" in legal(g)
         act(g, "take deben")
-    assert g.phase == PH_PLACE and g.reserve.tolist() == [0, 0, 0, 0, 9]
+    assert g.phase == PH_PLACE and g.state.reserve.tolist() == [0, 0, 0, 0, 9]
 
 
 def test_s7_head_priest_second_servant_never_at_memphis():
@@ -279,44 +279,44 @@ def test_s7_head_priest_second_servant_never_at_memphis():
 def test_s7_papyrus_bought_from_a_market_brings_a_seal_from_the_supply():
     """docs/rules.md §7: a papyrus taken from the board brings a seal from the supply with it."""
     g = memphis_game(cards={ABOU_SIMBEL: ["statuette", "papyrus", "chair", "gold"]})
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     put(g, ABOU_SIMBEL, 7, 1)
     put(g, ABOU_SIMBEL, 6, 2)
     act(g, "place Abou Simbel 4")
     act(g, "card 1", "card 2")                  # Black takes the papyrus and the chair
     assert holdings(g, 1) == {"papyrus": 1, "chair": 1}
-    assert g.seals[1] == 1 and g.seal_supply == supply - 1
+    assert g.state.seals[1] == 1 and g.state.seal_supply == supply - 1
 
 
 def test_s7_papyrus_as_upper_card_brings_its_seal_and_one_from_the_supply():
     """docs/rules.md §7: the upper card's seal plus the papyrus' own seal from the supply."""
     g = memphis_game(cards={ABOU_SIMBEL: ["papyrus", "harp", "chair", "gold"]})
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     put(g, ABOU_SIMBEL, 7, 1)
     put(g, ABOU_SIMBEL, 6, 2)
     act(g, "place Abou Simbel 4", "card upper")
-    assert g.seals[1] == 2 and g.seal_supply == supply - 1
+    assert g.state.seals[1] == 2 and g.state.seal_supply == supply - 1
 
 
 def test_s7_papyrus_without_a_seal_in_the_supply():
     """docs/rules.md §7: "if any": with an empty supply the papyrus comes alone."""
     g = memphis_game(cards={ABOU_SIMBEL: ["statuette", "papyrus", "chair", "gold"]})
-    g.seals[2] += g.seal_supply
-    g.seal_supply = 0
+    g.state.seals[2] += g.state.seal_supply
+    g.state.seal_supply = 0
     refresh(g)
     put(g, ABOU_SIMBEL, 7, 1)
     put(g, ABOU_SIMBEL, 6, 2)
     act(g, "place Abou Simbel 4", "card 1", "card 2")
-    assert holdings(g, 1) == {"papyrus": 1, "chair": 1} and g.seals[1] == 0
+    assert holdings(g, 1) == {"papyrus": 1, "chair": 1} and g.state.seals[1] == 0
 
 
 def test_s7_papyrus_stolen_by_the_thief_brings_a_seal():
     """docs/rules.md §7: stolen from the board (Thief): the papyrus brings a seal."""
     g = memphis_game(seals=[1, 0, 0], cards={LOUQSOR: ["statuette", "harp", "papyrus", "gold"]})
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     act(g, "character Thief", "market Louqsor", "card 2")
     assert holdings(g, 0) == {"papyrus": 1}
-    assert g.seals[0] == 1 and g.seal_supply == supply       # one spent on the Thief, one gained
+    assert g.state.seals[0] == 1 and g.state.seal_supply == supply       # one spent on the Thief, one gained
 
 
 def test_s7_papyrus_exchanged_with_the_trader_brings_a_seal():
@@ -324,8 +324,8 @@ def test_s7_papyrus_exchanged_with_the_trader_brings_a_seal():
     g = memphis_game(seals=[1, 0, 0], characters=["trader"], cards={GIZEH: ["statuette", "harp", "papyrus", "gold"]})
     give(g, 0, chair=1)
     act(g, "character Trader", "kind chair", "market Gizeh", "card 2", "done")
-    assert holdings(g, 0) == {"papyrus": 1} and g.seals[0] == 1
-    assert g.slots[GIZEH, 2] == kind(g, "chair")
+    assert holdings(g, 0) == {"papyrus": 1} and g.state.seals[0] == 1
+    assert g.state.slots[GIZEH, 2] == kind(g, "chair")
 
 
 def test_s7_papyrus_from_another_player_brings_no_seal():
@@ -334,7 +334,7 @@ def test_s7_papyrus_from_another_player_brings_no_seal():
     give(g, 0, harp=1)
     give(g, 1, papyrus=1)
     act(g, "character Merchant", "kind harp", "target +1", "kind papyrus")
-    assert holdings(g, 0) == {"papyrus": 1} and g.seals[0] == 0
+    assert holdings(g, 0) == {"papyrus": 1} and g.state.seals[0] == 0
 
 
 # ----------------------------------------------------------------------- scoring (§7)
@@ -369,14 +369,14 @@ def test_s7_every_servant_stuck_at_memphis_distributes_it():
     g = memphis_game(players=2)
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2"])
     for v in range(7):
-        g.occ[MEMPHIS, v] = (v + 1) % 2            # Red on 1, 3, 5; Black on 0, 2, 4, 6
-    g.servants[:2] = [1, 0]
+        g.state.occ[MEMPHIS, v] = (v + 1) % 2            # Red on 1, 3, 5; Black on 0, 2, 4, 6
+    g.state.servants[:2] = [1, 0]
     refresh(g)
     act(g, "place Memphis 8")                   # nobody has a servant left, none on a closable market
-    assert (g.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 0)
+    assert (g.state.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, 0)
     act(g, "card 0", "card 1")
-    while g.res_market >= 0:
+    while g.state.res_market >= 0:
         act(g, "take half")
-    assert g.servants[:2].sum() == 8 and (g.occ[MEMPHIS] < 0).all()
+    assert g.state.servants[:2].sum() == 8 and (g.state.occ[MEMPHIS] < 0).all()
     assert g.phase == PH_TURN and holdings(g, 0) == {"foreign_harp_1": 1, "foreign_chair_2": 1}
     assert np.count_nonzero(g.legal_action_mask()) > 0

@@ -24,7 +24,7 @@ SCENARIOS = {   # seeds/expansion_en.txt, "Scenarios"
 
 def roster(g) -> Counter:
     """Character cards available, by key."""
-    return Counter({c.key: int(g.char_avail[i]) for i, c in enumerate(g.rules.characters) if g.char_avail[i]})
+    return Counter({c.key: int(g.state.char_avail[i]) for i, c in enumerate(g.rules.characters) if g.state.char_avail[i]})
 
 
 def deck(g) -> Counter:
@@ -41,7 +41,7 @@ def test_s1_every_player_count_from_2_to_5(players):
     g = new_game(players, 7)
     assert g.num_players == players and g.phase == PH_TURN
     assert 0 <= g.current_player < players and g.legal_actions()
-    assert g.money[:players].all() and not g.money[players:].any()
+    assert g.state.money[:players].all() and not g.state.money[players:].any()
 
 
 @pytest.mark.parametrize("players", [0, 1, 6, "3"])
@@ -57,7 +57,7 @@ def test_s1_bad_player_count_raises(players):
 def test_s1_memphis_default_only_where_mandatory(players, default):
     """docs/rules.md §1: the Port of Memphis is optional with 2-4 players and mandatory with 5 (memphis=None)."""
     g = new_game(players, 0)
-    assert g.options["memphis"] is default and g.is_open[MEMPHIS] == default
+    assert g.options["memphis"] is default and g.state.is_open[MEMPHIS] == default
     assert new_game(players, 0, memphis=None).options["memphis"] is default
 
 
@@ -65,7 +65,7 @@ def test_s1_memphis_default_only_where_mandatory(players, default):
 def test_s1_memphis_can_be_switched_on_with_2_to_4_players(players):
     """docs/rules.md §1/§7: optional with 2-4 players: Memphis open with 1 Deben on its Reserve."""
     g = new_game(players, 0, memphis=True)
-    assert g.options["memphis"] is True and g.is_open[MEMPHIS] and g.reserve[MEMPHIS] == 1
+    assert g.options["memphis"] is True and g.state.is_open[MEMPHIS] and g.state.reserve[MEMPHIS] == 1
     assert any(g.action_to_string(a).startswith("place Memphis") for a in g.legal_actions())
 
 
@@ -124,8 +124,8 @@ def test_s1_akhenaton_among_the_last_five_cards(players, memphis):
 def test_s1_twelve_royal_seals_fourteen_with_the_expansion(players, memphis, seals):
     """docs/rules.md §1: 12 Royal Seals, 14 with the expansion components (2 or 5 players, or the Port of Memphis)."""
     g = new_game(players, 0, memphis=memphis)
-    assert g.seal_supply + g.seal_on.sum() + g.seals.sum() == seals
-    assert g.seal_on.tolist() == [True, True, True, False, False]
+    assert g.state.seal_supply + g.state.seal_on.sum() + g.state.seals.sum() == seals
+    assert g.state.seal_on.tolist() == [True, True, True, False, False]
 
 
 # -------------------------------------------------------------------------- 5 players
@@ -135,10 +135,10 @@ def test_s1_five_players_money_8_8_8_9_9_by_seat_and_3_servants():
     firsts = set()
     for seed in range(30):
         g = new_game(5, seed)
-        first = g.first_player
+        first = g.state.first_player
         firsts.add(first)
-        assert [int(g.money[(first + i) % 5]) for i in range(5)] == [8, 8, 8, 9, 9]
-        assert g.servants[:5].tolist() == [3] * 5 and not g.tutors.any()
+        assert [int(g.state.money[(first + i) % 5]) for i in range(5)] == [8, 8, 8, 9, 9]
+        assert g.state.servants[:5].tolist() == [3] * 5 and not g.state.tutors.any()
         assert g.current_player == first
     assert firsts == set(range(5))
 
@@ -148,7 +148,7 @@ def test_s1_five_players_cups_senets_memphis_and_the_whole_base_roster():
     g = new_game(5, 2)
     cards = deck(g)
     assert cards["cup"] == 4 and cards["senet"] == 5 and cards["double_senet"] == 3
-    assert g.is_open[MEMPHIS] and g.options["memphis"]
+    assert g.state.is_open[MEMPHIS] and g.options["memphis"]
     assert roster(g) == Counter(BASE)
 
 
@@ -197,7 +197,7 @@ def test_s6_explicit_character_list_is_exactly_those_cards():
     keys = ["oracle", "royal_servant", "royal_servant", "scribe_3"]
     g = new_game(2, 0, characters=keys)
     assert roster(g) == Counter(keys)
-    assert g.char_avail[character(g, "scribe_2")] == 0
+    assert g.state.char_avail[character(g, "scribe_2")] == 0
     assert roster(new_game(4, 0, characters=[])) == Counter()
     assert roster(new_game(4, 0, characters=("trader",))) == Counter({"trader": 1})
 

@@ -33,12 +33,12 @@ def test_s8_setup_money_10_11_by_seat_from_the_first_player_4_servants_2_tutors(
     firsts = set()
     for seed in range(20):
         g = new_game(2, seed)
-        first = g.first_player
+        first = g.state.first_player
         firsts.add(first)
-        assert (g.money[first], g.money[1 - first]) == (10, 11)
+        assert (g.state.money[first], g.state.money[1 - first]) == (10, 11)
         assert g.current_player == first
-        assert g.servants[:2].tolist() == [4, 4] and g.tutors[:2].tolist() == [2, 2]
-        assert not g.money[2:].any() and not g.tutors[2:].any() and not g.servants[2:].any()
+        assert g.state.servants[:2].tolist() == [4, 4] and g.state.tutors[:2].tolist() == [2, 2]
+        assert not g.state.money[2:].any() and not g.state.tutors[2:].any() and not g.state.servants[2:].any()
     assert firsts == {0, 1}
 
 
@@ -50,11 +50,11 @@ def test_s8_setup_no_senets_scribes_removed_14_seals(memphis, characters):
         g = new_game(2, seed, memphis=memphis, characters=characters)
         deck = Counter(g.deck.tolist())
         assert deck[kind(g, "senet")] == deck[kind(g, "double_senet")] == 0
-        assert g.char_avail[character(g, "scribe_3")] == 0
-        assert g.char_avail[character(g, "scribe_2")] == 2
-        assert g.char_avail[character(g, "merchant")] == 2
-        assert g.seal_supply + g.seal_on.sum() + g.seals.sum() == 14
-        assert g.seal_on[:4].tolist() == [True, True, True, False]
+        assert g.state.char_avail[character(g, "scribe_3")] == 0
+        assert g.state.char_avail[character(g, "scribe_2")] == 2
+        assert g.state.char_avail[character(g, "merchant")] == 2
+        assert g.state.seal_supply + g.state.seal_on.sum() + g.state.seals.sum() == 14
+        assert g.state.seal_on[:4].tolist() == [True, True, True, False]
 
 
 # ------------------------------------------------------------------ tutor placement
@@ -90,10 +90,10 @@ def test_s8_tutor_placement_is_optional_done_skips_it():
     """docs/rules.md §8: the tutor is optional: `done` ends the turn with both tutors kept."""
     g = two()
     act(g, "place Gizeh 6", "place Gizeh 2")
-    assert g.occ[GIZEH, 2] == TUTOR + RED and g.tutors[RED] == 1
+    assert g.state.occ[GIZEH, 2] == TUTOR + RED and g.state.tutors[RED] == 1
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
     act(g, "place Akhet-Aton 5", "done")
-    assert g.tutors[BLACK] == 2 and g.servants[BLACK] == 3
+    assert g.state.tutors[BLACK] == 2 and g.state.servants[BLACK] == 3
     assert (g.phase, g.current_player) == (PH_TURN, RED)
 
 
@@ -103,7 +103,7 @@ def test_s8_no_tutor_placement_without_a_tutor_or_a_square():
     act(g, "place Gizeh 0")                             # nothing below bid 0 anywhere
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
     g = two()
-    g.tutors[RED] = 0
+    g.state.tutors[RED] = 0
     refresh(g)
     act(g, "place Gizeh 6")
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
@@ -118,7 +118,7 @@ def test_s8_tutor_placement_after_the_closing_the_servant_caused():
     act(g, "place Abou Simbel 4")                       # 7 + 6 + 4 = 17: Abou Simbel closes
     assert (g.phase, g.current_player) == (PH_HIGH, BLACK)
     act(g, "card upper", "take half", "take half")
-    assert not g.is_open[ABOU_SIMBEL]
+    assert not g.state.is_open[ABOU_SIMBEL]
     assert (g.phase, g.current_player) == (PH_TUTOR, RED)
     assert legal(g) == {"done"} | {f"place Gizeh {v}" for v in range(5)}
     act(g, "place Gizeh 4")
@@ -132,11 +132,11 @@ def test_s8_no_tutor_after_closing_by_choice():
         put(g, AKHET_ATON, v, RED)
     put(g, GIZEH, 6, RED)
     put(g, GIZEH, 5, BLACK)
-    assert g.servants[RED] == 0
+    assert g.state.servants[RED] == 0
     act(g, "close Gizeh")
     act(g, "card upper", "take half")
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
-    assert g.tutors[RED] == 2
+    assert g.state.tutors[RED] == 2
 
 
 def test_s8_closing_by_choice_needs_a_servant_of_yours_not_a_tutor():
@@ -154,8 +154,8 @@ def test_s8_tutor_bonus_square_coin_goes_to_the_neutral_player_and_leaves_the_ga
     """docs/rules.md §8 [R]: a tutor on a coin square takes the Deben for the neutral player: it leaves the game."""
     g = two(money=(5, 5), reserve=(3, 1, 1, 1))
     act(g, "place Gizeh 4", "place Gizeh 1")           # Gizeh right: 1 is a coin square
-    assert g.money[RED] == 6                            # the servant's first-into-market bonus only
-    assert g.reserve[GIZEH] == 1 and g.deben_out == 1
+    assert g.state.money[RED] == 6                            # the servant's first-into-market bonus only
+    assert g.state.reserve[GIZEH] == 1 and g.state.deben_out == 1
 
 
 # ------------------------------------------------------------------- closing (§3)
@@ -175,9 +175,9 @@ def test_s3_a_tutor_counts_as_a_servant_for_closing(market, servants, tutor, clo
     last_v, last_seat = list(servants.items())[-1]
     set_turn(g, last_seat)
     act(g, f"place {MARKET_NAMES[market]} {last_v}")
-    assert g.phase == PH_TUTOR and g.is_open[market]
+    assert g.phase == PH_TUTOR and g.state.is_open[market]
     act(g, f"place {MARKET_NAMES[market]} {tutor}")
-    assert (g.res_market == market) == closes
+    assert (g.state.res_market == market) == closes
 
 
 @pytest.mark.parametrize("pieces, closes", [
@@ -197,7 +197,7 @@ def test_s3_gizeh_right_red_and_black_tutors_are_two_more_colours(pieces, closes
     if last_piece >= TUTOR:                                 # the tutor comes after a servant placed elsewhere
         act(g, "place Akhet-Aton 0")
     act(g, f"place Gizeh {last_v}")
-    assert (g.res_market == GIZEH) == closes
+    assert (g.state.res_market == GIZEH) == closes
 
 
 # ---------------------------------------------------------------- resolution (§4)
@@ -208,7 +208,7 @@ def gizeh_with_tutor(reserve=5, memphis=False):
     put(g, GIZEH, 6, RED)
     put_tutor(g, GIZEH, 3, BLACK)
     act(g, "place Akhet-Aton 0", "place Gizeh 2")
-    assert g.res_market == GIZEH
+    assert g.state.res_market == GIZEH
     return g
 
 
@@ -233,10 +233,10 @@ def test_s4_tutor_takes_3_deben_and_puts_one_on_each_other_reserve():
     """docs/rules.md §4: tutor: take 3 Deben from this Reserve and put exactly 1 on each other Reserve."""
     g = gizeh_with_tutor(reserve=1)
     act(g, "card upper")                                # Red paid 6: Gizeh's Reserve holds 7
-    assert g.reserve[:5].tolist() == [7, 0, 1, 1, 0]    # Red's servant took Akhet-Aton's Deben
+    assert g.state.reserve[:5].tolist() == [7, 0, 1, 1, 0]    # Red's servant took Akhet-Aton's Deben
     act(g, "take deben")
-    assert g.reserve[:5].tolist() == [4, 1, 2, 2, 0]
-    assert g.money[BLACK] == 20 and g.deben_out == 0
+    assert g.state.reserve[:5].tolist() == [4, 1, 2, 2, 0]
+    assert g.state.money[BLACK] == 20 and g.state.deben_out == 0
     assert (g.phase, g.current_player) == (PH_TUTOR_RES, RED)
 
 
@@ -244,9 +244,9 @@ def test_s4_tutor_takes_4_deben_with_memphis_one_for_each_other_reserve():
     """docs/rules.md §4: with the Port of Memphis the tutor takes 4 Deben: one for each of the other four Reserves."""
     g = gizeh_with_tutor(reserve=1, memphis=True)
     act(g, "card upper")
-    assert g.reserve.tolist() == [7, 0, 1, 1, 1]
+    assert g.state.reserve.tolist() == [7, 0, 1, 1, 1]
     act(g, "take deben")
-    assert g.reserve.tolist() == [3, 1, 2, 2, 2]
+    assert g.state.reserve.tolist() == [3, 1, 2, 2, 2]
 
 
 def test_s4_tutor_with_a_short_reserve_chooses_the_reserves_one_by_one():
@@ -258,21 +258,21 @@ def test_s4_tutor_with_a_short_reserve_chooses_the_reserves_one_by_one():
     set_turn(g, BLACK)
     act(g, "place Akhet-Aton 0", "place Gizeh 0")       # Red's servant, Red's tutor, Black's tutor: 3 colours
     act(g, "card upper")                                # Red pays 2: the Reserve holds 2
-    assert g.reserve[GIZEH] == 2
+    assert g.state.reserve[GIZEH] == 2
     assert (g.phase, g.current_player) == (PH_TUTOR_RES, RED)
     act(g, "take deben")
-    assert (g.phase, g.current_player, g.tutor_left) == (PH_TUTOR_DIST, RED, 2)
+    assert (g.phase, g.current_player, g.state.tutor_left) == (PH_TUTOR_DIST, RED, 2)
     assert legal(g) == {"market Akhet-Aton", "market Abou Simbel", "market Louqsor"}
-    total = g.money.sum() + g.reserve.sum() + g.deben_out + g.tutor_left
+    total = g.state.money.sum() + g.state.reserve.sum() + g.state.deben_out + g.state.tutor_left
     act(g, "market Louqsor")
-    assert g.money.sum() + g.reserve.sum() + g.deben_out + g.tutor_left == total
+    assert g.state.money.sum() + g.state.reserve.sum() + g.state.deben_out + g.state.tutor_left == total
     assert legal(g) == {"market Akhet-Aton", "market Abou Simbel"}
     act(g, "market Akhet-Aton")
-    assert g.reserve[:4].tolist() == [0, 1, 1, 2]        # Akhet-Aton's Deben went to Black's servant
+    assert g.state.reserve[:4].tolist() == [0, 1, 1, 2]        # Akhet-Aton's Deben went to Black's servant
     assert (g.phase, g.current_player) == (PH_TUTOR_RES, BLACK)
     act(g, "take deben")                                # nothing left to take
-    assert g.reserve[:4].tolist() == [0, 1, 1, 2]
-    assert g.res_market == -1 and g.tutors[:2].tolist() == [2, 2] and g.servants[RED] == 4
+    assert g.state.reserve[:4].tolist() == [0, 1, 1, 2]
+    assert g.state.res_market == -1 and g.state.tutors[:2].tolist() == [2, 2] and g.state.servants[RED] == 4
 
 
 @pytest.mark.parametrize("memphis", [False, True])
@@ -286,31 +286,31 @@ def test_s4_every_tutor_puts_one_deben_on_each_other_reserve_after_a_short_distr
     act(g, "place Akhet-Aton 0", "place Gizeh 0", "card upper")
     act(g, "take deben", "market Louqsor", "market Akhet-Aton", "take deben")    # a short distribution first
     set_cards(g, ABOU_SIMBEL, CARDS)
-    g.reserve[ABOU_SIMBEL] = 10
+    g.state.reserve[ABOU_SIMBEL] = 10
     put(g, ABOU_SIMBEL, 7, BLACK)
     put(g, ABOU_SIMBEL, 6, BLACK)
     put_tutor(g, ABOU_SIMBEL, 3, RED)
     set_turn(g, RED)
     act(g, "place Abou Simbel 5", "card upper", "take half", "take half")  # 7 + 6 + 5 + 3 >= 17
     assert (g.phase, g.current_player) == (PH_TUTOR_RES, RED)
-    before = g.reserve.tolist()
+    before = g.state.reserve.tolist()
     assert before[ABOU_SIMBEL] >= 4
     act(g, "take deben")
     take = 4 if memphis else 3
     others = [m for m in range(5 if memphis else 4) if m != ABOU_SIMBEL]
     expected = [r + (m in others) - take * (m == ABOU_SIMBEL) for m, r in enumerate(before)]
-    assert g.reserve.tolist() == expected and g.deben_out == 0
+    assert g.state.reserve.tolist() == expected and g.state.deben_out == 0
 
 
 def test_s4_tutor_takes_a_card_for_the_neutral_player_and_its_seal_goes_to_the_supply():
     """docs/rules.md §4: tutor: take one remaining card for the neutral player; a seal on it goes to the supply."""
     g = gizeh_with_tutor()
     act(g, "card 1", "card 2")                          # Red takes two lower cards: the seal stays up
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     act(g, "card upper")                                # Black's tutor takes the statuette and its seal
     assert holdings(g, NEUTRAL) == {"statuette": 1}
-    assert g.seals[NEUTRAL] == 0 and g.seal_supply == supply + 1 and not g.seal_on[GIZEH]
-    assert g.money[BLACK] == 20 and g.reserve[GIZEH] == 11
+    assert g.state.seals[NEUTRAL] == 0 and g.state.seal_supply == supply + 1 and not g.state.seal_on[GIZEH]
+    assert g.state.money[BLACK] == 20 and g.state.reserve[GIZEH] == 11
     act(g, "card 3")                                    # Red's tutor takes the gold for the neutral player
     assert holdings(g, NEUTRAL) == {"statuette": 1, "gold": 1}
     assert holdings(g, RED) == {"harp": 1, "chair": 1}
@@ -322,37 +322,37 @@ def test_s7_a_papyrus_taken_by_a_tutor_brings_no_seal_to_the_neutral_player():
     put(g, GIZEH, 6, RED)
     put_tutor(g, GIZEH, 3, BLACK)
     act(g, "place Akhet-Aton 0", "place Gizeh 2", "card upper")
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     act(g, "card 1")
     assert holdings(g, NEUTRAL) == {"papyrus": 1}
-    assert g.seal_supply == supply and g.seals[NEUTRAL] == 0
+    assert g.state.seal_supply == supply and g.state.seals[NEUTRAL] == 0
 
 
 def test_s8_tutors_return_to_their_owners():
     """docs/rules.md §8: after the resolution each tutor goes back to the player who placed it."""
     g = gizeh_with_tutor()
-    assert g.tutors[:2].tolist() == [1, 1]
+    assert g.state.tutors[:2].tolist() == [1, 1]
     act(g, "card upper", "take deben", "take deben")
-    assert g.tutors[:2].tolist() == [2, 2] and (g.occ[GIZEH] < 0).all()
+    assert g.state.tutors[:2].tolist() == [2, 2] and (g.state.occ[GIZEH] < 0).all()
     assert (g.phase, g.current_player) == (PH_TURN, BLACK)
 
 
 def test_s4_tutor_at_memphis_takes_4_and_gives_one_to_each_classic_reserve():
     """docs/rules.md §4/§7: a tutor at Memphis takes 4 Deben there and puts 1 on each of the four classic Reserves."""
     g = two(memphis=True, reserve=(1, 1, 1, 1))
-    g.reserve[MEMPHIS] = 2
+    g.state.reserve[MEMPHIS] = 2
     set_memphis(g, ["foreign_harp_1", "foreign_chair_2", "foreign_mirror_1"])
     stack_deck(g, ["foreign_gold_1", "harp", "chair", "mirror", "gold"])
     put(g, MEMPHIS, 6, BLACK)
     put_tutor(g, MEMPHIS, 2, RED)
     reopen_louqsor(g, RED)                              # one more foreign gift: Memphis holds 4
-    assert (g.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, BLACK)
+    assert (g.state.res_market, g.phase, g.current_player) == (MEMPHIS, PH_HIGH, BLACK)
     act(g, "card 0", "card 1")
-    reserves = g.reserve.tolist()
+    reserves = g.state.reserve.tolist()
     assert reserves[MEMPHIS] == 8
     act(g, "take deben")
-    assert g.reserve.tolist() == [r + 1 for r in reserves[:4]] + [4]
-    assert g.tutors[RED] == 2 and g.servants[BLACK] == 4
+    assert g.state.reserve.tolist() == [r + 1 for r in reserves[:4]] + [4]
+    assert g.state.tutors[RED] == 2 and g.state.servants[BLACK] == 4
 
 
 # ------------------------------------------------------------- the neutral player
@@ -398,13 +398,13 @@ def test_s6_royal_servant_makes_the_neutral_player_discard():
     act(g, "character Royal Servant", "type chair")
     assert holdings(g, BLACK) == {"chair": 1}
     assert holdings(g, NEUTRAL) == {"foreign_chair_1": 1, "harp": 1}       # the classic card first
-    assert g.discarded[kind(g, "chair")] == 2
+    assert g.state.discarded[kind(g, "chair")] == 2
 
 
 def test_s4_a_tutor_cannot_take_the_roaming_thief_card():
     """docs/rules.md §4 [R]: the Roaming Thief card is no gift: a tutor cannot take it for the neutral player."""
     g = two(cards={GIZEH: CARDS})
-    g.slots[GIZEH, 3] = g.kind_roaming
+    g.state.slots[GIZEH, 3] = g.kind_roaming
     refresh(g)
     put(g, GIZEH, 6, RED)
     put_tutor(g, GIZEH, 3, BLACK)

@@ -22,7 +22,7 @@ AMONG_LAST = 5
 def unseen_places(g, seat) -> list[int]:
     """Undrawn deck places whose card `seat` has not seen."""
     known = g.known_cards(seat)
-    return [pos for pos in range(g.deck_pos, len(g.deck)) if pos not in known]
+    return [pos for pos in range(g.state.deck_pos, len(g.deck)) if pos not in known]
 
 
 def reordered(g, places: list[int], rng) -> NefertitiGame:
@@ -71,7 +71,7 @@ def test_unseen_deck_order_changes_no_observation_or_legal_action(players, memph
                 h = reordered(g, places, rng)
                 assert looks_the_same(g, h, seat), f"seed {seed}, seat {seat}, decision {len(g.history)}"
                 checked += 1
-                oracle_positions += seat == g.oracle_seat
+                oracle_positions += seat == g.state.oracle_seat
     assert checked > 100
     if characters == "intrigue_at_court":
         assert oracle_positions > 0, "random play reaches the Oracle"
@@ -109,7 +109,7 @@ def test_oracle_player_does_not_see_the_rest_of_the_deck():
     g = after_oracle()
     rng = np.random.default_rng(0)
     places = unseen_places(g, 0)
-    assert places == list(range(g.deck_pos, len(g.deck) - AMONG_LAST))
+    assert places == list(range(g.state.deck_pos, len(g.deck) - AMONG_LAST))
     assert looks_the_same(g, reordered(g, places, rng), 0)
 
 
@@ -136,7 +136,7 @@ def test_resample_hidden_keeps_known_cards_akhenaton_low_and_the_multiset():
             h = g.clone()
             h.resample_hidden(seat, np.random.default_rng(seed))
             assert Counter(h.deck.tolist()) == Counter(g.deck.tolist())
-            assert np.array_equal(h.deck[:g.deck_pos], g.deck[:g.deck_pos])
+            assert np.array_equal(h.deck[:g.state.deck_pos], g.deck[:g.state.deck_pos])
             assert all(h.deck[pos] == card for pos, card in g.known_cards(seat).items())
             assert len(h.deck) - list(h.deck).index(h.kind_akhenaton) <= AMONG_LAST
             orders.add(tuple(h.deck.tolist()))
@@ -155,9 +155,9 @@ def test_resample_hidden_along_random_games(players, memphis, characters):
             seat = int(rng.integers(players))
             h = g.clone()
             h.resample_hidden(seat, rng)
-            assert Counter(h.deck[g.deck_pos:].tolist()) == Counter(g.deck[g.deck_pos:].tolist())
+            assert Counter(h.deck[g.state.deck_pos:].tolist()) == Counter(g.deck[g.state.deck_pos:].tolist())
             assert h.known_cards(seat) == g.known_cards(seat)
-            if not g.akhenaton_drawn:
+            if not g.state.akhenaton_drawn:
                 assert len(h.deck) - list(h.deck).index(h.kind_akhenaton) <= AMONG_LAST
             assert looks_the_same(g, h, seat)
 

@@ -28,8 +28,8 @@ def oracle_game(seed: int, take: int = 0, order_first: int = 0) -> tuple[Neferti
         g.apply(legal[rng.integers(len(legal))])
     else:
         raise AssertionError(f"seed {seed}: nobody could play the Oracle")
-    while g.char_index == oracle:
-        legal, step = g.legal_actions(), g.char_step
+    while g.state.char_index == oracle:
+        legal, step = g.legal_actions(), g.state.char_step
         if step == 0:           # swap one gift if any can be, then stop
             a = legal[0] if not swapped and len(legal) > 1 else A.DONE
             swapped = swapped or a != A.DONE
@@ -42,7 +42,7 @@ def oracle_game(seed: int, take: int = 0, order_first: int = 0) -> tuple[Neferti
 
 def test_only_the_oracle_player_sees_its_private_choices():
     g, private = oracle_game(seed=3)
-    oracle = g.oracle_seat
+    oracle = g.state.oracle_seat
     assert len(private) >= 3, "the Oracle took a card and chose an order"
     for seat in g.seats():
         view = g.history_for(seat)
@@ -68,7 +68,7 @@ def test_other_seats_cannot_tell_two_private_choices_apart():
     bot decision are the same; the Oracle player's view differs."""
     g, _ = oracle_game(seed=3, order_first=0)
     h, _ = oracle_game(seed=3, order_first=1)
-    oracle = g.oracle_seat
+    oracle = g.state.oracle_seat
     assert g.history != h.history and g.history_for(oracle) != h.history_for(oracle)
     while not g.is_over() and g.current_player == oracle:        # the Oracle player's own turn goes on
         a = g.legal_actions()[0]

@@ -168,12 +168,12 @@ def test_from_json_holds_a_characters_choices_to_its_step():
     for seed in range(40):
         g = NefertitiGame(num_players=4, seed=seed, characters="expansion")
         rng = np.random.default_rng(seed)
-        while not g.is_over() and not (g.phase == PH_CHARACTER and g.char_sel):
+        while not g.is_over() and not (g.phase == PH_CHARACTER and g.state.char_sel_n):
             play_random(g, rng, steps=1)
         if not g.is_over():
             break
-    assert g.char_sel
-    for sel in ([10**6], [-5], g.char_sel * 3):
+    assert g.state.char_sel_n
+    for sel in ([10**6], [-5], g.state.char_sel[:g.state.char_sel_n].tolist() * 3):
         assert any("char_sel" in p for p in problems(edited(g, lambda s: s.update(char_sel=sel))))
 
 

@@ -36,10 +36,10 @@ def initial_counts(g) -> np.ndarray:
 def card_places(g) -> np.ndarray:
     """Cards per kind (then Akhenaton): undrawn deck + above the markets + owned + discarded (+ Akhenaton drawn)."""
     k = g.rules.num_kinds
-    places = np.bincount(g.deck[g.deck_pos:], minlength=k + 1)
-    places += np.bincount(g.slots.ravel() + 1, minlength=k + 2)[1:]      # +1: empty places (-1) in bin 0
-    places[:k] += np.add.reduce(g.owned, axis=0) + g.discarded
-    places[k] += g.akhenaton_drawn
+    places = np.bincount(g.deck[g.state.deck_pos:], minlength=k + 1)
+    places += np.bincount(g.state.slots.ravel() + 1, minlength=k + 2)[1:]      # +1: empty places (-1) in bin 0
+    places[:k] += np.add.reduce(g.state.owned[:, :k], axis=0) + g.state.discarded[:k]
+    places[k] += g.state.akhenaton_drawn
     return places
 
 
@@ -49,7 +49,7 @@ def recomputed_scores(g) -> list[int]:
     items = np.zeros((n, len(rs.type_names)), dtype=int)
     for p in range(n):
         for k in range(rs.num_kinds):
-            items[p, rs.kind_type[k]] += int(g.owned[p, k]) * int(rs.kind_items[k])
+            items[p, rs.kind_type[k]] += int(g.state.owned[p, k]) * int(rs.kind_items[k])
     scores = []
     for p in range(n):
         total = 0
@@ -57,7 +57,7 @@ def recomputed_scores(g) -> list[int]:
             owners = int((items[:, t] > 0).sum())
             if items[p, t]:
                 total += items[p, t] * int(rs.type_values[t, min(owners, 3) - 1])
-        scores.append(total + int(g.money[p]) // 2 + 3 * int(g.seals[p]) + int(g.points[p]))
+        scores.append(total + int(g.state.money[p]) // 2 + 3 * int(g.state.seals[p]) + int(g.state.points[p]))
     return scores
 
 
@@ -65,33 +65,34 @@ class Invariants:
     """Totals fixed at setup and rules that hold after every decision of any game."""
 
     def __init__(self, g):
-        self.money = int(g.money.sum() + g.reserve.sum() + g.deben_out)
+        self.money = int(g.state.money.sum() + g.state.reserve.sum() + g.state.deben_out)
         self.cards = initial_counts(g)
         self.seals = g.rules.setup["seals"]
         self.servants = np.full(g.num_players, g.rules.players[g.num_players].servants)
         assert (card_places(g) == self.cards).all()
         self.resolutions = 0
-        self.turn_player = g.turn_player
+        self.turn_player = g.state.turn_player
 
     def check(self, g, was_resolving: int):
-        money, reserve, seals = g.money.tolist(), g.reserve.tolist(), g.seals.tolist()
-        assert sum(money) + sum(reserve) + g.deben_out == self.money, "§1: money is a closed system"
-        assert g.seal_supply + sum(seals) + np.count_nonzero(g.seal_on) == self.seals, "§1: seals are conserved"
-        assert min(money + reserve + seals + [g.seal_supply]) >= 0 and g.owned.min() >= 0
+        money, reserve, seals = g.state.money.tolist(), g.state.reserve.tolist(), g.state.seals.tolist()
+        assert sum(money) + sum(reserve) + g.state.deben_out == self.money, "§1: money is a closed system"
+        assert g.state.seal_supply + sum(seals) + np.count_nonzero(g.state.seal_on) == self.seals, "§1: seals are conserved"
+        assert min(money + reserve + seals + [g.state.seal_supply]) >= 0 and g.state.owned.min() >= 0
         assert np.array_equal(card_places(g), self.cards), "every card is in exactly one place"
         n = g.num_players
-        on_board = np.bincount(g.occ.ravel() + 1, minlength=n + 1)[1:n + 1]
-        assert np.array_equal(g.servants[:n] + on_board, self.servants), "servants are conserved"
-        if g.res_market < 0:
-            assert not (g.occ[:4] >= 0)[g.is_open[:4] == 0].any(), "§4: all servants back after each resolution"
+        on_board = np.bincount(g.state.occ.ravel() + 1, minlength=n + 1)[1:n + 1]
+        assert np.array_equal(g.state.servants[:n] + on_board, self.servants), "servants are conserved"
+        if g.state.res_market < 0:
+            assert not (g.state.occ[:4] >= 0)[g.state.is_open[:4] == 0].any(), "§4: all servants back after each resolution"
         else:
-            assert list(g.res_order) == sorted(g.res_order, reverse=True), "§4: descending bid order"
-        if was_resolving >= 0 and g.res_market != was_resolving:
+            order = g.state.res_order[:g.state.res_order_n].tolist()
+            assert order == sorted(order, reverse=True), "§4: descending bid order"
+        if was_resolving >= 0 and g.state.res_market != was_resolving:
             self.resolutions += 1
-            assert (g.occ[was_resolving] < 0).all()
-        if g.turn_player != self.turn_player and not g.is_over():
-            assert g.turn_player == (self.turn_player + 1) % n, "§2: the turn passes to the left"
-            self.turn_player = g.turn_player
+            assert (g.state.occ[was_resolving] < 0).all()
+        if g.state.turn_player != self.turn_player and not g.is_over():
+            assert g.state.turn_player == (self.turn_player + 1) % n, "§2: the turn passes to the left"
+            self.turn_player = g.state.turn_player
         if g.phase in PLACING:
             self.check_placements(g)
 
@@ -99,13 +100,13 @@ class Invariants:
     def check_placements(g):
         """§2: a servant goes on any empty visible square of an open market; without one, close a market of yours."""
         mask = g.legal_action_mask()
-        if g.servants[g.actor] > 0:
-            visible = g.square_exists[np.arange(NUM_MARKETS), g.side]
-            free = visible & (g.occ < 0) & (g.is_open[:, None] != 0)
+        if g.state.servants[g.state.actor] > 0:
+            visible = g.square_exists[np.arange(NUM_MARKETS), g.state.side]
+            free = visible & (g.state.occ < 0) & (g.state.is_open[:, None] != 0)
             assert np.array_equal(mask[A.PLACE:A.CLOSE].reshape(NUM_MARKETS, -1) > 0, free)
             assert not mask[A.CLOSE:A.CHARACTER].any()
         elif g.phase != PH_SECOND:
-            mine = (g.occ == g.actor).any(axis=1) & (g.is_open != 0)
+            mine = (g.state.occ == g.state.actor).any(axis=1) & (g.state.is_open != 0)
             assert np.array_equal(mask[A.CLOSE:A.CHARACTER] > 0, mine) and not mask[A.PLACE:A.CLOSE].any()
 
 
@@ -117,7 +118,7 @@ def run_game(players: int, seed: int) -> tuple[NefertitiGame, int]:
     for _ in range(MAX_DECISIONS):
         if g.is_over():
             break
-        resolving = g.res_market
+        resolving = g.state.res_market
         play_random(g, rng, steps=1)
         invariants.check(g, resolving)
     assert g.is_over(), f"seed {seed}: the game did not end within {MAX_DECISIONS} decisions"
@@ -132,11 +133,11 @@ def test_random_games_keep_every_invariant_and_end(players):
         g, closed = run_game(players, seed)
         lengths.append(len(g.history))
         resolutions += closed
-        akhenaton_ends += bool(g.akhenaton_drawn and g.dead[:4].sum() == 1)
+        akhenaton_ends += bool(g.state.akhenaton_drawn and g.state.dead[:4].sum() == 1)
         assert g.scores().tolist() == recomputed_scores(g), f"seed {seed}: §5 scores"
         scores = np.array(recomputed_scores(g))
         best = np.flatnonzero(scores == scores.max())
-        money = g.money[best]
+        money = g.state.money[best]
         assert g.winners() == best[money == money.max()].tolist(), f"seed {seed}: §5 winners"
         assert not g.legal_action_mask().any() and g.current_player == -1
     assert akhenaton_ends == GAMES, "every game ends through the Akhenaton card"

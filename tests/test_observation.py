@@ -96,7 +96,7 @@ def test_deck_order_is_hidden_from_every_seat():
     checked = 0
     for players in (3, 4):
         for g in positions(players, seed=11, every=13):
-            if len(set(g.deck[g.deck_pos:].tolist())) < 2:
+            if len(set(g.deck[g.state.deck_pos:].tolist())) < 2:
                 continue
             other = with_deck_permuted(g, rng)
             checked += 1
@@ -109,9 +109,9 @@ def test_deck_order_is_hidden_from_every_seat():
 def test_a_visible_card_swapped_with_an_undrawn_one_changes_the_observation():
     """The counterpart of the deck test: the encoding does see the cards above the markets."""
     g = NefertitiGame(num_players=4, seed=3)
-    market, place = next((m, k) for m in range(4) for k in range(4) if g.slots[m, k] >= 0)
-    visible = int(g.slots[market, place])
-    j = next(i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (visible, g.kind_akhenaton))
+    market, place = next((m, k) for m in range(4) for k in range(4) if g.state.slots[m, k] >= 0)
+    visible = int(g.state.slots[market, place])
+    j = next(i for i in range(g.state.deck_pos, len(g.deck)) if g.deck[i] not in (visible, g.kind_akhenaton))
 
     def swap(s):
         s["slots"][market][place], s["deck"][j] = s["deck"][j], visible
@@ -121,7 +121,7 @@ def test_a_visible_card_swapped_with_an_undrawn_one_changes_the_observation():
 
 def test_rotation_puts_the_observer_first():
     g = NefertitiGame(num_players=4, seed=5)
-    g.money[:4] = [3, 17, 29, 11]
+    g.state.money[:4] = [3, 17, 29, 11]
     obs = observe(g, 1)
     money = block(obs, "seat")[:4, 1] * 40
     assert np.allclose(money, [17, 29, 11, 3])          # self, +1, +2, +3 to the left
@@ -129,7 +129,7 @@ def test_rotation_puts_the_observer_first():
 
 
 def test_copied_blocks_equal_the_rotated_game_arrays():
-    g = play_until(lambda g: g.owned[:4].sum() >= 6 and g.char_played.any() and g.discarded.any())
+    g = play_until(lambda g: g.state.owned[:4].sum() >= 6 and g.state.char_played.any() and g.state.discarded.any())
     n, nk = g.num_players, g.rules.num_kinds
     for seat in range(n):
         obs = observe(g, seat)
@@ -137,68 +137,68 @@ def test_copied_blocks_equal_the_rotated_game_arrays():
         seats = block(obs, "seat")
         for col, (name, scale) in enumerate([("money", 40), ("seals", 12), ("points", 100), ("servants", 5),
                                               ("tutors", 2)], 1):
-            assert np.allclose(seats[:n, col] * scale, getattr(g, name)[rows]), name
-        assert np.allclose(block(obs, "seat_gifts")[:n, :nk] * 5, g.owned[rows])
-        assert np.allclose(block(obs, "seat_characters")[:n], g.char_played[rows])
+            assert np.allclose(seats[:n, col] * scale, getattr(g.state, name)[rows]), name
+        assert np.allclose(block(obs, "seat_gifts")[:n, :nk] * 5, g.state.owned[rows, :nk])
+        assert np.allclose(block(obs, "seat_characters")[:n], g.state.char_played[rows])
         markets = block(obs, "market")
-        assert np.array_equal(markets[:, 0], g.is_open) and np.array_equal(markets[:, 1], g.dead)
-        assert np.array_equal(markets[:, 2], g.side) and np.allclose(markets[:, 3] * 40, g.reserve)
-        assert np.array_equal(markets[:, 4], g.seal_on)
-        assert np.allclose(block(obs, "characters_available") * 3, g.char_avail)
-        assert np.allclose(block(obs, "discarded")[:nk] * 5, g.discarded)
-        unseen = np.bincount(g.deck[g.deck_pos:], minlength=nk + 1)[:nk]
+        assert np.array_equal(markets[:, 0], g.state.is_open) and np.array_equal(markets[:, 1], g.state.dead)
+        assert np.array_equal(markets[:, 2], g.state.side) and np.allclose(markets[:, 3] * 40, g.state.reserve)
+        assert np.array_equal(markets[:, 4], g.state.seal_on)
+        assert np.allclose(block(obs, "characters_available") * 3, g.state.char_avail)
+        assert np.allclose(block(obs, "discarded")[:nk] * 5, g.state.discarded[:nk])
+        unseen = np.bincount(g.deck[g.state.deck_pos:], minlength=nk + 1)[:nk]
         assert np.allclose(block(obs, "unseen")[:nk] * 5, unseen)
 
 
 def test_cards_and_pieces_on_the_board():
-    g = play_until(lambda g: (g.occ >= 0).sum() >= 4 and g.phase == phases.PH_TURN)
+    g = play_until(lambda g: (g.state.occ >= 0).sum() >= 4 and g.phase == phases.PH_TURN)
     for seat in range(g.num_players):
         obs = observe(g, seat)
         cards = block(obs, "market_cards")
-        for m, k in zip(*np.nonzero(g.slots >= 0)):
-            assert cards[m, k, g.slots[m, k]] == 1 and cards[m, k].sum() == 1
-        assert cards.sum() == (g.slots >= 0).sum()
+        for m, k in zip(*np.nonzero(g.state.slots >= 0)):
+            assert cards[m, k, g.state.slots[m, k]] == 1 and cards[m, k].sum() == 1
+        assert cards.sum() == (g.state.slots >= 0).sum()
         occupants = block(obs, "market_occupants")
-        for m, v in zip(*np.nonzero(g.occ >= 0)):
-            rel = (g.occ[m, v] - seat) % g.num_players
+        for m, v in zip(*np.nonzero(g.state.occ >= 0)):
+            rel = (g.state.occ[m, v] - seat) % g.num_players
             assert occupants[m, v, rel] == 1 and occupants[m, v].sum() == 1
-        assert occupants.sum() == (g.occ >= 0).sum()
+        assert occupants.sum() == (g.state.occ >= 0).sum()
         squares = block(obs, "market_squares")
-        assert np.array_equal(squares[..., 0], g.square_exists[np.arange(5), g.side])
+        assert np.array_equal(squares[..., 0], g.square_exists[np.arange(5), g.state.side])
 
 
 def test_turn_and_deciding_flags_follow_the_resolution():
     """docs/rules.md §4: during a resolution each servant's owner decides, not the turn player."""
-    g = play_until(lambda g: g.phase == phases.PH_OTHER and g.current_player != g.turn_player)
+    g = play_until(lambda g: g.phase == phases.PH_OTHER and g.current_player != g.state.turn_player)
     for seat in range(g.num_players):
         obs = observe(g, seat)
         roles = block(obs, "seat_role")
-        assert roles[(g.turn_player - seat) % 4, 0] == 1 and roles[:, 0].sum() == 1
+        assert roles[(g.state.turn_player - seat) % 4, 0] == 1 and roles[:, 0].sum() == 1
         assert roles[(g.current_player - seat) % 4, 1] == 1 and roles[:, 1].sum() == 1
         assert block(obs, "global")[4] == (seat == g.current_player)       # observer decides
-        assert block(obs, "market_resolving")[g.res_market] == 1 and block(obs, "market_resolving").sum() == 1
-        assert block(obs, "bid")[g.res_order[g.res_pos]] == 1 and block(obs, "bid").sum() == 1
+        assert block(obs, "market_resolving")[g.state.res_market] == 1 and block(obs, "market_resolving").sum() == 1
+        assert block(obs, "bid")[g.state.res_order[g.state.res_pos]] == 1 and block(obs, "bid").sum() == 1
 
 
 def test_highest_bidder_stage_is_encoded():
     """docs/rules.md §4: the highest bidder's picks are a sequence of decisions."""
     g = play_until(lambda g: g.phase == phases.PH_HIGH)
     stage = block(observe(g, g.current_player), "high_stage")
-    assert stage[g.res_stage] == 1 and stage.sum() == 1
+    assert stage[g.state.res_stage] == 1 and stage.sum() == 1
 
 
 def test_character_in_progress_and_its_selections():
     """docs/rules.md §6: the Merchant's give and target choices are visible while it is played."""
     merchant = [c.power for c in NefertitiGame(seed=0).rules.characters].index("merchant")
-    g = play_until(lambda g: g.char_index == merchant and g.char_step == 2, seeds=range(600))
+    g = play_until(lambda g: g.state.char_index == merchant and g.state.char_step == 2, seeds=range(600))
     seat = g.current_player
     obs = observe(g, seat)
     assert block(obs, "character")[merchant] == 1
     assert block(obs, "character_step")[2] == 1
-    assert block(obs, "character_kind")[g.char_sel[0]] == 1
-    assert block(obs, "character_owner")[(g.char_sel[1] - seat) % g.num_players] == 1
+    assert block(obs, "character_kind")[g.state.char_sel[0]] == 1
+    assert block(obs, "character_owner")[(g.state.char_sel[1] - seat) % g.num_players] == 1
     view = observation_dict(g, seat)["character"]
-    assert view["name"] == "Merchant" and view["selections"][1]["owner"] == g.char_sel[1]
+    assert view["name"] == "Merchant" and view["selections"][1]["owner"] == g.state.char_sel[1]
 
 
 def test_observation_dict_is_readable_and_matches_the_game():
@@ -207,10 +207,10 @@ def test_observation_dict_is_readable_and_matches_the_game():
         view = observation_dict(g, seat)
         json.dumps(view)                                                  # plain data only
         assert [s["seat"] for s in view["seats"]] == [(seat + r) % 4 for r in range(4)]
-        assert view["seats"][0]["money"] == g.money[seat]
+        assert view["seats"][0]["money"] == g.state.money[seat]
         assert view["phase"] == "buy or take half" and view["deciding_seat"] == g.current_player
         assert [m["name"] for m in view["markets"]] == ["Gizeh", "Akhet-Aton", "Abou Simbel", "Louqsor"]
-        assert view["resolution"]["bid"] == g.res_order[g.res_pos]
+        assert view["resolution"]["bid"] == g.state.res_order[g.state.res_pos]
         if seat == g.current_player:
             assert view["legal_actions"] == {a: g.action_to_string(a) for a in g.legal_actions()}
             assert "take half" in view["legal_actions"].values()
@@ -246,19 +246,19 @@ def test_every_table_and_option_set_fits_the_same_vector(players, options):
 
 def test_oracle_player_sees_the_bottom_cards_and_nobody_else_does():
     """docs/rules.md §6 (Oracle): the cards seen stay known to that seat only."""
-    g = play_until(lambda g: g.oracle_seat >= 0 and g.char_index < 0
-                   and len(set(g.deck[max(g.deck_pos, g.oracle_from):].tolist())) > 1
-                   and len(set(g.deck[g.deck_pos:g.oracle_from].tolist())) > 1,
+    g = play_until(lambda g: g.state.oracle_seat >= 0 and g.state.char_index < 0
+                   and len(set(g.deck[max(g.state.deck_pos, g.state.oracle_from):].tolist())) > 1
+                   and len(set(g.deck[g.state.deck_pos:g.state.oracle_from].tolist())) > 1,
                    players=4, seeds=range(300), options={"characters": EXPANSION_ROSTER})
     rng = np.random.default_rng(0)
-    oracle, known_from = g.oracle_seat, max(g.deck_pos, g.oracle_from)
+    oracle, known_from = g.state.oracle_seat, max(g.state.deck_pos, g.state.oracle_from)
     known = g.deck[known_from:][::-1]
     obs = block(observe(g, oracle), "known_cards")
     for i, code in enumerate(known.tolist()):
         assert obs[i, code if code < g.rules.num_kinds else -1] == 1 and obs[i].sum() == 1
     assert not obs[len(known):].any()
     hidden_unseen = block(observe(g, oracle), "unseen")[:g.rules.num_kinds] * 5
-    assert np.allclose(hidden_unseen, np.bincount(g.deck[g.deck_pos:known_from], minlength=g.rules.num_kinds + 1)
+    assert np.allclose(hidden_unseen, np.bincount(g.deck[g.state.deck_pos:known_from], minlength=g.rules.num_kinds + 1)
                        [:g.rules.num_kinds])
 
     unknown_shuffled = with_deck_permuted(g, rng, stop=known_from)
@@ -275,19 +275,19 @@ def test_a_face_down_card_shows_its_kind_and_the_face_down_flag():
     """Beggar (expansion, docs/rules.md §6): every seat saw the gift face up before it was turned face down, so it
     keeps its kind, gains the face-down flag and is not among the unseen cards; its identity matters (a
     different kind face down gives another observation)."""
-    g = play_until(lambda g: (g.face_down & (g.slots >= 0)).any() and g.oracle_seat < 0, players=4,
+    g = play_until(lambda g: (g.state.face_down & (g.state.slots >= 0)).any() and g.state.oracle_seat < 0, players=4,
                    seeds=range(300), options={"characters": EXPANSION_ROSTER})
-    m, k = map(int, np.argwhere(g.face_down & (g.slots >= 0))[0])
-    kind = int(g.slots[m, k])
+    m, k = map(int, np.argwhere(g.state.face_down & (g.state.slots >= 0))[0])
+    kind = int(g.state.slots[m, k])
     obs = observe(g, 0)
     expected = [0] * (MAX_KINDS + 2)
     expected[kind] = expected[MAX_KINDS] = 1
     assert block(obs, "market_cards")[m, k].tolist() == expected
-    undrawn = np.bincount(g.deck[g.deck_pos:], minlength=g.rules.num_kinds + 1)[:g.rules.num_kinds]
+    undrawn = np.bincount(g.deck[g.state.deck_pos:], minlength=g.rules.num_kinds + 1)[:g.rules.num_kinds]
     assert np.allclose(block(obs, "unseen")[:g.rules.num_kinds] * 5, undrawn)
     card = observation_dict(g, 0)["markets"][m]["cards"]
     assert {"place": "upper" if k == 0 else k, "card": card_name(g, kind), "face_down": True} in card
-    j = next((i for i in range(g.deck_pos, len(g.deck)) if g.deck[i] not in (kind, g.kind_akhenaton)), None)
+    j = next((i for i in range(g.state.deck_pos, len(g.deck)) if g.deck[i] not in (kind, g.kind_akhenaton)), None)
     assert j is not None
 
     def swap(s):                                          # the face-down card and an undrawn one swap kinds
@@ -299,9 +299,9 @@ def test_a_face_down_card_shows_its_kind_and_the_face_down_flag():
 
 def test_the_roaming_thief_card_on_the_board_has_its_own_column():
     """Roaming Thief (expansion): the card left in a market is shown as such, not as a gift."""
-    g = play_until(lambda g: (g.slots == g.kind_roaming).any(), players=4, seeds=range(300),
+    g = play_until(lambda g: (g.state.slots == g.kind_roaming).any(), players=4, seeds=range(300),
                    options={"characters": EXPANSION_ROSTER})
-    m, k = map(int, np.argwhere(g.slots == g.kind_roaming)[0])
+    m, k = map(int, np.argwhere(g.state.slots == g.kind_roaming)[0])
     cards = block(observe(g, 0), "market_cards")
     assert cards[m, k].tolist() == [0] * (MAX_KINDS + 1) + [1]
     assert any(c["card"] == "Roaming Thief" for c in observation_dict(g, 0)["markets"][m]["cards"])

@@ -43,7 +43,7 @@ def test_batch_rows_are_the_single_observations(players, memphis, characters, se
                 rows.append(g.S.copy())
                 seats.append(seat)
                 seen.update({"known"} if expected["v0"][-1][SLICES["known_cards"]].any() else ())
-                seen.update({"face down"} if g.face_down.any() else ())
+                seen.update({"face down"} if g.state.face_down.any() else ())
             if g.is_over():
                 break
             play_random(g, rng, steps=1)
@@ -60,23 +60,23 @@ def test_state_vector_counts_only_the_cards_the_observer_has_not_seen():
     g = NefertitiGame(num_players=3, seed=0, characters=ORACLE_AND_BEGGAR)
     rng = np.random.default_rng(0)
     def oracle_known():
-        return g.oracle_seat >= 0 and g.char_index < 0 and max(g.deck_pos, g.oracle_from) < len(g.deck)
+        return g.state.oracle_seat >= 0 and g.state.char_index < 0 and max(g.state.deck_pos, g.state.oracle_from) < len(g.deck)
 
     while not (oracle_known() or g.is_over()):
         play_random(g, rng, steps=1)
     assert oracle_known(), "no Oracle played in this game: choose another seed"
     R, S = g.R, g.S
     vec = np.empty(VECTOR_SIZE, dtype=np.int64)
-    known = S[L.DECK + max(g.deck_pos, g.oracle_from):L.DECK + len(g.deck)]
+    known = S[L.DECK + max(g.state.deck_pos, g.state.oracle_from):L.DECK + len(g.deck)]
     gifts = known[known < g.rules.num_kinds]
     for seat in range(3):
         state_vector(R, S, seat, vec)
         unseen = vec[L.STATE_SIZE:L.STATE_SIZE + g.rules.num_kinds]
-        undrawn = np.bincount(g.deck[g.deck_pos:][g.deck[g.deck_pos:] < g.rules.num_kinds],
+        undrawn = np.bincount(g.deck[g.state.deck_pos:][g.deck[g.state.deck_pos:] < g.rules.num_kinds],
                               minlength=g.rules.num_kinds)
         assert np.array_equal(vec[:L.STATE_SIZE], S)
-        expected = undrawn - np.bincount(gifts, minlength=g.rules.num_kinds) if seat == g.oracle_seat else undrawn
-        assert np.array_equal(unseen, expected) and (seat != g.oracle_seat or gifts.size)
+        expected = undrawn - np.bincount(gifts, minlength=g.rules.num_kinds) if seat == g.state.oracle_seat else undrawn
+        assert np.array_equal(unseen, expected) and (seat != g.state.oracle_seat or gifts.size)
 
 
 def test_batch_rejects_seats_outside_the_plan():

@@ -51,13 +51,13 @@ def test_games_decide_in_each_group_as_its_rules_section_says():
         ph = g.phase
         seen.add(ph)
         if ph in P.TURN_PHASES:
-            assert g.current_player == g.turn_player and g.res_market < 0 and g.char_index < 0
+            assert g.current_player == g.state.turn_player and g.state.res_market < 0 and g.state.char_index < 0
         if ph in P.SERVANT_PHASES:
             assert all(A.PLACE <= a < A.MARKET for a in legal), (P.PHASE_NAMES[ph], legal)
         if ph in P.RESOLUTION_PHASES:
-            assert g.res_market >= 0 and g.char_index < 0
+            assert g.state.res_market >= 0 and g.state.char_index < 0
         if ph == P.PH_CHARACTER:
-            assert g.char_index >= 0
+            assert g.state.char_index >= 0
 
     for s, options in enumerate(golden.OPTION_SETS[::5]):
         g = golden.play(options, golden.game_seed(s, 0), on_decision)

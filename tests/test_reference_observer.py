@@ -36,10 +36,10 @@ TABLES = [
 
 def reached(g: NefertitiGame) -> set[str]:
     """The rare things this position shows, so that the tables above are known to cover them."""
-    seen = {"character": g.char_index >= 0, "tutor": (g.occ >= TUTOR).any(), "highest bidder": g.phase == PH_HIGH,
+    seen = {"character": g.state.char_index >= 0, "tutor": (g.state.occ >= TUTOR).any(), "highest bidder": g.phase == PH_HIGH,
             "game over": g.is_terminated(), "cut short": g.is_truncated(),
-            "memphis cards": (g.slots[MEMPHIS] >= 0).any(), "oracle": any(g.known_cards(seat) for seat in g.seats()),
-            "face down": (g.face_down & (g.slots >= 0)).any(), "roaming thief card": (g.slots == g.kind_roaming).any(),
+            "memphis cards": (g.state.slots[MEMPHIS] >= 0).any(), "oracle": any(g.known_cards(seat) for seat in g.seats()),
+            "face down": (g.state.face_down & (g.state.slots >= 0)).any(), "roaming thief card": (g.state.slots == g.kind_roaming).any(),
             "oracle order": reference.Seen(g, 0).choices["place in the new order"] != [],
             "exchanges": reference.Seen(g, 0).choices["exchanges made"] > 0}
     return {what for what, there in seen.items() if there}
@@ -120,7 +120,7 @@ def test_a_reference_that_forgets_the_rotation_fails_the_check(monkeypatch):
     """A plausible slip in a fill (the seat rows not rotated to the observer) is caught and named."""
     def unrotated_money(out, s):
         for r in range(s.game.num_players):
-            out[r, 1] = reference.scaled(s.game.money[r], 40)
+            out[r, 1] = reference.scaled(s.game.state.money[r], 40)
 
     def seat(out, s):
         fills["seat"](out, s)

@@ -48,17 +48,17 @@ def test_svg_draws_every_visible_square_and_piece(options):
     root = ET.fromstring(board_svg(game))
     drawn = squares(root)
     markets = [m for m in range(5) if m < 4 or game.options["memphis"]]
-    expected = {A.PLACE + 13 * m + v for m in markets for v in np.flatnonzero(game.square_exists[m, game.side[m]])}
+    expected = {A.PLACE + 13 * m + v for m in markets for v in np.flatnonzero(game.square_exists[m, game.state.side[m]])}
     assert set(drawn) == expected
     text = "".join(root.itertext())
     for m in markets:
         assert game.names.markets[m] in text
     pieces = sum(len(list(g.iter(f"{SVG}circle"))) + len(list(g.iter(f"{SVG}path"))) for g in drawn.values())
-    symbols = sum(int(game.square_symbol[m, game.side[m]].astype(bool).sum()) for m in markets)
-    assert pieces - symbols == int((game.occ[markets] >= 0).sum())
+    symbols = sum(int(game.square_symbol[m, game.state.side[m]].astype(bool).sum()) for m in markets)
+    assert pieces - symbols == int((game.state.occ[markets] >= 0).sum())
     assert f"decision {len(game.history)}" in text
-    on_table = Counter(card_name(game, c) + (" (face down)" if game.face_down[m, k] else "")
-                       for m in markets for k, c in enumerate(game.slots[m]) if c >= 0)
+    on_table = Counter(card_name(game, c) + (" (face down)" if game.state.face_down[m, k] else "")
+                       for m in markets for k, c in enumerate(game.state.slots[m]) if c >= 0)
     titles = Counter(el.text for el in root.iter(f"{SVG}title"))
     assert {name: titles[name] for name in on_table} == on_table and sum(on_table.values()) > 0
 
@@ -69,7 +69,7 @@ def test_closed_markets_and_game_over_are_shown():
     text = "".join(ET.fromstring(board_svg(game)).itertext())
     assert "Game over" in text and "winner" in text
     closed = NefertitiGame(seed=0)                   # Louqsor starts under the Market Closed tile
-    assert not closed.is_open[3] and "Market Closed" in board_svg(closed)
+    assert not closed.state.is_open[3] and "Market Closed" in board_svg(closed)
 
 
 def test_corrected_ruleset_draws_without_code_changes():
@@ -114,11 +114,11 @@ def test_a_characters_card_choice_is_clickable_at_the_market_it_chose():
         g, rng = NefertitiGame(num_players=3, seed=seed, characters="expansion"), random.Random(seed)
         while not g.is_over():
             legal = g.legal_actions()
-            power = g.rules.characters[g.char_index].power if g.phase == PH_CHARACTER else None
+            power = g.rules.characters[g.state.char_index].power if g.phase == PH_CHARACTER else None
             if power in ("thief", "roaming_thief", "trader") and all(A.CARD <= a < A.CARD + MAX_SLOTS for a in legal):
                 after = g.clone()
                 after.apply(legal[0])
-                changed = np.flatnonzero((after.slots != g.slots).any(axis=1))
+                changed = np.flatnonzero((after.state.slots != g.state.slots).any(axis=1))
                 if len(changed):                        # (a Trader may give a gift of the kind it takes)
                     assert changed.tolist() == [_context_market(g)], (power, seed)
                     seen[power] += 1

@@ -7,7 +7,7 @@ from nefertiti_env.core.phases import PH_CHARACTER, PH_OTHER, PH_PLACE, PH_SECON
 
 
 def owned(g, seat) -> dict[str, int]:
-    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.owned[seat]) if n}
+    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.state.owned[seat]) if n}
 
 
 def characters(g) -> set[str]:
@@ -28,10 +28,10 @@ def test_s6_scribe_scores_one_type_at_current_value_plus_n_and_discards_it(name,
     assert (g.phase, g.current_player) == (PH_CHARACTER, 0)
     assert legal(g) == {"type harp", "type chair"}
     act(g, "type chair")
-    assert g.points[0] == 2 * (7 + bonus)                   # chairs have 2 owners now: 7 each
+    assert g.state.points[0] == 2 * (7 + bonus)                   # chairs have 2 owners now: 7 each
     assert owned(g, 0) == {"harp": 1} and owned(g, 1) == {"chair": 1}
-    assert g.discarded[kind(g, "chair")] == 2
-    assert g.char_avail[character(g, key)] == {"scribe_2": 2, "scribe_3": 0}[key]
+    assert g.state.discarded[kind(g, "chair")] == 2
+    assert g.state.char_avail[character(g, key)] == {"scribe_2": 2, "scribe_3": 0}[key]
     assert (g.phase, g.current_player) == (PH_PLACE, 0)
 
 
@@ -40,8 +40,8 @@ def test_s6_scribe_counts_a_double_senet_as_two_items():
     g = with_seal()
     give(g, 0, double_senet=1, senet=1)
     act(g, "character Scribe +2", "type senet")
-    assert g.points[0] == 3 * (6 + 2)
-    assert not g.owned[0].any()
+    assert g.state.points[0] == 3 * (6 + 2)
+    assert not g.state.owned[0].any()
 
 
 def test_s6_merchant_swaps_a_gift_with_another_player():
@@ -84,7 +84,7 @@ def test_s6_royal_servant_every_other_owner_discards_their_least_valuable_card()
     assert owned(g, 0) == {"senet": 1}
     assert owned(g, 1) == {"double_senet": 1}
     assert owned(g, 2) == {"double_senet": 1, "harp": 1}
-    assert g.discarded[kind(g, "senet")] == 1 and g.discarded[kind(g, "double_senet")] == 1
+    assert g.state.discarded[kind(g, "senet")] == 1 and g.state.discarded[kind(g, "double_senet")] == 1
 
 
 def test_s6_treasurer_takes_half_a_reserve_rounded_up():
@@ -93,7 +93,7 @@ def test_s6_treasurer_takes_half_a_reserve_rounded_up():
     act(g, "character Treasurer")
     assert legal(g) == {"market Gizeh", "market Akhet-Aton", "market Abou Simbel", "market Louqsor"}
     act(g, "market Akhet-Aton")
-    assert g.money[0] == 9 and g.reserve[AKHET_ATON] == 3
+    assert g.state.money[0] == 9 and g.state.reserve[AKHET_ATON] == 3
     assert g.phase == PH_PLACE
 
 
@@ -102,7 +102,7 @@ def test_s6_vizier_scores_two_points_per_owned_type():
     g = with_seal()
     give(g, 0, senet=1, double_senet=1, harp=2, gold=1)
     act(g, "character Vizier")
-    assert g.points[0] == 2 * 3
+    assert g.state.points[0] == 2 * 3
     assert owned(g, 0) == {"senet": 1, "double_senet": 1, "harp": 2, "gold": 1}
     assert g.phase == PH_PLACE and g.current_player == 0
 
@@ -114,7 +114,7 @@ def test_s6_head_priest_places_two_servants():
     assert (g.phase, g.current_player) == (PH_SECOND, 0)
     assert not any(s.startswith(("character", "close")) for s in legal(g))
     act(g, "place Abou Simbel 5")                           # first into Abou Simbel: +1
-    assert g.money[0] == 8 and g.servants[0] == 2
+    assert g.state.money[0] == 8 and g.state.servants[0] == 2
     assert (g.phase, g.current_player) == (PH_TURN, 1)
 
 
@@ -124,10 +124,10 @@ def test_s6_head_priest_second_placement_after_a_close():
     act(g, "character Head Priest")
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
-    assert g.res_market == -1 and not g.is_open[ABOU_SIMBEL]
-    assert (g.phase, g.current_player, g.servants[0]) == (PH_SECOND, 0, 4)
+    assert g.state.res_market == -1 and not g.state.is_open[ABOU_SIMBEL]
+    assert (g.phase, g.current_player, g.state.servants[0]) == (PH_SECOND, 0, 4)
     act(g, "place Louqsor 2")                               # Louqsor has just reopened
-    assert g.occ[LOUQSOR, 2] == 0
+    assert g.state.occ[LOUQSOR, 2] == 0
     assert (g.phase, g.current_player) == (PH_TURN, 1)
 
 
@@ -141,20 +141,20 @@ def test_s6_thief_takes_a_lower_card_from_a_closed_market_for_free():
     assert legal(g) == {"card 1", "card 3"}                 # never the upper card
     act(g, "card 3")
     assert owned(g, 0) == {"chair": 1}
-    assert g.money[0] == 5 and g.seals[0] == 0              # the seal paid for the Thief; none gained
-    assert g.slots[LOUQSOR, :4].tolist() == [kind(g, "mirror"), kind(g, "harp"), -1, -1]
-    assert g.seal_on[LOUQSOR]
+    assert g.state.money[0] == 5 and g.state.seals[0] == 0              # the seal paid for the Thief; none gained
+    assert g.state.slots[LOUQSOR, :4].tolist() == [kind(g, "mirror"), kind(g, "harp"), -1, -1]
+    assert g.state.seal_on[LOUQSOR]
     assert g.phase == PH_PLACE
 
 
 def test_s6_a_character_costs_one_seal_that_returns_to_the_supply():
     """docs/rules.md §2/§6: playing a character spends one seal into the supply and removes the card from the game."""
     g = position(4, seals=[2, 1, 0, 0])
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     vizier = character(g, "vizier")
     act(g, "character Vizier")
-    assert g.seals[0] == 1 and g.seal_supply == supply + 1
-    assert g.char_avail[vizier] == 0 and g.char_played[0, vizier] == 1
+    assert g.state.seals[0] == 1 and g.state.seal_supply == supply + 1
+    assert g.state.char_avail[vizier] == 0 and g.state.char_played[0, vizier] == 1
     act(g, "place Gizeh 2")
     assert g.current_player == 1 and "Vizier" not in characters(g)      # the only Vizier is gone
     assert "Treasurer" in characters(g)
@@ -183,7 +183,7 @@ def test_s6_head_priest_needs_two_servants_in_supply():
     g = with_seal()
     for v in (0, 2, 4):
         put(g, ABOU_SIMBEL, v, 0)
-    assert g.servants[0] == 1 and "Head Priest" not in characters(g)
+    assert g.state.servants[0] == 1 and "Head Priest" not in characters(g)
     set_turn(g, 0)
     assert "Vizier" in characters(g)
 

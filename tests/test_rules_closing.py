@@ -20,8 +20,8 @@ def place_last(market, side, occupied, value, players=4, seed=0, ruleset="defaul
     Returns the game; the market has closed at once iff it is resolving (or already resolved).
     """
     g = position(players, seed, money=[20] * players, ruleset=ruleset)
-    g.side[market] = side
-    g.is_open[market] = True
+    g.state.side[market] = side
+    g.state.is_open[market] = True
     refresh(g)
     for i, v in enumerate(occupied):
         put(g, market, v, 1 + i % (players - 1))
@@ -30,7 +30,7 @@ def place_last(market, side, occupied, value, players=4, seed=0, ruleset="defaul
 
 
 def closed(g, market) -> bool:
-    return g.res_market == market or not g.is_open[market]
+    return g.state.res_market == market or not g.state.is_open[market]
 
 
 def test_s3_default_stall_kinds():
@@ -118,7 +118,7 @@ def test_s3_dice_match_rolls_the_games_generator():
     outcomes = set()
     for seed in range(60):
         g = position(4, seed, money=[20] * 4)
-        g.side[AKHET_ATON] = LEFT
+        g.state.side[AKHET_ATON] = LEFT
         refresh(g)
         put(g, AKHET_ATON, 5, 1)
         put(g, AKHET_ATON, 8, 2)
@@ -136,7 +136,7 @@ def test_s3_dice_match_rolls_the_games_generator():
 def test_s3_dice_are_rolled_only_for_the_dice_stall():
     """docs/rules.md §3: placing elsewhere rolls no dice; placing on the dice stall draws from the game's rng."""
     g = position(4)
-    g.side[AKHET_ATON] = LEFT
+    g.state.side[AKHET_ATON] = LEFT
     refresh(g)
     before = g.rng_state
     act(g, "place Gizeh 2")

@@ -16,7 +16,7 @@ def abou_simbel(money=20, reserve=2, cards=CARDS, players=4):
 
 
 def owned(g, seat) -> dict[str, int]:
-    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.owned[seat]) if n}
+    return {g.rules.kind_names[k]: int(n) for k, n in enumerate(g.state.owned[seat]) if n}
 
 
 def test_rulebook_abou_simbel_closing_example():
@@ -24,43 +24,43 @@ def test_rulebook_abou_simbel_closing_example():
     red, green, blue, black = range(4)
     g = position(4, turn=red, money=[10, 10, 10, 10], reserve=[1, 1, 4, 1],
                  cards={ABOU_SIMBEL: ["statuette", "harp", "chair", "gold"]})
-    reserve = lambda: int(g.reserve[ABOU_SIMBEL])      # noqa: E731
+    reserve = lambda: int(g.state.reserve[ABOU_SIMBEL])      # noqa: E731
 
     act(g, "place Abou Simbel 7")                       # Red opens the market: +1 Deben
-    assert (reserve(), g.money[red]) == (3, 11)
+    assert (reserve(), g.state.money[red]) == (3, 11)
     act(g, "place Abou Simbel 3")                       # Green on the coin square: +1 Deben
-    assert (reserve(), g.money[green]) == (2, 11)
+    assert (reserve(), g.state.money[green]) == (2, 11)
     act(g, "place Gizeh 0", "place Akhet-Aton 0", "place Gizeh 2")   # Blue, Black, Red play elsewhere
     act(g, "place Abou Simbel 6")                       # Green's second servant
-    assert (reserve(), g.money[green]) == (2, 11)
-    assert g.is_open[ABOU_SIMBEL] and g.res_market < 0  # 16 < 17
+    assert (reserve(), g.state.money[green]) == (2, 11)
+    assert g.state.is_open[ABOU_SIMBEL] and g.state.res_market < 0  # 16 < 17
     act(g, "place Abou Simbel 1")                       # Blue: 1 + 3 + 6 + 7 = 17, the market closes
-    assert g.res_market == ABOU_SIMBEL and g.turn_player == blue
-    assert g.money[blue] == 11
+    assert g.state.res_market == ABOU_SIMBEL and g.state.turn_player == blue
+    assert g.state.money[blue] == 11
 
     assert (g.current_player, g.phase) == (red, PH_HIGH)
-    assert (reserve(), g.money[red]) == (9, 4)          # Red pays 7 before choosing: 2 + 7 = 9
+    assert (reserve(), g.state.money[red]) == (9, 4)          # Red pays 7 before choosing: 2 + 7 = 9
     act(g, "card 1", "card 2")                          # and takes two lower-row cards
     assert reserve() == 9
-    assert owned(g, red) == {"harp": 1, "chair": 1} and g.seals[red] == 0
+    assert owned(g, red) == {"harp": 1, "chair": 1} and g.state.seals[red] == 0
 
     assert (g.current_player, g.phase) == (green, PH_OTHER)
     act(g, "take half")                                 # Green (6) takes 5, leaves 4
-    assert (reserve(), g.money[green]) == (4, 16)
+    assert (reserve(), g.state.money[green]) == (4, 16)
 
     assert (g.current_player, g.phase) == (green, PH_OTHER)
     act(g, "card upper")                                # Green (3) buys the sealed card
-    assert (reserve(), g.money[green]) == (7, 13)
-    assert owned(g, green) == {"statuette": 1} and g.seals[green] == 1
+    assert (reserve(), g.state.money[green]) == (7, 13)
+    assert owned(g, green) == {"statuette": 1} and g.state.seals[green] == 1
 
     assert (g.current_player, g.phase) == (blue, PH_OTHER)
     assert "card 3" in legal(g)                         # Blue could pay 1 for the last gift
     act(g, "take half")                                 # Blue takes 4
-    assert (reserve(), g.money[blue]) == (3, 15)
+    assert (reserve(), g.state.money[blue]) == (3, 15)
 
-    assert g.slots[ABOU_SIMBEL].tolist().count(-1) == 11 and g.slots[ABOU_SIMBEL, 3] == kind(g, "gold")
-    assert not g.is_open[ABOU_SIMBEL] and (g.occ[ABOU_SIMBEL] < 0).all()
-    assert g.servants[:4].tolist() == [3, 4, 3, 3]      # Red and Blue on Gizeh, Black on Akhet-Aton
+    assert g.state.slots[ABOU_SIMBEL].tolist().count(-1) == 11 and g.state.slots[ABOU_SIMBEL, 3] == kind(g, "gold")
+    assert not g.state.is_open[ABOU_SIMBEL] and (g.state.occ[ABOU_SIMBEL] < 0).all()
+    assert g.state.servants[:4].tolist() == [3, 4, 3, 3]      # Red and Blue on Gizeh, Black on Akhet-Aton
     assert (g.current_player, g.phase) == (black, PH_TURN)
 
 
@@ -69,7 +69,7 @@ def test_s4_resolution_in_descending_bid_order():
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {8: 3, 5: 1, 1: 2}, 3)         # 17
     deciders = []
-    while g.res_market == ABOU_SIMBEL:
+    while g.state.res_market == ABOU_SIMBEL:
         if (g.current_player, g.phase) not in deciders:
             deciders.append((g.current_player, g.phase))
         act(g, "take half" if g.phase == PH_OTHER else sorted(legal(g))[0])
@@ -79,15 +79,15 @@ def test_s4_resolution_in_descending_bid_order():
 def test_s4_highest_bidder_pays_and_takes_upper_card_with_seal():
     """docs/rules.md §4: the highest bidder pays the bid into the Reserve and takes the upper card with its seal."""
     g = abou_simbel()
-    supply = g.seal_supply
+    supply = g.state.seal_supply
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     assert g.current_player == 1 and legal(g) == {"card upper", "card 1", "card 2", "card 3"}
     act(g, "card upper")
-    assert g.money[1] == 13 and g.reserve[ABOU_SIMBEL] == 2 + 7
-    assert owned(g, 1) == {"statuette": 1} and g.seals[1] == 1
-    assert not g.seal_on[ABOU_SIMBEL] and g.slots[ABOU_SIMBEL, 0] == -1
+    assert g.state.money[1] == 13 and g.state.reserve[ABOU_SIMBEL] == 2 + 7
+    assert owned(g, 1) == {"statuette": 1} and g.state.seals[1] == 1
+    assert not g.state.seal_on[ABOU_SIMBEL] and g.state.slots[ABOU_SIMBEL, 0] == -1
     assert (g.current_player, g.phase) == (2, PH_OTHER)     # one card only: the next servant's turn
-    assert g.seal_supply == supply
+    assert g.state.seal_supply == supply
 
 
 def test_s4_highest_bidder_takes_two_lower_cards():
@@ -97,8 +97,8 @@ def test_s4_highest_bidder_takes_two_lower_cards():
     act(g, "card 3")
     assert g.current_player == 1 and legal(g) == {"card 1", "card 2"}     # upper card no longer allowed
     act(g, "card 1")
-    assert owned(g, 1) == {"gold": 1, "harp": 1} and g.seals[1] == 0
-    assert g.seal_on[ABOU_SIMBEL] and g.slots[ABOU_SIMBEL, 0] == kind(g, "statuette")
+    assert owned(g, 1) == {"gold": 1, "harp": 1} and g.state.seals[1] == 0
+    assert g.state.seal_on[ABOU_SIMBEL] and g.state.slots[ABOU_SIMBEL, 0] == kind(g, "statuette")
     assert (g.current_player, g.phase) == (2, PH_OTHER)
 
 
@@ -110,7 +110,7 @@ def test_s4_single_square_takes_exactly_one_card(first):
     assert g.square_symbol[AKHET_ATON, RIGHT, 6] == 2
     assert g.current_player == 0 and g.phase == PH_HIGH
     act(g, first)
-    assert sum(owned(g, 0).values()) == 1 and g.money[0] == 20 - 6
+    assert sum(owned(g, 0).values()) == 1 and g.state.money[0] == 20 - 6
     assert (g.current_player, g.phase) == (2, PH_OTHER)
 
 
@@ -121,7 +121,7 @@ def test_s4_extra_square_after_upper_card_takes_one_lower_card():
     act(g, "card upper")
     assert g.current_player == 0 and legal(g) == {"card 1", "card 2", "card 3"}
     act(g, "card 2")
-    assert owned(g, 0) == {"statuette": 1, "chair": 1} and g.seals[0] == 1
+    assert owned(g, 0) == {"statuette": 1, "chair": 1} and g.state.seals[0] == 1
     assert (g.current_player, g.phase) == (1, PH_OTHER)
 
 
@@ -132,8 +132,8 @@ def test_s4_extra_square_after_two_lower_cards_takes_a_third():
     act(g, "card 1", "card 2")
     assert legal(g) == {"card 3"}
     act(g, "card 3")
-    assert owned(g, 0) == {"harp": 1, "chair": 1, "gold": 1} and g.seals[0] == 0
-    assert g.money[0] == 12 and g.reserve[ABOU_SIMBEL] == 2 + 8
+    assert owned(g, 0) == {"harp": 1, "chair": 1, "gold": 1} and g.state.seals[0] == 0
+    assert g.state.money[0] == 12 and g.state.reserve[ABOU_SIMBEL] == 2 + 8
 
 
 @pytest.mark.parametrize("cards, picks, expected", [
@@ -168,9 +168,9 @@ def test_s4_highest_bidder_cannot_pay_discards_one_gift():
     assert legal(g) == {"kind harp", "kind gold"}
     act(g, "kind gold")
     assert owned(g, 1) == {"harp": 1, "gold": 1}
-    assert g.discarded[kind(g, "gold")] == 1
-    assert g.money[1] == 6 and g.reserve[ABOU_SIMBEL] == 2
-    assert g.slots[ABOU_SIMBEL, :4].tolist() == [kind(g, c) for c in CARDS]
+    assert g.state.discarded[kind(g, "gold")] == 1
+    assert g.state.money[1] == 6 and g.state.reserve[ABOU_SIMBEL] == 2
+    assert g.state.slots[ABOU_SIMBEL, :4].tolist() == [kind(g, c) for c in CARDS]
 
 
 def test_s4_after_shame_the_next_servant_is_not_highest_bidder():
@@ -182,7 +182,7 @@ def test_s4_after_shame_the_next_servant_is_not_highest_bidder():
     act(g, "card 1")
     assert owned(g, 2) == {"harp": 1}
     assert (g.current_player, g.phase) == (0, PH_OTHER)  # one card only
-    assert g.money[1] == 6 and g.servants[1] == 4 and g.occ[ABOU_SIMBEL, 7] == -1
+    assert g.state.money[1] == 6 and g.state.servants[1] == 4 and g.state.occ[ABOU_SIMBEL, 7] == -1
 
 
 def test_s4_other_servant_buys_one_card_paying_its_bid():
@@ -192,8 +192,8 @@ def test_s4_other_servant_buys_one_card_paying_its_bid():
     act(g, "card 1")
     act(g, "card 2")
     act(g, "card upper")                                  # seat 2 (6) buys the sealed card
-    assert owned(g, 2) == {"statuette": 1} and g.seals[2] == 1
-    assert g.money[2] == 14 and g.reserve[ABOU_SIMBEL] == 2 + 7 + 6
+    assert owned(g, 2) == {"statuette": 1} and g.state.seals[2] == 1
+    assert g.state.money[2] == 14 and g.state.reserve[ABOU_SIMBEL] == 2 + 7 + 6
     assert (g.current_player, g.phase) == (0, PH_OTHER)
     assert legal(g) == {"take half", "card 3"}
 
@@ -212,10 +212,10 @@ def test_s4_take_half_the_reserve_rounded_up(reserve, half):
     g = abou_simbel(money=[20, 20, 5, 20], reserve=0)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper")
-    g.reserve[ABOU_SIMBEL] = reserve
+    g.state.reserve[ABOU_SIMBEL] = reserve
     refresh(g)
     act(g, "take half")
-    assert g.money[2] == 5 + half and g.reserve[ABOU_SIMBEL] == reserve - half
+    assert g.state.money[2] == 5 + half and g.state.reserve[ABOU_SIMBEL] == reserve - half
 
 
 def test_s4_market_flips_closes_and_the_closed_market_reopens():
@@ -223,12 +223,12 @@ def test_s4_market_flips_closes_and_the_closed_market_reopens():
     g = abou_simbel()
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
-    assert g.res_market == -1
-    assert not g.is_open[ABOU_SIMBEL] and g.side[ABOU_SIMBEL] == LEFT
-    assert g.slots[ABOU_SIMBEL, 1:4].tolist() == [kind(g, c) for c in CARDS[1:]]
-    assert g.is_open[LOUQSOR] and g.side[LOUQSOR] == LEFT
-    assert (g.slots[LOUQSOR, :4] >= 0).all() and g.seal_on[LOUQSOR]
-    assert (g.occ < 0).all() and g.servants[:4].tolist() == [4, 4, 4, 4]
+    assert g.state.res_market == -1
+    assert not g.state.is_open[ABOU_SIMBEL] and g.state.side[ABOU_SIMBEL] == LEFT
+    assert g.state.slots[ABOU_SIMBEL, 1:4].tolist() == [kind(g, c) for c in CARDS[1:]]
+    assert g.state.is_open[LOUQSOR] and g.state.side[LOUQSOR] == LEFT
+    assert (g.state.slots[LOUQSOR, :4] >= 0).all() and g.state.seal_on[LOUQSOR]
+    assert (g.state.occ < 0).all() and g.state.servants[:4].tolist() == [4, 4, 4, 4]
     assert "place Louqsor 10" in legal(g) and not any(s.startswith("place Abou") for s in legal(g))
 
 
@@ -239,59 +239,59 @@ def test_s4_closed_market_reopens_on_its_other_stall():
     act(g, "card upper", "take half", "take half")
     set_turn(g, 0)
     close_with(g, GIZEH, {0: 1, 2: 2}, 4)                # three colours
-    while g.res_market == GIZEH:
+    while g.state.res_market == GIZEH:
         act(g, "take half" if g.phase == PH_OTHER else "card upper")
-    assert g.is_open[ABOU_SIMBEL] and g.side[ABOU_SIMBEL] == LEFT
+    assert g.state.is_open[ABOU_SIMBEL] and g.state.side[ABOU_SIMBEL] == LEFT
     assert g.stall(ABOU_SIMBEL).closing.kind == "diagonal"
-    assert not g.is_open[GIZEH] and g.side[GIZEH] == LEFT
+    assert not g.state.is_open[GIZEH] and g.state.side[GIZEH] == LEFT
 
 
 def test_s4_refill_slides_cards_then_draws_and_seals():
     """docs/rules.md §4: leftmost lower card moves up if the upper slot is empty, lower cards slide left, draw to 4."""
     g = abou_simbel(cards=CARDS)
     set_cards(g, LOUQSOR, [None, "harp", None, "chair"], seal=False)
-    supply, pos = g.seal_supply, g.deck_pos
+    supply, pos = g.state.seal_supply, g.state.deck_pos
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
     drawn = g.deck[pos:pos + 2].tolist()
-    assert g.slots[LOUQSOR, :4].tolist() == [kind(g, "harp"), kind(g, "chair")] + drawn
-    assert g.deck_pos == pos + 2
-    assert g.seal_on[LOUQSOR] and g.seal_supply == supply - 1
+    assert g.state.slots[LOUQSOR, :4].tolist() == [kind(g, "harp"), kind(g, "chair")] + drawn
+    assert g.state.deck_pos == pos + 2
+    assert g.state.seal_on[LOUQSOR] and g.state.seal_supply == supply - 1
 
 
 def test_s4_refill_keeps_the_seal_already_on_the_upper_card():
     """docs/rules.md §4: an unbought upper card keeps its seal; no new seal is taken."""
     g = abou_simbel(cards=CARDS)
     set_cards(g, LOUQSOR, ["mirror", None, "gold", None], seal=True)
-    supply, pos = g.seal_supply, g.deck_pos
+    supply, pos = g.state.seal_supply, g.state.deck_pos
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
-    assert g.slots[LOUQSOR, :4].tolist() == [kind(g, "mirror"), kind(g, "gold")] + g.deck[pos:pos + 2].tolist()
-    assert g.seal_on[LOUQSOR] and g.seal_supply == supply
+    assert g.state.slots[LOUQSOR, :4].tolist() == [kind(g, "mirror"), kind(g, "gold")] + g.deck[pos:pos + 2].tolist()
+    assert g.state.seal_on[LOUQSOR] and g.state.seal_supply == supply
 
 
 def test_s4_refill_without_seals_in_supply():
     """docs/rules.md §4: the upper card gets a seal only if the supply has one."""
     g = abou_simbel()
-    g.seals[3] += g.seal_supply
-    g.seal_supply = 0
+    g.state.seals[3] += g.state.seal_supply
+    g.state.seal_supply = 0
     refresh(g)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     act(g, "card upper", "take half", "take half")
-    assert g.is_open[LOUQSOR] and (g.slots[LOUQSOR, :4] >= 0).all()
-    assert not g.seal_on[LOUQSOR] and g.seal_supply == 0
+    assert g.state.is_open[LOUQSOR] and (g.state.slots[LOUQSOR, :4] >= 0).all()
+    assert not g.state.seal_on[LOUQSOR] and g.state.seal_supply == 0
 
 
 def _akhenaton_next_but(g, cards_before: int):
     """Reorder the undrawn deck so that Akhenaton comes after `cards_before` more gifts."""
     where = int(np.flatnonzero(g.deck == g.rules.num_kinds)[0])
-    target = g.deck_pos + cards_before
+    target = g.state.deck_pos + cards_before
     g.deck[[where, target]] = g.deck[[target, where]]
     refresh(g)
 
 
 def _resolve_taking_half(g, market):
-    while g.res_market == market:
+    while g.state.res_market == market:
         act(g, "take half" if g.phase == PH_OTHER else sorted(legal(g))[0])
 
 
@@ -302,16 +302,16 @@ def test_s4_akhenaton_closes_the_reopening_market_for_good_and_ends_the_game():
     _akhenaton_next_but(g, 1)
     close_with(g, ABOU_SIMBEL, {7: 1, 6: 2}, 4)
     _resolve_taking_half(g, ABOU_SIMBEL)
-    assert g.akhenaton_drawn
-    assert g.dead[LOUQSOR] and not g.is_open[LOUQSOR]
-    assert g.slots[LOUQSOR, :2].tolist() == [kind(g, "harp"), int(g.deck[g.deck_pos - 2])]
-    assert g.is_open.tolist()[:4] == [True, True, False, False]
+    assert g.state.akhenaton_drawn
+    assert g.state.dead[LOUQSOR] and not g.state.is_open[LOUQSOR]
+    assert g.state.slots[LOUQSOR, :2].tolist() == [kind(g, "harp"), int(g.deck[g.state.deck_pos - 2])]
+    assert g.state.is_open.tolist()[:4] == [True, True, False, False]
     assert not g.is_over()
 
     set_turn(g, 0)
     close_with(g, GIZEH, {0: 1, 2: 2}, 4)
     _resolve_taking_half(g, GIZEH)
-    assert g.is_open.tolist()[:4] == [False, True, False, False], "no market reopens after Akhenaton"
+    assert g.state.is_open.tolist()[:4] == [False, True, False, False], "no market reopens after Akhenaton"
     assert not g.is_over() and g.current_player == 1
 
     set_turn(g, 0)

@@ -16,7 +16,7 @@ def scored(players=4, gifts=None, money=0, seals=0, points=0):
                  seals=[seals] * players if isinstance(seals, int) else seals)
     for seat, cards in (gifts or {}).items():
         give(g, seat, **cards)
-    g.points[:players] = [points] * players if isinstance(points, int) else points
+    g.state.points[:players] = [points] * players if isinstance(points, int) else points
     refresh(g)
     return g
 
@@ -76,8 +76,8 @@ def test_s5_three_player_scores():
 
 
 def _over(g):
-    g.phase = PH_OVER
-    g.actor = -1
+    g.state.phase = PH_OVER
+    g.state.actor = -1
     refresh(g)
     return g
 
@@ -109,13 +109,13 @@ def test_scores_of_stacked_snapshots_are_each_position_s_base_scores():
     g, rng = NefertitiGame(4, seed=3, memphis=True), np.random.default_rng(3)
     snaps, expected = [], []
     while not g.is_over():
-        snaps.append((g.owned.copy(), g.money.copy(), g.seals.copy(), g.points.copy()))
+        snaps.append((g.state.owned[:, :g.rules.num_kinds].copy(), g.state.money.copy(), g.state.seals.copy(), g.state.points.copy()))
         expected.append(base_scores(g))
         legal = g.legal_actions()
         g.apply(legal[rng.integers(len(legal))])
     owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
     stacked = scores_of(g.rules, owned @ g.rules.kind_type_items, owned @ g.rules.kind_type_bonus, money, seals, points)
-    assert stacked.shape == (len(snaps), g.owned.shape[0])
+    assert stacked.shape == (len(snaps), g.state.owned.shape[0])
     assert (stacked == np.stack(expected)).all()
     assert stacked[-1, :4].max() > 0                   # the game really scored something
 
@@ -129,6 +129,6 @@ def test_scores_of_stacked_snapshots_are_each_position_s_base_scores():
 def test_s5_2_game_over_once_akhenaton_is_out_and_no_classic_market_is_open(drawn, open_markets, over):
     """docs/rules.md §5.2: the game ends when the Akhenaton card has come up and no classic market is open."""
     g = position(4, memphis=True)
-    g.akhenaton_drawn = drawn
-    g.is_open[:] = [m in open_markets for m in range(len(g.is_open))]
+    g.state.akhenaton_drawn = drawn
+    g.state.is_open[:] = [m in open_markets for m in range(len(g.state.is_open))]
     assert bool(resolution.game_over(g.S)) is over

@@ -17,12 +17,12 @@ def test_s1_money_by_seat_from_the_first_player(players):
     firsts = set()
     for seed in SEEDS:
         g = new_game(players, seed)
-        first = g.first_player
+        first = g.state.first_player
         firsts.add(first)
-        assert [int(g.money[(first + i) % players]) for i in range(players)] == MONEY[players]
-        assert g.current_player == g.turn_player == first
+        assert [int(g.state.money[(first + i) % players]) for i in range(players)] == MONEY[players]
+        assert g.current_player == g.state.turn_player == first
         assert g.phase == PH_TURN
-        assert not g.money[players:].any()
+        assert not g.state.money[players:].any()
     assert firsts == set(range(players)), "the first player is drawn at random"
 
 
@@ -30,14 +30,14 @@ def test_s1_money_by_seat_from_the_first_player(players):
 def test_s1_servants_reserves_and_seals(players):
     """docs/rules.md §1: 4 servants each, 1 Deben on each Reserve, 12 Royal Seals (3 on the upper cards)."""
     g = new_game(players, 3)
-    assert g.servants[:players].tolist() == [4] * players
-    assert not g.servants[players:].any() and not g.tutors.any()
-    assert g.reserve[:4].tolist() == [1, 1, 1, 1]
-    assert g.reserve[4] == 0
-    assert g.seals.sum() == 0
-    assert g.seal_on[:4].tolist() == [True, True, True, False]
-    assert g.seal_supply == 9
-    assert (g.occ < 0).all()
+    assert g.state.servants[:players].tolist() == [4] * players
+    assert not g.state.servants[players:].any() and not g.state.tutors.any()
+    assert g.state.reserve[:4].tolist() == [1, 1, 1, 1]
+    assert g.state.reserve[4] == 0
+    assert g.state.seals.sum() == 0
+    assert g.state.seal_on[:4].tolist() == [True, True, True, False]
+    assert g.state.seal_supply == 9
+    assert (g.state.occ < 0).all()
 
 
 def test_s1_senets_removed_with_3_players():
@@ -61,9 +61,9 @@ def test_s1_one_scribe_plus_2_removed_with_3_players():
     roster = {"scribe_3": 1, "scribe_2": 3, "merchant": 2, "royal_servant": 2, "treasurer": 2,
               "vizier": 1, "head_priest": 1, "thief": 1}
     for key, n in roster.items():
-        assert g4.char_avail[character(g4, key)] == n
-        assert g3.char_avail[character(g3, key)] == (n - 1 if key == "scribe_2" else n)
-    assert g4.char_avail.sum() == 13 and g3.char_avail.sum() == 12
+        assert g4.state.char_avail[character(g4, key)] == n
+        assert g3.state.char_avail[character(g3, key)] == (n - 1 if key == "scribe_2" else n)
+    assert g4.state.char_avail.sum() == 13 and g3.state.char_avail.sum() == 12
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -75,7 +75,7 @@ def test_s1_akhenaton_among_the_last_five_cards(players):
         where = np.flatnonzero(g.deck == g.rules.num_kinds)
         assert len(where) == 1
         places[len(g.deck) - int(where[0])] += 1
-        assert not g.akhenaton_drawn
+        assert not g.state.akhenaton_drawn
     assert set(places) == {1, 2, 3, 4, 5}
 
 
@@ -84,19 +84,19 @@ def test_s1_three_open_markets_filled_with_four_cards_and_a_seal(players):
     """docs/rules.md §1: each open market gets 4 gifts, the first drawn on the upper slot with a seal."""
     g = new_game(players, 11)
     open_markets = [GIZEH, AKHET_ATON, ABOU_SIMBEL]
-    assert g.deck_pos == 12
+    assert g.state.deck_pos == 12
     drawn = {tuple(g.deck[i:i + 4].tolist()) for i in (0, 4, 8)}
-    assert {tuple(g.slots[m, :4].tolist()) for m in open_markets} == drawn
+    assert {tuple(g.state.slots[m, :4].tolist()) for m in open_markets} == drawn
     for m in open_markets:
-        assert g.is_open[m] and g.seal_on[m]
-        assert (g.slots[m, 4:] < 0).all() and not g.face_down[m].any()
+        assert g.state.is_open[m] and g.state.seal_on[m]
+        assert (g.state.slots[m, 4:] < 0).all() and not g.state.face_down[m].any()
 
 
 def test_s1_louqsor_starts_closed_and_empty():
     """docs/rules.md §1: the Market Closed tile covers Louqsor's visible stall; nobody may place there."""
     g = new_game(4, 2)
-    assert not g.is_open[LOUQSOR] and not g.dead[LOUQSOR]
-    assert (g.slots[LOUQSOR] < 0).all() and not g.seal_on[LOUQSOR]
+    assert not g.state.is_open[LOUQSOR] and not g.state.dead[LOUQSOR]
+    assert (g.state.slots[LOUQSOR] < 0).all() and not g.state.seal_on[LOUQSOR]
     assert not any(g.action_to_string(a).startswith("place Louqsor") for a in g.legal_actions())
 
 
@@ -104,7 +104,7 @@ def test_s1_beginner_visible_stalls():
     """docs/rules.md §1/§3: beginner setup shows the right stalls, and Louqsor's left stall (closed)."""
     for seed in range(5):
         g = new_game(4, seed, setup="beginner")
-        assert g.side[:4].tolist() == [RIGHT, RIGHT, RIGHT, LEFT]
+        assert g.state.side[:4].tolist() == [RIGHT, RIGHT, RIGHT, LEFT]
     g = new_game(4, 0)
     assert g.stall(GIZEH).closing.kind == "colours_or_count"
     assert g.stall(AKHET_ATON).closing.kind == "line"
@@ -114,11 +114,11 @@ def test_s1_beginner_visible_stalls():
 
 def test_s1_advanced_setup_randomises_sides_seeded():
     """docs/rules.md §1: advanced setup puts each Reserve on a random side, from the game's seed."""
-    sides = [tuple(new_game(4, seed, setup="advanced").side[:4].tolist()) for seed in SEEDS]
+    sides = [tuple(new_game(4, seed, setup="advanced").state.side[:4].tolist()) for seed in SEEDS]
     for m in range(4):
         assert {s[m] for s in sides} == {LEFT, RIGHT}
     assert len(set(sides)) > 4
-    again = [tuple(new_game(4, seed, setup="advanced").side[:4].tolist()) for seed in SEEDS]
+    again = [tuple(new_game(4, seed, setup="advanced").state.side[:4].tolist()) for seed in SEEDS]
     assert sides == again
 
 

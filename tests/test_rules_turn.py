@@ -20,9 +20,9 @@ def test_s2_placement_bonuses(square, occupied, reserve, gain):
     if occupied:
         put(g, ABOU_SIMBEL, 8, 1)
     act(g, f"place Abou Simbel {square}")
-    assert g.money[0] == 5 + gain
-    assert g.reserve[ABOU_SIMBEL] == reserve - gain
-    assert g.occ[ABOU_SIMBEL, int(square)] == 0 and g.servants[0] == 3
+    assert g.state.money[0] == 5 + gain
+    assert g.state.reserve[ABOU_SIMBEL] == reserve - gain
+    assert g.state.occ[ABOU_SIMBEL, int(square)] == 0 and g.state.servants[0] == 3
 
 
 def test_s2_one_servant_per_square():
@@ -33,7 +33,7 @@ def test_s2_one_servant_per_square():
     with pytest.raises(IllegalActionError):
         act(g, "place Abou Simbel 5")
     act(g, "place Abou Simbel 4")
-    assert g.occ[ABOU_SIMBEL, 5] == 2 and g.occ[ABOU_SIMBEL, 4] == 0
+    assert g.state.occ[ABOU_SIMBEL, 5] == 2 and g.state.occ[ABOU_SIMBEL, 4] == 0
 
 
 def test_s2_placement_only_on_visible_stalls_of_open_markets():
@@ -51,7 +51,7 @@ def test_s2_turn_passes_to_the_left():
     """docs/rules.md §2: after a placement the player to the left plays."""
     g = position(3, turn=1)
     act(g, "place Gizeh 2")
-    assert g.current_player == g.turn_player == 2
+    assert g.current_player == g.state.turn_player == 2
     act(g, "place Gizeh 3")
     assert g.current_player == 0
 
@@ -61,7 +61,7 @@ def test_s2_several_servants_of_a_player_in_one_market():
     g = position(4)
     put(g, GIZEH, 0, 0)
     act(g, "place Gizeh 5")
-    assert (g.occ[GIZEH] == 0).sum() == 2
+    assert (g.state.occ[GIZEH] == 0).sum() == 2
 
 
 def test_s2_closing_by_choice_only_without_servants_in_supply():
@@ -82,14 +82,14 @@ def test_s2_closing_by_choice_only_markets_holding_your_servant():
     put(g, ABOU_SIMBEL, 3, 0)
     put(g, ABOU_SIMBEL, 5, 1)
     put(g, 1, 4, 1)                          # Akhet-Aton holds only seat 1's servant
-    assert g.servants[0] == 0
+    assert g.state.servants[0] == 0
     assert legal(g) == {"close Gizeh", "close Abou Simbel"}
     act(g, "close Abou Simbel")
-    assert g.res_market == ABOU_SIMBEL
+    assert g.state.res_market == ABOU_SIMBEL
     assert g.current_player == 1 and g.phase == PH_HIGH       # seat 1's 5 is the highest bid
-    assert g.turn_player == 0
+    assert g.state.turn_player == 0
     act(g, "card upper", "take half", "take half")            # seat 0's servants on 3 and 2
-    assert not g.is_open[ABOU_SIMBEL] and g.servants[0] == 2
+    assert not g.state.is_open[ABOU_SIMBEL] and g.state.servants[0] == 2
     assert (g.current_player, g.phase) == (1, PH_TURN)        # left of the closer
 
 
@@ -102,14 +102,14 @@ def test_s2_at_most_one_character_per_turn():
     with pytest.raises(IllegalActionError):
         act(g, "character Head Priest")
     act(g, "place Gizeh 2")
-    assert g.current_player == 1 and g.seals[0] == 1
+    assert g.current_player == 1 and g.state.seals[0] == 1
 
 
 def test_s2_placement_is_mandatory_after_a_character():
     """docs/rules.md §2: playing a character does not replace the placement."""
     g = position(4, seals=[1, 0, 0, 0])
     act(g, "character Vizier")
-    assert g.current_player == 0 and g.turn_player == 0
+    assert g.current_player == 0 and g.state.turn_player == 0
     assert "done" not in legal(g)
     assert all(s.startswith("place") for s in legal(g))
 
@@ -128,8 +128,8 @@ def test_s2_play_resumes_left_of_the_closer(players, closer):
     act(g, "take half")
     assert g.current_player == closer and g.phase == PH_OTHER
     act(g, "take half")
-    assert g.res_market == -1 and g.phase == PH_TURN
-    assert g.current_player == g.turn_player == (closer + 1) % players
+    assert g.state.res_market == -1 and g.phase == PH_TURN
+    assert g.current_player == g.state.turn_player == (closer + 1) % players
 
 
 def test_s2_current_player_is_the_servant_owner_during_resolution():
@@ -138,5 +138,5 @@ def test_s2_current_player_is_the_servant_owner_during_resolution():
     put(g, ABOU_SIMBEL, 8, 3)
     put(g, ABOU_SIMBEL, 7, 0)
     act(g, "place Abou Simbel 2")
-    assert (g.current_player, g.turn_player) == (3, 1)
-    assert g.res_market == ABOU_SIMBEL
+    assert (g.current_player, g.state.turn_player) == (3, 1)
+    assert g.state.res_market == ABOU_SIMBEL

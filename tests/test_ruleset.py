@@ -283,7 +283,7 @@ def test_user_ruleset_file_changes_gift_values_and_scores(tmp_path):
     scores = []
     for ruleset in ("default", str(path)):
         g = NefertitiGame(num_players=4, seed=1, ruleset=ruleset)
-        g.money[:] = 0
+        g.state.money[:] = 0
         refresh(g)
         give(g, 0, gold=2)
         give(g, 1, gold=1)

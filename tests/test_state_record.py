@@ -38,9 +38,51 @@ def test_record_is_a_view_of_the_games_arrays():
             assert getattr(s, name + "_n") == g.S[where.stop], name
     assert s.num_players == r.r_num_players == 3
     s.owned[1, 2] += 5
-    assert g.owned[1, 2] == s.owned[1, 2]
+    assert g.state.owned[1, 2] == s.owned[1, 2]
     s.phase = L.PH_OVER
     assert g.phase == L.PH_OVER
+
+
+
+def test_game_state_is_the_games_own_memory():
+    """`game.state` is the record of the game's S: an edit through it is the game's position (its saved state,
+    its legal actions) and no other game's (a clone's S is a copy)."""
+    g = NefertitiGame(num_players=3, seed=4)
+    clone = g.clone()
+    assert np.shares_memory(g.state.money, g.S) and not np.shares_memory(clone.state.money, g.S)
+    g.state.money[1] = 3
+    assert g.saved_state()["money"][1] == 3 and clone.saved_state()["money"][1] != 3
+    assert g.legal_actions()
+    g.state.phase, g.state.actor = L.PH_OVER, -1       # taking the record forgets the legal actions known
+    assert g.legal_actions() == [] and g.is_over() and not clone.is_over()
+
+
+def test_an_unknown_attribute_raises_attribute_error_naming_it():
+    """The fields are read through `game.state` only; a name that is neither a field nor the facade's is an error."""
+    g = NefertitiGame(num_players=3, seed=4)
+    for name in ("money", "no_such_field"):
+        with pytest.raises(AttributeError, match=name):
+            getattr(g, name)
+    with pytest.raises(AttributeError, match="no_such_field"):
+        g.state.no_such_field = 1
+    with pytest.raises(AttributeError, match="no_such_field"):
+        g.state.no_such_field
+
+
+def test_python_record_reads_what_numpys_record_reads():
+    """`layout.state_view` (the facade's record type, faster by name) and numpy's own record read and write the
+    same bytes for every field."""
+    g = NefertitiGame(num_players=4, seed=9, characters="expansion")
+    for _ in range(40):
+        g.apply(g.legal_actions()[-1])
+    fast, numpys = L.state_view(g.S), g.S.view(L.STATE_RECORD)[0]
+    for name in L.STATE_RECORD.names:
+        assert np.array_equal(getattr(fast, name), getattr(numpys, name)), name
+    fast.owned[2, 1] += 4
+    fast.res_pos = 7
+    assert numpys.owned[2, 1] == fast.owned[2, 1] and numpys.res_pos == 7
+    r = L.rules_view(g.R)
+    assert r.r_num_players == 4 and np.array_equal(r.kind_type, g.R.view(L.RULES_RECORD)[0].kind_type)
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,6 +90,7 @@ CONVERTED = tuple(f"nefertiti_env/core/engine/{module}.py"
                   for module in ("rng", "hidden", "closing", "board", "setup", "step", "flow", "resolution",
                                   "powers")) + (
     "nefertiti_env/core/power_table.py", "nefertiti_env/core/engine/rules.py", "nefertiti_env/core/state_io.py",
+    "nefertiti_env/core/game.py",
     "nefertiti_env/vector.py", "nefertiti_env/encoding/observation.py", "agents/evaluation.py",
     "agents/heuristic.py", "agents/mcts.py")
 

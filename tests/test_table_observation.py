@@ -40,7 +40,7 @@ def test_v2_is_v1_then_the_table_at_every_decision(players, memphis, characters,
     high = observation_v2_high(RULES)
     for seed in range(2):
         g = NefertitiGame(num_players=players, seed=seed, memphis=memphis, characters=characters, setup=setup)
-        dealt = [KEYS[c] for c in np.flatnonzero(g.char_avail)]
+        dealt = [KEYS[c] for c in np.flatnonzero(g.state.char_avail)]
         table = expected_table(players, g.options["memphis"], setup, dealt)
         rng = np.random.default_rng(seed)
         rows, seats, singles = [], [], []
@@ -79,7 +79,7 @@ def test_the_table_block_names_each_table():
     expansion, g = block(num_players=4, memphis=True, characters="expansion")
     in_roster = {KEYS[c] for c in np.flatnonzero(expansion["table_roster"])}
     always = {c.key for c in RULES.characters if c.always}
-    assert always <= in_roster and in_roster - always and (g.char_avail.sum() - sum(
+    assert always <= in_roster and in_roster - always and (g.state.char_avail.sum() - sum(
         c.count for c in RULES.characters if c.always)) == RULES.character_draw
     scenario, _ = block(num_players=3, characters="curse_of_amon")
     assert {KEYS[c] for c in np.flatnonzero(scenario["table_roster"])} == always | set(RULES.scenarios["curse_of_amon"])

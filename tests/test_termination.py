@@ -26,7 +26,7 @@ def power_bound(g: NefertitiGame, char, seat: int) -> int:
     when it was played (docs/rules.md §6): one per own card for the discarding powers, `cards` exchanges of two
     decisions plus `done` plus the order of the seen cards for the Oracle, `exchanges` exchanges of three
     decisions plus `done` for the Trader, one choice per classic market for the Beggar."""
-    params, owned = char.params, int(g.owned[seat].sum())
+    params, owned = char.params, int(g.state.owned[seat].sum())
     fixed = {"scribe": 1, "royal_servant": 1, "treasurer": 1, "vizier": 0, "head_priest": 0, "priest_of_amon": 0,
              "thief": 2, "roaming_thief": 2, "merchant": 3, "beggar": MEMPHIS,
              "merchant_of_amon": owned + 1, "royal_scribe": owned + 1}
@@ -43,9 +43,9 @@ def play_checking_powers(g: NefertitiGame, choose) -> dict[str, int]:
     run = None                                   # (character, bound, decisions so far) of the power in play
     while not g.is_over():
         if g.phase == PH_CHARACTER:
-            char = g.rules.characters[g.char_index]
+            char = g.rules.characters[g.state.char_index]
             if run is None:
-                run = [char, power_bound(g, char, g.actor), 0]
+                run = [char, power_bound(g, char, g.state.actor), 0]
             run[2] += 1
             assert run[2] <= run[1], f"{char.key} took more than {run[1]} decisions (seed {g.seed}, {g.options})"
             longest[char.power] = max(longest.get(char.power, 0), run[2])
@@ -96,7 +96,7 @@ def test_heuristic_power_choices_stop(bot, seed):
     g = oracle_turn(seed)
     seat, chooser = g.current_player, bot(seed=0)
     g.apply(g.string_to_action("character Oracle"))
-    bound, steps = power_bound(g, g.rules.characters[g.char_index], seat), 0
+    bound, steps = power_bound(g, g.rules.characters[g.state.char_index], seat), 0
     while g.phase == PH_CHARACTER:
         g.apply(chooser.power_choice(g, seat))
         steps += 1

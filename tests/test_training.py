@@ -66,7 +66,7 @@ def test_learner_that_loses_gets_minus_one_on_its_own_last_step(seed):
     its -1 arrives on its own last transition (all earlier rewards 0), whoever made the game's last move."""
     game = NefertitiGame(num_players=4, seed=seed)
     learner = seed % 4
-    game.points[[s for s in range(4) if s != learner]] += 500
+    game.state.points[[s for s in range(4) if s != learner]] += 500
     env = SingleAgentEnv(num_players=4)
     rewards, infos = play_episode(env, np.random.default_rng(seed), options={"game": game, "seat": learner})
     assert game.is_over() and learner not in game.winners()
@@ -93,7 +93,7 @@ def test_reward_reaches_learner_when_an_opponent_ends_the_game():
 
 def test_winning_learner_gets_plus_one():
     game = NefertitiGame(num_players=3, seed=11)
-    game.points[1] += 500
+    game.state.points[1] += 500
     rewards, infos = play_episode(SingleAgentEnv(num_players=3), np.random.default_rng(0),
                                   options={"game": game, "seat": 1})
     assert rewards[-1] == 1.0 and infos[-1]["win"] is True

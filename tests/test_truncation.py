@@ -25,7 +25,7 @@ def test_a_never_ending_policy_is_truncated_at_the_default_limit(players):
     """The reporter's policy: without the limit the game goes on past any count of decisions."""
     g = play_last(NefertitiGame(num_players=players, seed=0))
     assert g.is_truncated() and g.is_over() and not g.is_terminated()
-    assert len(g.history) == DEFAULT_MAX_DECISIONS and not g.akhenaton_drawn
+    assert len(g.history) == DEFAULT_MAX_DECISIONS and not g.state.akhenaton_drawn
     assert g.legal_actions() == [] and not g.legal_action_mask().any() and g.current_player == -1
     assert g.returns().tolist() == [0.0] * players
     with pytest.raises(IllegalActionError, match="truncated at max_decisions"):

@@ -222,9 +222,9 @@ class NefertitiOpenSpielState(pyspiel.State):
             market = (self._pending - A.PLACE) // NUM_BIDS           # only a placement's closing check rolls
             self._need = ("roll", 1, game.stall(market).closing.params["sides"] + 1)
             return
-        read = list(range(game.deck_pos, trial.deck_pos))
+        read = list(range(game.state.deck_pos, trial.state.deck_pos))
         if _oracle_looked(game, trial):
-            read += range(max(trial.oracle_from, trial.deck_pos), len(trial.deck))
+            read += range(max(trial.state.oracle_from, trial.state.deck_pos), len(trial.deck))
         undecided = [pos for pos in read if pos not in self._fixed]
         if undecided:
             self._need = ("card", undecided[0])
@@ -234,7 +234,7 @@ class NefertitiOpenSpielState(pyspiel.State):
 
     def _commit(self, trial: NefertitiGame) -> None:
         game, seat = self.game, self.game.current_player
-        drawn = trial.deck[game.deck_pos:trial.deck_pos].tolist()
+        drawn = trial.deck[game.state.deck_pos:trial.state.deck_pos].tolist()
         text = (f"{seat}:{self._pending}" + "".join(f" roll {r}" for r in self._rolls)
                 + "".join(f" drew {c}" for c in drawn))
         if trial.private_to[-1] >= 0:        # the core's per-seat history: others see that seat chose, not what
@@ -242,10 +242,10 @@ class NefertitiOpenSpielState(pyspiel.State):
         else:
             self._log.append((-1, text, None))
         if _oracle_looked(game, trial):
-            seen = trial.deck[trial.oracle_from:].tolist()
-            self._log.append((trial.oracle_seat, "saw " + " ".join(map(str, seen)), None))
+            seen = trial.deck[trial.state.oracle_from:].tolist()
+            self._log.append((int(trial.state.oracle_seat), "saw " + " ".join(map(str, seen)), None))
         self.game = trial
-        self._fixed = {pos for pos in self._fixed if pos >= trial.deck_pos}
+        self._fixed = {pos for pos in self._fixed if pos >= trial.state.deck_pos}
         self._pending, self._rolls, self._need = None, [], ()
 
     def _card_odds(self, pos: int) -> list[tuple[int, float]]:
@@ -269,7 +269,7 @@ class NefertitiOpenSpielState(pyspiel.State):
         self._forget_future()
 
     def _free_places(self) -> list[int]:
-        return [p for p in range(self.game.deck_pos, len(self.game.deck)) if p not in self._fixed]
+        return [p for p in range(self.game.state.deck_pos, len(self.game.deck)) if p not in self._fixed]
 
     def _forget_future(self) -> None:
         """Undecided deck places in canonical order (gifts sorted, the Akhenaton card last); no generator."""
@@ -280,7 +280,8 @@ class NefertitiOpenSpielState(pyspiel.State):
 
 def _oracle_looked(before: NefertitiGame, after: NefertitiGame) -> bool:
     """Did the action between the two see the bottom of the deck (the Oracle)?"""
-    return after.oracle_seat >= 0 and (after.oracle_seat, after.oracle_from) != (before.oracle_seat, before.oracle_from)
+    a, b = after.state, before.state
+    return a.oracle_seat >= 0 and (a.oracle_seat, a.oracle_from) != (b.oracle_seat, b.oracle_from)
 
 
 def _card_name(game: NefertitiGame, code: int) -> str:

@@ -3,8 +3,8 @@
 The position is one int64 array, `S` (fields declared once in `engine/layout.py`), and the
 rules of this ruleset and option set another, `R` (`engine/rules.py`). Legal actions and
 apply are numba kernels over them (`engine/step.py`); this class checks inputs, keeps the
-action history and exposes the fields by name: arrays as views of `S` (edit them in
-place: `game.money[:] = ...`), scalars and lists as values that write back when assigned.
+action history and exposes the fields by name as `game.state`, the record the kernels read
+(`layout.STATE_RECORD`) over the same memory: `game.state.money[p] = 3` edits the game.
 Every chance event (shuffles, first player, dice) comes from the game's own PCG64
 generator, whose words are part of `S`, so the same seed and actions give the same game,
 bit for bit, and `clone()` is a copy of the array.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+from functools import cached_property
 
 import numpy as np
 
@@ -39,49 +40,13 @@ DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
-_ACTOR = L.ACTOR
-_FIELDS = L.field_slices()
-_BOOL_SCALARS = ("akhenaton_drawn", "character_used", "tutor_ready")
-_ARRAYS = {name: (part, shape) for name, (part, shape, what) in _FIELDS.items() if what == "array" and name != "rng"}
-# not exposed by name: derived from the options and the history, `rng_state`, `apply_with_dice`
-_HIDDEN_FIELDS = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
+# The facade's most read values by offset: `S.item` costs about a tenth of a record's attribute
+_ACTOR, _PHASE, _DECK, _DECK_LEN = L.ACTOR, L.PHASE, L.DECK, L.DECK_LEN
+_VIEWS = ("_record", "_mask_bytes")    # views of the game's own arrays, made on first use: a clone remakes them
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state."""
-
-
-def _field(name: str):
-    """The property exposing scalar or list field `name` of `S` (see the module docstring)."""
-    part, shape, what = _FIELDS[name]
-    start = part.start
-    if what == "scalar":
-        cast = bool if name in _BOOL_SCALARS else int
-
-        def get(self):
-            return cast(self.S[start])
-
-        def put(self, value):
-            self.S[start] = value
-            self.board_changed()
-    elif what == "list":
-        count = part.stop
-
-        def get(self):
-            values = self.S[start:start + self.S[count]].tolist()
-            if name == "placed":
-                return [divmod(sq, NUM_BIDS) for sq in values]
-            return tuple(values) if name == "res_order" else values
-
-        def put(self, values):
-            values = [m * NUM_BIDS + v for m, v in values] if name == "placed" else list(values)
-            if len(values) > part.stop - start:
-                raise ValueError(f"{name}: at most {part.stop - start} entries")
-            self.S[start:start + len(values)] = values
-            self.S[start + len(values):count] = 0
-            self.S[count] = len(values)
-            self.board_changed()
-    return property(get, put, doc=f"State field `{name}` (engine/layout.py).")
 
 
 class NefertitiGame:
@@ -138,7 +103,7 @@ class NefertitiGame:
         if 0 <= self.seed < 2**63:         # seeded in compiled code: numpy's PCG64(seed), bit for bit
             self._n = _decide(self.R, self._w, NEW_GAME, self.seed)
         else:
-            self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(self.seed).state)
+            self.rng_state = np.random.PCG64(self.seed).state
             deal(self.R, self.S)
             self._n = -1
 
@@ -147,27 +112,39 @@ class NefertitiGame:
         their int8 mask after them, `_mask_bytes`, is made on first use (most clones never ask for it)."""
         self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
 
-    for _name, (_part, _shape, _what) in _FIELDS.items():
-        if _name not in _HIDDEN_FIELDS and _what != "array":
-            locals()[_name] = _field(_name)
-    del _name, _part, _shape, _what
+    @cached_property
+    def _record(self):
+        """S as its record, without forgetting the legal actions (the facade's own reads)."""
+        return L.state_view(self.S)
 
-    def __getattr__(self, name: str):
-        """An array field of S (`game.money`, `game.occ`, ...): a view, made on first use and kept as
-        a plain attribute, so bots read it at the cost of any attribute; the same for `_mask_bytes`."""
-        if name == "_mask_bytes":
-            view = self.__dict__[name] = self._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
-            return view
-        if name not in _ARRAYS:
-            raise AttributeError(f"'NefertitiGame' object has no attribute {name!r}")
-        part, shape = _ARRAYS[name]
-        view = self.S[part].reshape(shape)
-        if name == "deck":
-            view = view[:self.S[L.DECK_LEN]]
-        elif shape[-1] == MAX_KINDS:                # owned, discarded: this ruleset's kinds
-            view = view[..., :self.rules.num_kinds]
-        self.__dict__[name] = view
-        return view
+    @cached_property
+    def _mask_bytes(self) -> np.ndarray:
+        """The legal actions' int8 mask the kernel writes after them in W."""
+        return self._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
+
+    @property
+    def state(self):
+        """The position by name: the record of `S` (`layout.STATE_RECORD`), the same memory, so
+        `game.state.money[p] = 3` edits the game. Taking it forgets the legal actions known, since
+        the caller may edit through it (`board_changed`); a list field's entries past its count
+        `<name>_n` are zero, `owned`, `discarded` have room for `limits.MAX_KINDS` kinds and `deck`
+        for `MAX_DECK` cards (the dealt deck: the `deck` property)."""
+        self.board_changed()
+        return self._record
+
+    @property
+    def num_players(self) -> int:
+        return self.options["num_players"]
+
+    @property
+    def phase(self) -> int:
+        """The decision phase (`core/phases.py`, `PH_*`)."""
+        return self.S.item(_PHASE)
+
+    @property
+    def deck(self) -> np.ndarray:
+        """The dealt deck, card codes in drawing order (drawn from `state.deck_pos` on): a view of S."""
+        return self.S[_DECK:_DECK + self.S.item(_DECK_LEN)]
 
     # -------------------------------------------------------------- accessors
     @property
@@ -199,11 +176,11 @@ class NefertitiGame:
     @property
     def rng_state(self) -> dict:
         """The game's generator as numpy's `PCG64.state` dict; assign one to reseed (dice, search)."""
-        return rng_state(self.S[L.RNG:L.RNG + L.RNG_WORDS])
+        return rng_state(self._record.rng)
 
     @rng_state.setter
     def rng_state(self, state: dict) -> None:
-        self.S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(state)
+        self._record.rng[:] = rng_words(state)
 
     @property
     def current_player(self) -> int:
@@ -217,17 +194,17 @@ class NefertitiGame:
 
     def is_terminated(self) -> bool:
         """The game ended by its rules (the Akhenaton card): scores and winners are final."""
-        return bool(self.S[L.PHASE] == PH_OVER)
+        return self.phase == PH_OVER
 
     def is_truncated(self) -> bool:
         """The game reached `max_decisions` before its end: no legal action is left, no seat wins."""
-        return bool(self.S[L.PHASE] != PH_OVER) and len(self.history) >= self.options["max_decisions"]
+        return self.phase != PH_OVER and len(self.history) >= self.options["max_decisions"]
 
     def stall(self, m: int):
-        return self.rules.stalls[m][self.side[m]]
+        return self.rules.stalls[m][self._record.side[m]]
 
     def market_count(self, m: int) -> int:
-        return int((self.slots[m] >= 0).sum())
+        return int((self._record.slots[m] >= 0).sum())
 
     def seats(self):
         return range(self.num_players)
@@ -287,11 +264,10 @@ class NefertitiGame:
     def is_forced(self) -> bool:
         """Restricted play: the deciding seat may take its forbidden actions in this decision, since
         without them it would have none left but (optional) characters (`engine/step.restrict`)."""
-        seat = self.current_player
-        if seat < 0 or not self.R[L.RESTRICTED + seat]:
+        seat, r = self.current_player, L.rules_view(self.R)
+        if seat < 0 or not r.restricted[seat]:
             return False
-        row = L.FORBIDDEN + seat * _NUM_ACTIONS
-        return bool(self.R[row:row + _NUM_ACTIONS][self._io[:self._count()]].any())
+        return bool(r.forbidden[seat][self._io[:self._count()]].any())
 
     def board_changed(self) -> None:
         """Forget the legal actions known for the position (after it was edited by hand)."""
@@ -331,16 +307,17 @@ class NefertitiGame:
         (explicit chance, as OpenSpiel's chance nodes). Returns how many more dice it rolled than
         `rolls` holds: when that is not 0 the game went on with stand-in values, so use this on a
         clone and discard it."""
-        S = self.S
+        s = self._record
         if len(rolls) > L.MAX_DICE_SCRIPT:
             raise ValueError(f"at most {L.MAX_DICE_SCRIPT} dice per action, got {len(rolls)}")
-        S[L.DICE_SCRIPT:L.DICE_SCRIPT + len(rolls)] = rolls
-        S[L.DICE_SCRIPT_N], S[L.DICE_SCRIPTED], S[L.DICE_MISSING] = len(rolls), 1, 0
+        s.dice_script[:len(rolls)] = rolls
+        s.dice_script_n, s.dice_scripted, s.dice_missing = len(rolls), 1, 0
         try:
             self.apply(action)
-            return int(S[L.DICE_MISSING])
+            return int(s.dice_missing)
         finally:       # unread dice too: a list field is zero past its length
-            S[L.DICE_SCRIPT:L.DICE_SCRIPT_N + 1] = S[L.DICE_SCRIPTED] = S[L.DICE_MISSING] = 0
+            s.dice_script[:] = 0
+            s.dice_script_n = s.dice_scripted = s.dice_missing = 0
 
     def history_for(self, seat: int) -> list[int]:
         """The actions as `seat` saw them (OpenSpiel's information state): another seat's private
@@ -376,7 +353,7 @@ class NefertitiGame:
     def clone(self) -> "NefertitiGame":
         """An independent copy (the state array, generator included, copied; the rules shared)."""
         new = object.__new__(NefertitiGame)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _ARRAYS and k != "_mask_bytes"})
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _VIEWS})
         new._views(self._w.copy())
         new.history = list(self.history)
         new.private_to = list(self.private_to)
@@ -427,17 +404,9 @@ class NefertitiGame:
 
     def saved_state(self) -> dict:
         """The complete state as JSON values: seed, options, history and every field of
-        `engine/layout.py` (the generator as numpy's state dict). `to_json` saves it and
-        `from_json` checks it field by field against a new game with the same seed and options."""
-        state = {"seed": self.seed, "options": self.options, "history": list(self.history),
-                 "private_to": list(self.private_to)}
-        for name in _FIELDS:
-            if name not in _HIDDEN_FIELDS:
-                value = getattr(self, name)
-                state[name] = value.tolist() if isinstance(value, np.ndarray) else \
-                    [list(x) for x in value] if name == "placed" else list(value) if isinstance(value, tuple) else value
-        state["rng"] = self.rng_state
-        return state
+        `engine/layout.py` (the generator as numpy's state dict; `state_io.saved_state`). `to_json`
+        saves it and `from_json` checks it field by field against a new game with the same seed and options."""
+        return state_io.saved_state(self)
 
     def to_json(self) -> str:
         """The complete state (including the generator) as JSON."""

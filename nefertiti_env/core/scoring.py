@@ -40,7 +40,7 @@ def scores_of(rules, items, bonus, money: np.ndarray, seals: np.ndarray, points:
 
 def gift_points(g) -> np.ndarray:
     """[owner] points of the gifts each owner holds now."""
-    items, zero = type_items(g), np.zeros(len(g.money), dtype=np.int64)
+    items, zero = type_items(g), np.zeros(len(g.state.money), dtype=np.int64)
     return board.scores_from(g.rules.type_values, items, type_bonus(g), zero, zero, zero)
 
 

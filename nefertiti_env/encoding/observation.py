@@ -161,7 +161,7 @@ _CHOICE = ("exchanges made", "chosen market", "chosen excluded market", "chosen 
 # it is counted from the state: the cards of each character left plus those played.
 _TABLE = ("advanced setup",) + tuple(f"roster {c}" for c in range(MAX_CHARACTERS))
 SCALARS = _TURN + _TABLE + _PENDING + _CHOICE
-# What a character in progress has chosen so far (game.char_sel): each meaning of `power_table.CHOICES`
+# What a character in progress has chosen so far (game.state.char_sel): each meaning of `power_table.CHOICES`
 # the observation shows -> its number in _CHOICE (a place in the new order: the first of KNOWN, the places
 # following it). An Oracle's exchanged places are left out: they only narrow the places it may still take,
 # which its legal actions show.
@@ -515,17 +515,18 @@ def card_name(game, code: int) -> str:
 def _selection_view(game, seat: int) -> list:
     """The character in progress's choices so far, with names."""
     g = game
-    steps = POWERS[g.rules.characters[g.char_index].power].steps
-    spec = _step_choices(steps[g.char_step]) if g.char_step < len(steps) else ()
+    steps = POWERS[g.rules.characters[g.state.char_index].power].steps
+    spec = _step_choices(steps[g.state.char_step]) if g.state.char_step < len(steps) else ()
     relative = seat_plan(g, seat).relative
+    sel = g.state.char_sel[:g.state.char_sel_n]
     views = []
     for i, what in enumerate(spec):
         if what not in SHOWN_CHOICES:
             continue
         if what == "place in the new order":
-            views.append({"places": [int(v) for v in g.char_sel[i:]]})
-        elif i < len(g.char_sel):
-            value = g.char_sel[i]
+            views.append({"places": [int(v) for v in sel[i:]]})
+        elif i < len(sel):
+            value = int(sel[i])
             if what == "owner":
                 views.append({"owner": "neutral" if value == NEUTRAL else value,
                               "relative": "neutral" if value == NEUTRAL else int(relative[value])})
@@ -639,69 +640,70 @@ def observation_dict(game, seat: int) -> dict:
     observer decides now, and is empty otherwise.
     """
     g, rs = game, game.rules
+    s = g.state
     n = g.num_players
     relative = seat_plan(g, seat).relative
     scores = scoring.final_scores(g)
     actor = g.current_player
 
     def gifts(owner):
-        return {rs.kind_names[k]: int(c) for k, c in enumerate(g.owned[owner]) if c}
+        return {rs.kind_names[k]: int(c) for k, c in enumerate(s.owned[owner]) if c}
 
     seats = []
     for r in range(n):
         o = (seat + r) % n
         seats.append({
-            "seat": o, "relative": r, "money": int(g.money[o]), "seals": int(g.seals[o]),
-            "points_in_play": int(g.points[o]), "servants": int(g.servants[o]), "tutors": int(g.tutors[o]),
-            "score_now": int(scores[o]), "gifts": gifts(o), "turn_player": actor >= 0 and o == g.turn_player,
+            "seat": o, "relative": r, "money": int(s.money[o]), "seals": int(s.seals[o]),
+            "points_in_play": int(s.points[o]), "servants": int(s.servants[o]), "tutors": int(s.tutors[o]),
+            "score_now": int(scores[o]), "gifts": gifts(o), "turn_player": actor >= 0 and o == int(s.turn_player),
             "deciding": o == actor,
-            "characters_played": [rs.characters[c].name for c in np.flatnonzero(g.char_played[o])],
+            "characters_played": [rs.characters[c].name for c in np.flatnonzero(s.char_played[o])],
         })
     markets = []
     for m in range(NUM_MARKETS):
         if m == MEMPHIS and not g.options["memphis"]:
             continue
         cards = [{"place": "upper" if k == 0 else int(k),
-                  "card": card_name(g, g.slots[m, k]), "face_down": bool(g.face_down[m, k])}
-                 for k in np.flatnonzero(g.slots[m] >= 0)]
+                  "card": card_name(g, s.slots[m, k]), "face_down": bool(s.face_down[m, k])}
+                 for k in np.flatnonzero(s.slots[m] >= 0)]
         squares = []
-        for v in np.flatnonzero(g.square_exists[m, g.side[m]]):
-            piece = int(g.occ[m, v])
+        for v in np.flatnonzero(g.square_exists[m, s.side[m]]):
+            piece = int(s.occ[m, v])
             occupant = None
             if piece >= 0:
                 occupant = {"seat": piece % TUTOR, "relative": int(relative[piece % TUTOR]),
                             "piece": "tutor" if piece >= TUTOR else "servant"}
-            squares.append({"value": int(v), "symbol": SYMBOL_NAMES[g.square_symbol[m, g.side[m], v]],
+            squares.append({"value": int(v), "symbol": SYMBOL_NAMES[g.square_symbol[m, s.side[m], v]],
                             "occupant": occupant})
-        markets.append({"name": g.names.markets[m], "open": bool(g.is_open[m]), "dead": bool(g.dead[m]),
-                        "stall": SIDES[g.side[m]], "reserve": int(g.reserve[m]), "seal_on_upper": bool(g.seal_on[m]),
+        markets.append({"name": g.names.markets[m], "open": bool(s.is_open[m]), "dead": bool(s.dead[m]),
+                        "stall": SIDES[s.side[m]], "reserve": int(s.reserve[m]), "seal_on_upper": bool(s.seal_on[m]),
                         "cards": cards, "squares": squares})
     resolution = None
-    if g.res_market >= 0:
-        bid = g.res_order[g.res_pos] if g.res_pos < len(g.res_order) else None
-        resolution = {"market": g.names.markets[g.res_market], "bid": None if bid is None else int(bid),
-                      "highest_bidder_stage": HIGH_STAGES[g.res_stage] if g.phase == PH_HIGH else None,
-                      "pending": [g.names.markets[p] for p in g.pending]}
+    if s.res_market >= 0:
+        bid = s.res_order[s.res_pos] if s.res_pos < s.res_order_n else None
+        resolution = {"market": g.names.markets[s.res_market], "bid": None if bid is None else int(bid),
+                      "highest_bidder_stage": HIGH_STAGES[s.res_stage] if g.phase == PH_HIGH else None,
+                      "pending": [g.names.markets[p] for p in s.pending[:s.pending_n]]}
     character = None
-    if g.char_index >= 0:
-        character = {"name": rs.characters[g.char_index].name, "step": g.char_step,
+    if s.char_index >= 0:
+        character = {"name": rs.characters[s.char_index].name, "step": int(s.char_step),
                      "selections": _selection_view(g, seat)}
-    known = g.deck[max(g.deck_pos, g.oracle_from):][::-1] if seat == g.oracle_seat else []
+    known = g.deck[max(s.deck_pos, s.oracle_from):][::-1] if seat == s.oracle_seat else []
     return {
         "observer": seat, "num_players": n, "phase": PHASE_NAMES[g.phase],
-        "turn_player": None if g.phase == PH_OVER else g.turn_player, "deciding_seat": None if actor < 0 else actor,
+        "turn_player": None if g.phase == PH_OVER else int(s.turn_player), "deciding_seat": None if actor < 0 else actor,
         "observer_decides": actor == seat,
         "seats": seats,
         "neutral": {"gifts": gifts(NEUTRAL), "score_now": int(scores[NEUTRAL])} if n == 2 else None,
         "markets": markets,
-        "characters_available": {rs.characters[c].name: int(k) for c, k in enumerate(g.char_avail) if k},
-        "deck": {"cards_left": len(g.deck) - g.deck_pos, "akhenaton_drawn": bool(g.akhenaton_drawn),
+        "characters_available": {rs.characters[c].name: int(k) for c, k in enumerate(s.char_avail) if k},
+        "deck": {"cards_left": len(g.deck) - int(s.deck_pos), "akhenaton_drawn": bool(s.akhenaton_drawn),
                  "unseen": {rs.kind_names[k]: int(c) for k, c in enumerate(unseen_counts(g, seat)) if c},
                  "known_from_bottom": [card_name(g, c) for c in known]},
-        "deben_out_of_play": int(g.deben_out),
-        "discarded": {rs.kind_names[k]: int(c) for k, c in enumerate(g.discarded) if c},
-        "seal_supply": int(g.seal_supply),
-        "character_used": bool(g.character_used),
+        "deben_out_of_play": int(s.deben_out),
+        "discarded": {rs.kind_names[k]: int(c) for k, c in enumerate(s.discarded) if c},
+        "seal_supply": int(s.seal_supply),
+        "character_used": bool(s.character_used),
         "resolution": resolution,
         "character": character,
         "legal_actions": {a: g.action_to_string(a) for a in g.legal_actions()} if actor == seat else {},

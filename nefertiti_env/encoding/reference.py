@@ -3,7 +3,7 @@
 The fast encoder (`observation.observe`) compiles the layout into index tables over the engine's
 state array, which makes it quick and hard to read. This module is its specification in plain
 Python: one small function per block, in the order of the docs' table, each reading the game's
-named fields (`game.money`, `game.slots`, `game.char_sel`, ...) and writing a view of its block
+named fields (`game.state.money`, `game.state.slots`, `game.state.char_sel`, ...) and writing a view of its block
 (rows rotated to the observer) entry by entry, with each feature's own name and scale. It never
 goes through the compiled Plan, `state_vector` or state offsets, so the two are independent
 implementations of one layout: tests/test_reference_observer.py checks them equal on every
@@ -61,13 +61,13 @@ class Seen:
         observation shows it: the current step lists the meaning of each entry of char_sel (`chosen`, then
         `rest` for every further entry); an Oracle's places in the new order are a list."""
         g, shown = self.game, {"exchanges made": 0, "place in the new order": []}
-        if g.char_index < 0:
+        if g.state.char_index < 0:
             return shown
-        steps = POWERS[g.rules.characters[g.char_index].power].steps
-        if g.char_step >= len(steps):
+        steps = POWERS[g.rules.characters[g.state.char_index].power].steps
+        if g.state.char_step >= len(steps):
             return shown
-        step = steps[g.char_step]
-        for i, value in enumerate(g.char_sel):
+        step = steps[g.state.char_step]
+        for i, value in enumerate(g.state.char_sel[:g.state.char_sel_n].tolist()):
             meaning = step.chosen[i] if i < len(step.chosen) else step.rest
             if meaning == "place in the new order":
                 shown[meaning].append(value)
@@ -83,13 +83,13 @@ class Seen:
         """The deck place from which the observer knows the undrawn cards: the Oracle player saw the
         bottom ones (from `oracle_from`, or from the next card to draw once fewer are left); nobody else."""
         g = self.game
-        return max(g.deck_pos, g.oracle_from) if self.seat == g.oracle_seat else len(g.deck)
+        return max(g.state.deck_pos, g.state.oracle_from) if self.seat == g.state.oracle_seat else len(g.deck)
 
     def unseen(self) -> np.ndarray:
         """[kinds] the undrawn gifts the observer has not seen (the Akhenaton card is not a gift)."""
         g = self.game
         counts = np.zeros(g.rules.num_kinds, dtype=np.int64)
-        for card in g.deck[g.deck_pos:self.known_from()]:
+        for card in g.deck[g.state.deck_pos:self.known_from()]:
             if card < g.rules.num_kinds:
                 counts[card] += 1
         return counts
@@ -103,28 +103,28 @@ class Seen:
 def seat(out, s: Seen) -> None:
     g = s.game
     for r, o in s.rows.items():
-        for name, value in (("present", 1), ("money", g.money[o]), ("seals", g.seals[o]),
-                            ("points in play", g.points[o]), ("servants", g.servants[o]), ("tutors", g.tutors[o])):
+        for name, value in (("present", 1), ("money", g.state.money[o]), ("seals", g.state.seals[o]),
+                            ("points in play", g.state.points[o]), ("servants", g.state.servants[o]), ("tutors", g.state.tutors[o])):
             _put(out[r], SEAT_FEATURES, name, value)
 
 
 def seat_gifts(out, s: Seen) -> None:
     for r, o in s.rows.items():
-        for kind, count in enumerate(s.game.owned[o]):
+        for kind, count in enumerate(s.game.state.owned[o]):
             out[r, kind] = scaled(count, _BLOCK_SCALE["seat_gifts"])
 
 
 def seat_characters(out, s: Seen) -> None:
     for r, o in s.rows.items():
-        out[r] = s.game.char_played[o]
+        out[r] = s.game.state.char_played[o]
 
 
 def market(out, s: Seen) -> None:
     g = s.game
     for m in range(NUM_MARKETS):
-        for name, value in (("open", g.is_open[m]), ("dead", g.dead[m]), ("right stall visible", g.side[m]),
-                            ("reserve", g.reserve[m]), ("seal on upper card", g.seal_on[m]),
-                            ("waiting to be resolved", m in g.pending)):
+        for name, value in (("open", g.state.is_open[m]), ("dead", g.state.dead[m]), ("right stall visible", g.state.side[m]),
+                            ("reserve", g.state.reserve[m]), ("seal on upper card", g.state.seal_on[m]),
+                            ("waiting to be resolved", m in g.state.pending[:g.state.pending_n])):
             _put(out[m], MARKET_FEATURES, name, value)
 
 
@@ -132,7 +132,7 @@ def market_squares(out, s: Seen) -> None:
     """The visible stall's squares, from the ruleset's layout of that side (Memphis's too, out of play)."""
     g = s.game
     for m in range(NUM_MARKETS):
-        side = g.side[m]
+        side = g.state.side[m]
         for v in range(NUM_BIDS):
             out[m, v, SQUARE_FEATURES.index("exists")] = g.square_exists[m, side, v]
             for symbol, name in zip(SYMBOL_CODES, SQUARE_FEATURES[1:]):
@@ -140,12 +140,12 @@ def market_squares(out, s: Seen) -> None:
 
 
 def characters_available(out, s: Seen) -> None:
-    for c, count in enumerate(s.game.char_avail):
+    for c, count in enumerate(s.game.state.char_avail):
         out[c] = scaled(count, _BLOCK_SCALE["characters_available"])
 
 
 def discarded(out, s: Seen) -> None:
-    for kind, count in enumerate(s.game.discarded):
+    for kind, count in enumerate(s.game.state.discarded):
         out[kind] = scaled(count, _BLOCK_SCALE["discarded"])
 
 
@@ -160,37 +160,37 @@ def players(out, s: Seen) -> None:
 
 def global_(out, s: Seen) -> None:
     g = s.game
-    for name, value in (("deck left", len(g.deck) - g.deck_pos), ("akhenaton drawn", g.akhenaton_drawn),
-                        ("seal supply", g.seal_supply), ("memphis in play", g.options["memphis"]),
-                        ("observer decides", s.deciding == s.seat), ("character used", g.character_used),
-                        ("extra placements", g.extra_placements), ("tutor deben to place", g.tutor_left),
-                        ("cards still to take", g.res_picks if g.phase == PH_HIGH else 0),
-                        ("deben out of play", g.deben_out), ("exchanges made", s.choices["exchanges made"])):
+    for name, value in (("deck left", len(g.deck) - g.state.deck_pos), ("akhenaton drawn", g.state.akhenaton_drawn),
+                        ("seal supply", g.state.seal_supply), ("memphis in play", g.options["memphis"]),
+                        ("observer decides", s.deciding == s.seat), ("character used", g.state.character_used),
+                        ("extra placements", g.state.extra_placements), ("tutor deben to place", g.state.tutor_left),
+                        ("cards still to take", g.state.res_picks if g.phase == PH_HIGH else 0),
+                        ("deben out of play", g.state.deben_out), ("exchanges made", s.choices["exchanges made"])):
         _put(out, GLOBAL_FEATURES, name, value)
 
 
 def seat_role(out, s: Seen) -> None:
     """The turn player and the seat deciding now; nobody once no decision is left."""
     if s.deciding >= 0:
-        out[s.relative(s.game.turn_player), 0] = 1
+        out[s.relative(s.game.state.turn_player), 0] = 1
         out[s.relative(s.deciding), 1] = 1
 
 
 def market_resolving(out, s: Seen) -> None:
-    if s.game.res_market >= 0:
-        out[s.game.res_market] = 1
+    if s.game.state.res_market >= 0:
+        out[s.game.state.res_market] = 1
 
 
 def market_cards(out, s: Seen) -> None:
     """Each card place's card; a gift the Beggar turned face down keeps its kind (every seat saw it)."""
     g = s.game
     for m in range(NUM_MARKETS):
-        for k, card in enumerate(g.slots[m]):
+        for k, card in enumerate(g.state.slots[m]):
             if card == g.kind_roaming:
                 out[m, k, MAX_KINDS + CARD_COLUMNS.index("Roaming Thief")] = 1
             elif 0 <= card < g.rules.num_kinds:
                 out[m, k, card] = 1
-            if g.face_down[m, k]:
+            if g.state.face_down[m, k]:
                 out[m, k, MAX_KINDS + CARD_COLUMNS.index("face down")] = 1
 
 
@@ -198,7 +198,7 @@ def market_occupants(out, s: Seen) -> None:
     """The piece on each bid square: servant or tutor, of the seat +r to the observer's left."""
     g = s.game
     for m in range(NUM_MARKETS):
-        for v, piece in enumerate(g.occ[m]):
+        for v, piece in enumerate(g.state.occ[m]):
             if piece >= 0:
                 kind, owner = ("tutor", piece - TUTOR) if piece >= TUTOR else ("servant", piece)
                 out[m, v, OCCUPANT_FEATURES.index(f"{kind} +{s.relative(owner)}")] = 1
@@ -211,24 +211,24 @@ def phase(out, s: Seen) -> None:
 def bid(out, s: Seen) -> None:
     """The bid value whose servant is being resolved, while a market's resolution is under way."""
     g = s.game
-    if g.res_market >= 0 and g.res_pos < len(g.res_order):
-        out[g.res_order[g.res_pos]] = 1
+    if g.state.res_market >= 0 and g.state.res_pos < g.state.res_order_n:
+        out[g.state.res_order[g.state.res_pos]] = 1
 
 
 def high_stage(out, s: Seen) -> None:
     if s.game.phase == PH_HIGH:
-        out[s.game.res_stage] = 1
+        out[s.game.state.res_stage] = 1
 
 
 def character(out, s: Seen) -> None:
-    if s.game.char_index >= 0:
-        out[s.game.char_index] = 1
+    if s.game.state.char_index >= 0:
+        out[s.game.state.char_index] = 1
 
 
 def character_step(out, s: Seen) -> None:
     """Its step; a power of more than STEPS steps shares the last entry."""
-    if s.game.char_index >= 0:
-        out[min(s.game.char_step, STEPS - 1)] = 1
+    if s.game.state.char_index >= 0:
+        out[min(s.game.state.char_step, STEPS - 1)] = 1
 
 
 def character_market(out, s: Seen) -> None:
@@ -323,7 +323,7 @@ def reference_v2(game, seat: int) -> np.ndarray:
     table["table_players"][PLAYER_COUNTS.index(g.num_players)] = 1
     table["table_setup"][SETUPS.index(g.options["setup"])] = 1
     table["table_memphis"][0] = g.options["memphis"]
-    table["table_roster"][:] = g.char_avail + g.char_played.sum(axis=0) > 0
+    table["table_roster"][:] = g.state.char_avail + g.state.char_played.sum(axis=0) > 0
     return out
 
 

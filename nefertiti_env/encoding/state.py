@@ -35,7 +35,7 @@ def state_high(rules: Ruleset) -> np.ndarray:
 
 def global_state(game) -> np.ndarray:
     """float32[state_size(game.rules)]: seat 0's observation, then the undrawn deck in draw order."""
-    undrawn = game.deck[game.deck_pos:]
+    undrawn = game.deck[game.state.deck_pos:]
     deck = np.zeros((deck_capacity(game.rules), DECK_COLUMNS), dtype=np.float32)
     kinds = np.where(undrawn == game.kind_akhenaton, MAX_KINDS, undrawn)
     deck[np.arange(len(undrawn)), kinds] = 1

@@ -67,7 +67,7 @@ def final_rewards(game: NefertitiGame, reward: str) -> np.ndarray:
     n = game.num_players
     if reward == "score_diff":
         return (scores - (scores.sum() - scores) / (n - 1)) / 100
-    money = game.money[:n]
+    money = game.state.money[:n]
     above = (scores[None, :] > scores[:, None]) | ((scores[None, :] == scores[:, None]) & (money[None, :] > money[:, None]))
     tied = (scores[None, :] == scores[:, None]) & (money[None, :] == money[:, None])
     place = above.sum(axis=1) + (tied.sum(axis=1) - 1) / 2

@@ -16,30 +16,32 @@ from ..encoding.observation import card_name
 
 def _gifts(game, owner: int) -> str:
     names = game.rules.kind_names
-    held = [f"{names[k]}" + (f" x{c}" if c > 1 else "") for k, c in enumerate(game.owned[owner]) if c]
+    held = [f"{names[k]}" + (f" x{c}" if c > 1 else "") for k, c in enumerate(game.state.owned[owner]) if c]
     return ", ".join(held) or "-"
 
 
 def _market_lines(game, m: int) -> list[str]:
     g = game
-    state = "dead" if g.dead[m] else "open" if g.is_open[m] else "closed"
-    head = f"{g.names.markets[m]:<12} {state:<6} {SIDES[g.side[m]]} stall   Reserve {g.reserve[m]}"
+    s = g.state
+    state = "dead" if s.dead[m] else "open" if s.is_open[m] else "closed"
+    head = f"{g.names.markets[m]:<12} {state:<6} {SIDES[s.side[m]]} stall   Reserve {s.reserve[m]}"
     cards = []
-    for k in np.flatnonzero(g.slots[m] >= 0):
-        name = card_name(g, g.slots[m, k]) + (" (face down)" if g.face_down[m, k] else "")
-        seal = "*" if k == 0 and m != MEMPHIS and g.seal_on[m] else ""
+    for k in np.flatnonzero(s.slots[m] >= 0):
+        name = card_name(g, s.slots[m, k]) + (" (face down)" if s.face_down[m, k] else "")
+        seal = "*" if k == 0 and m != MEMPHIS and s.seal_on[m] else ""
         cards.append(f"{'upper' if k == 0 and m != MEMPHIS else k}: {name}{seal}")
     squares = []
-    for v in np.flatnonzero(g.square_exists[m, g.side[m]]):
-        piece = int(g.occ[m, v])
+    for v in np.flatnonzero(g.square_exists[m, s.side[m]]):
+        piece = int(s.occ[m, v])
         who = "--" if piece < 0 else f"T{piece - TUTOR}" if piece >= TUTOR else f"P{piece}"
-        squares.append(f"{v}{SYMBOL_LETTERS[g.square_symbol[m, g.side[m], v]]}:{who}")
+        squares.append(f"{v}{SYMBOL_LETTERS[g.square_symbol[m, s.side[m], v]]}:{who}")
     return [head, "    cards   " + (" | ".join(cards) or "-"), "    squares " + " ".join(squares)]
 
 
 def board_text(game) -> str:
     """The whole public state as a few lines of text."""
     g = game
+    s = g.state
     n = g.num_players
     lines = [f"Nefertiti, {n} players, phase: {PHASE_NAMES[g.phase]}"]
     if g.phase == PH_OVER:
@@ -47,12 +49,12 @@ def board_text(game) -> str:
         lines[0] += "  final scores: " + ", ".join(f"P{p} {scores[p]}" for p in range(n))
         lines[0] += "  winners: " + ", ".join(f"P{p}" for p in g.winners())
     else:
-        lines[0] += f"  turn: P{g.turn_player}  deciding: P{g.current_player}"
-    if g.res_market >= 0 and g.res_pos < len(g.res_order):
-        stage = f" (highest bidder, cards left {g.res_picks})" if g.phase == PH_HIGH else ""
-        lines.append(f"resolving {g.names.markets[g.res_market]}, bid {g.res_order[g.res_pos]}{stage}")
-    if g.char_index >= 0:
-        lines.append(f"character {g.rules.characters[g.char_index].name}, step {g.char_step}")
+        lines[0] += f"  turn: P{s.turn_player}  deciding: P{g.current_player}"
+    if s.res_market >= 0 and s.res_pos < s.res_order_n:
+        stage = f" (highest bidder, cards left {s.res_picks})" if g.phase == PH_HIGH else ""
+        lines.append(f"resolving {g.names.markets[s.res_market]}, bid {s.res_order[s.res_pos]}{stage}")
+    if s.char_index >= 0:
+        lines.append(f"character {g.rules.characters[s.char_index].name}, step {s.char_step}")
     lines.append("")
     for m in range(NUM_MARKETS):
         if m != MEMPHIS or g.options["memphis"]:
@@ -60,14 +62,14 @@ def board_text(game) -> str:
     lines.append("")
     lines.append("seat   money seals servants tutors points  gifts")
     for p in range(n):
-        mark = (">" if p == g.turn_player and g.phase != PH_OVER else " ") + ("*" if p == g.current_player else " ")
-        lines.append(f"P{p} {mark} {g.money[p]:>5} {g.seals[p]:>5} {g.servants[p]:>8} {g.tutors[p]:>6} "
-                     f"{g.points[p]:>6}  {_gifts(g, p)}")
+        mark = (">" if p == s.turn_player and g.phase != PH_OVER else " ") + ("*" if p == g.current_player else " ")
+        lines.append(f"P{p} {mark} {s.money[p]:>5} {s.seals[p]:>5} {s.servants[p]:>8} {s.tutors[p]:>6} "
+                     f"{s.points[p]:>6}  {_gifts(g, p)}")
     if n == 2:
         lines.append(f"neutral {'':>32}  {_gifts(g, NEUTRAL)}")
-    chars = ", ".join(f"{c.name} x{g.char_avail[i]}" for i, c in enumerate(g.rules.characters) if g.char_avail[i])
-    lines.append(f"deck {len(g.deck) - g.deck_pos} cards, Akhenaton {'drawn' if g.akhenaton_drawn else 'not drawn'}, "
-                 f"seal supply {g.seal_supply}")
+    chars = ", ".join(f"{c.name} x{s.char_avail[i]}" for i, c in enumerate(g.rules.characters) if s.char_avail[i])
+    lines.append(f"deck {len(g.deck) - s.deck_pos} cards, Akhenaton {'drawn' if s.akhenaton_drawn else 'not drawn'}, "
+                 f"seal supply {s.seal_supply}")
     lines.append(f"characters: {chars or '-'}")
     lines.append("(> turn, * deciding; squares value+symbol c coin s single x extra : P servant / T tutor)")
     return "\n".join(lines)

@@ -62,11 +62,11 @@ def _context_market(g) -> int:
     if g.phase == PH_OVER:
         return -1
     if g.phase == PH_CHARACTER:
-        steps = POWERS[g.rules.characters[g.char_index].power].steps
-        chosen = steps[g.char_step].chosen if g.char_step < len(steps) else ()
-        return int(g.char_sel[chosen.index("market")]) if "market" in chosen else -1
-    if g.res_market >= 0 and g.res_pos < len(g.res_order):
-        return g.res_market
+        steps = POWERS[g.rules.characters[g.state.char_index].power].steps
+        chosen = steps[g.state.char_step].chosen if g.state.char_step < len(steps) else ()
+        return int(g.state.char_sel[chosen.index("market")]) if "market" in chosen else -1
+    if g.state.res_market >= 0 and g.state.res_pos < g.state.res_order_n:
+        return g.state.res_market
     return -1
 
 
@@ -116,7 +116,7 @@ def _square_size(stall, w) -> float:
 def _card_size(g, m: int, w) -> tuple[int, float, float]:
     """(cards per row, card width, card height) of the places above market m: the ruleset's
     cards per market in one row (more if a card lies beyond them), Memphis's twelve in two."""
-    used = np.flatnonzero(g.slots[m] >= 0)
+    used = np.flatnonzero(g.state.slots[m] >= 0)
     per_row = 6 if m == MEMPHIS else max(g.rules.setup["cards_per_market"], int(used[-1]) + 1 if used.size else 0)
     cw = min(54.0, (w - 16) / per_row - 4)
     return per_row, cw, cw * 1.3
@@ -124,20 +124,20 @@ def _card_size(g, m: int, w) -> tuple[int, float, float]:
 
 def _market_height(g, m: int, w) -> float:
     per_row, _, ch = _card_size(g, m, w)
-    stall = g.stalls[m][g.side[m]]
+    stall = g.stalls[m][g.state.side[m]]
     return 62 + (2 if m == MEMPHIS else 1) * (ch + 4) + 14 + len(stall.grid) * (_square_size(stall, w - 12) + 4) + 20
 
 
 def _stall(s: _Svg, g, m: int, x, y, w) -> float:
     """Draw the visible stall's bid squares by grid row; returns the height used."""
-    stall = g.stalls[m][g.side[m]]
+    stall = g.stalls[m][g.state.side[m]]
     size = _square_size(stall, w)
     top = y
     for row in stall.grid:
         left = x + (w - len(row) * (size + 4) + 4) / 2
         for i, v in enumerate(row):
-            sx, piece = left + i * (size + 4), int(g.occ[m, v])
-            symbol = int(g.square_symbol[m, g.side[m], v])
+            sx, piece = left + i * (size + 4), int(g.state.occ[m, v])
+            symbol = int(g.square_symbol[m, g.state.side[m], v])
             title = f"{g.names.markets[m]} {v}" + (f" ({SYMBOL_NAMES[symbol]})" if symbol else "")
             s.add(f"<g{_actions_attr([A.PLACE + A.NUM_BIDS * m + v])}>"
                   f"<title>{escape(title)}</title>")
@@ -156,7 +156,7 @@ def _stall(s: _Svg, g, m: int, x, y, w) -> float:
 
 def _market(s: _Svg, g, m: int, x, y, w, h, context: int) -> None:
     rs = g.rules
-    resolving = g.res_market == m and g.res_pos < len(g.res_order) and g.phase != PH_OVER
+    resolving = g.state.res_market == m and g.state.res_pos < g.state.res_order_n and g.phase != PH_OVER
     s.rect(x, y, w, h, PAPER, stroke=GOLD if resolving else "#8a7350", rx=8,
            extra=f' stroke-width="{4 if resolving else 1.5}"')
     name = g.names.markets[m]
@@ -165,24 +165,24 @@ def _market(s: _Svg, g, m: int, x, y, w, h, context: int) -> None:
     s.rect(x, y, w, 26, "#6b4f2a", rx=8)
     s.text(x + 10, y + 18, name, size=15, fill="white", weight="bold")
     s.add("</g>")
-    s.text(x + w - 8, y + 18, "Memphis" if m == MEMPHIS else f"{SIDES[g.side[m]]} stall", size=10,
+    s.text(x + w - 8, y + 18, "Memphis" if m == MEMPHIS else f"{SIDES[g.state.side[m]]} stall", size=10,
            anchor="end", fill="#f3e3b5")
     # Reserve
     s.circle(x + 18, y + 44, 11, GOLD, stroke="#8a6a10")
-    s.text(x + 18, y + 48, g.reserve[m], size=11, anchor="middle", weight="bold")
+    s.text(x + 18, y + 48, g.state.reserve[m], size=11, anchor="middle", weight="bold")
     s.text(x + 34, y + 48, "Reserve (Deben)", size=10)
     if resolving:
-        s.text(x + w - 8, y + 48, f"resolving, bid {g.res_order[g.res_pos]}", size=10, anchor="end",
+        s.text(x + w - 8, y + 48, f"resolving, bid {g.state.res_order[g.state.res_pos]}", size=10, anchor="end",
                fill="#b3261e", weight="bold")
     # cards above the market
-    filled = set(np.flatnonzero(g.slots[m] >= 0).tolist())
+    filled = set(np.flatnonzero(g.state.slots[m] >= 0).tolist())
     per_row, cw, ch = _card_size(g, m, w)
     rows = 2 if m == MEMPHIS else 1
     for k in range(per_row * rows):
         cx, cy = x + 8 + (k % per_row) * (cw + 4), y + 62 + (k // per_row) * (ch + 4)
         if k in filled:
-            code = int(g.slots[m, k])
-            _card(s, g, cx, cy, cw, ch, code, bool(g.face_down[m, k]), k == 0 and m != MEMPHIS and bool(g.seal_on[m]),
+            code = int(g.state.slots[m, k])
+            _card(s, g, cx, cy, cw, ch, code, bool(g.state.face_down[m, k]), k == 0 and m != MEMPHIS and bool(g.state.seal_on[m]),
                   [A.CARD + k] if m == context else [])
         else:
             s.rect(cx, cy, cw, ch, "none", stroke="#c9b58e", rx=5, extra=' stroke-dasharray="4 3"')
@@ -191,12 +191,12 @@ def _market(s: _Svg, g, m: int, x, y, w, h, context: int) -> None:
     stall_y = y + 62 + rows * (ch + 4) + 14
     used = _stall(s, g, m, x + 6, stall_y, w - 12)
     if m != MEMPHIS:
-        closing = rs.stalls[m][g.side[m]].closing
+        closing = rs.stalls[m][g.state.side[m]].closing
         params = ", ".join(f"{k} {v}" for k, v in closing.params.items())
         s.text(x + 8, stall_y + used + 12, f"closes: {closing.kind.replace('_', ' ')}" + (f" ({params})" if params else ""),
                size=9, fill="#6b5a40")
-    if g.dead[m] or not g.is_open[m]:
-        label, fill = ("closed for good", "#3b2f2a") if g.dead[m] else ("Market Closed", "#8c2f1e")
+    if g.state.dead[m] or not g.state.is_open[m]:
+        label, fill = ("closed for good", "#3b2f2a") if g.state.dead[m] else ("Market Closed", "#8c2f1e")
         tx, ty, tw = x + 20, stall_y + used / 2 - 16, w - 40
         s.rect(tx, ty, tw, 30, fill, stroke=GOLD, rx=6, extra=' opacity="0.8" stroke-width="2"')
         s.text(tx + tw / 2, ty + 20, label, size=13, anchor="middle", fill="white", weight="bold")
@@ -209,7 +209,7 @@ def _seat(s: _Svg, g, owner: int, x, y, w, h, score: int | None, winner: bool) -
     s.rect(x, y, w, h, PAPER, stroke=colour, rx=8, extra=f' stroke-width="{4 if deciding else 1.5}"')
     s.rect(x, y, w, 24, colour, rx=8)
     title = "neutral player" if owner == NEUTRAL else f"P{owner}"
-    if owner == g.turn_player and g.phase != PH_OVER:
+    if owner == g.state.turn_player and g.phase != PH_OVER:
         title += "  (turn)"
     if winner:
         title += "  winner"
@@ -217,10 +217,10 @@ def _seat(s: _Svg, g, owner: int, x, y, w, h, score: int | None, winner: bool) -
     if score is not None:
         s.text(x + w - 10, y + 17, f"{score} points", size=13, fill="white", weight="bold", anchor="end")
     if owner != NEUTRAL:
-        stats = [("Deben", g.money[owner]), ("seals", g.seals[owner]), ("servants", g.servants[owner])]
-        if g.tutors[owner] or g.num_players == 2:
-            stats.append(("tutors", g.tutors[owner]))
-        stats.append(("in play", g.points[owner]))
+        stats = [("Deben", g.state.money[owner]), ("seals", g.state.seals[owner]), ("servants", g.state.servants[owner])]
+        if g.state.tutors[owner] or g.num_players == 2:
+            stats.append(("tutors", g.state.tutors[owner]))
+        stats.append(("in play", g.state.points[owner]))
         step = (w - 12) / len(stats)
         for i, (label, value) in enumerate(stats):
             s.text(x + 8 + i * step, y + 42, value, size=14, weight="bold")
@@ -228,7 +228,7 @@ def _seat(s: _Svg, g, owner: int, x, y, w, h, score: int | None, winner: bool) -
         if owner < g.num_players:
             s.circle(x + w - 14, y + 40, 7, colour, stroke="white", extra=' stroke-width="2"')
     top = y + (62 if owner != NEUTRAL else 32)
-    held = [(k, int(c)) for k, c in enumerate(g.owned[owner]) if c]
+    held = [(k, int(c)) for k, c in enumerate(g.state.owned[owner]) if c]
     cw, gap = 56.0, 4
     per_row = max(1, int((w - 12) // (cw + gap)))
     for i, (k, count) in enumerate(held):
@@ -243,7 +243,7 @@ def _seat(s: _Svg, g, owner: int, x, y, w, h, score: int | None, winner: bool) -
     if not held:
         s.text(x + 8, top + 16, "no gifts yet", size=10, fill="#8a7a60")
     if owner != NEUTRAL:
-        played = [c.name for i, c in enumerate(rs.characters) for _ in range(int(g.char_played[owner, i]))]
+        played = [c.name for i, c in enumerate(rs.characters) for _ in range(int(g.state.char_played[owner, i]))]
         if played:
             s.text(x + 8, y + h - 8, "played: " + ", ".join(played), size=9, fill="#6b5a40")
 
@@ -255,11 +255,11 @@ def _status(g) -> tuple[str, str]:
     if g.phase == PH_OVER:
         return first, "Game over: " + " and ".join(f"P{p}" for p in g.winners()) + \
             (" win" if len(g.winners()) > 1 else " wins")
-    second = f"P{g.turn_player}'s turn. P{g.current_player} decides: {PHASE_NAMES[g.phase]}"
-    if g.res_market >= 0 and g.res_pos < len(g.res_order):
-        second += f" (resolving {g.names.markets[g.res_market]}, bid {g.res_order[g.res_pos]})"
-    if g.char_index >= 0:
-        second += f" ({g.rules.characters[g.char_index].name}, step {g.char_step + 1})"
+    second = f"P{g.state.turn_player}'s turn. P{g.current_player} decides: {PHASE_NAMES[g.phase]}"
+    if g.state.res_market >= 0 and g.state.res_pos < g.state.res_order_n:
+        second += f" (resolving {g.names.markets[g.state.res_market]}, bid {g.state.res_order[g.state.res_pos]})"
+    if g.state.char_index >= 0:
+        second += f" ({g.rules.characters[g.state.char_index].name}, step {g.state.char_step + 1})"
     return first, second
 
 
@@ -273,9 +273,9 @@ def board_svg(game) -> str:
     first, second = _status(g)
     s.text(pad, 26, first, size=18, weight="bold")
     s.text(pad, 48, second, size=14, fill="#8c2f1e" if g.phase != PH_OVER else "#2e7d32", weight="bold")
-    deck_left = len(g.deck) - g.deck_pos
-    s.text(WIDTH - pad, 26, f"deck: {deck_left} cards  \u00b7  Akhenaton {'drawn' if g.akhenaton_drawn else 'not drawn'}"
-           f"  \u00b7  seal supply: {g.seal_supply}", size=12, anchor="end")
+    deck_left = len(g.deck) - g.state.deck_pos
+    s.text(WIDTH - pad, 26, f"deck: {deck_left} cards  \u00b7  Akhenaton {'drawn' if g.state.akhenaton_drawn else 'not drawn'}"
+           f"  \u00b7  seal supply: {g.state.seal_supply}", size=12, anchor="end")
     context = _context_market(g)
     mw = (WIDTH - 2 * pad - gap * (len(markets) - 1)) / len(markets)
     mh = max(_market_height(g, m, mw) for m in markets)
@@ -286,13 +286,13 @@ def board_svg(game) -> str:
     pw = (WIDTH - 2 * pad - gap * (len(owners) - 1)) / len(owners)
     over = g.phase == PH_OVER
     scores, winners = g.scores(), (g.winners() if over else [])
-    rows = max(1, max(-(-int((g.owned[o] > 0).sum()) // max(1, int((pw - 12) // 60))) for o in owners))
+    rows = max(1, max(-(-int((g.state.owned[o] > 0).sum()) // max(1, int((pw - 12) // 60))) for o in owners))
     ph = 62 + 30 * rows + 18
     for i, owner in enumerate(owners):
         _seat(s, g, owner, pad + i * (pw + gap), y, pw, ph, int(scores[owner]) if owner != NEUTRAL else None,
               owner in winners)
     y += ph + gap
-    avail = [(i, c, int(g.char_avail[i])) for i, c in enumerate(g.rules.characters) if g.char_avail[i]]
+    avail = [(i, c, int(g.state.char_avail[i])) for i, c in enumerate(g.rules.characters) if g.state.char_avail[i]]
     s.text(pad, y + 14, "Characters available (a seal each):" if avail else "No characters left", size=12,
            weight="bold")
     cx, cy = pad, y + 22

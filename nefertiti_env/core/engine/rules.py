@@ -129,7 +129,7 @@ def rules_array(rs: Ruleset, num_players: int, memphis: bool, setup: str, charac
     put("roster_fixed", fixed)
     put("roster_pool", pool)
     put("roster_draw", draw)
-    r = R.view(L.RULES_RECORD)[0]
+    r = L.rules_view(R)
     for seat, actions in enumerate(forbidden or ()):
         r.restricted[seat] = bool(actions)
         r.forbidden[seat, np.asarray(actions, np.int64)] = 1
