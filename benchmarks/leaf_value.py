@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budgets", default="800,3200", help="the two search budgets (default 800,3200)")
     parser.add_argument("--games", type=int, default=400, help="games per line (default 400)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
+                                                        "--workers processes (docs/cluster.md)")
     parser.add_argument("--out", default="results/leaf_value", help="folder of the four tournaments and "
                         "leaf_value.md (default results/leaf_value)")
     args = parser.parse_args(argv)
@@ -59,6 +61,7 @@ def main(argv: list[str] | None = None) -> None:
             spec, folder = line(args.model, budget, learnt), Path(args.out) / f"{'learnt' if learnt else 'heuristic'}-{budget}"
             code = nefertiti(["tournament", "--players", str(n), "--bots", ",".join([spec] + [OPPONENT] * (n - 1)),
                               "--games", str(args.games), "--seed", str(SEED), "--workers", str(args.workers),
+                              *(["--ray", args.ray] if args.ray else []),
                               "--out", str(folder), "--quiet", "--resume" if (folder / "games.csv").is_file()
                               else "--force", *options])
             if code:
