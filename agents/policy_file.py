@@ -97,7 +97,7 @@ def meta_problem(meta) -> str | None:
     if not isinstance(meta, dict):
         return "meta must be a JSON object"
     arch, size = meta.get("net_arch"), meta.get("obs_size")
-    if not (isinstance(arch, (list, dict)) and all(_layers_fit(layers) for layers in _layers(arch).values())):
+    if not (isinstance(arch, (list, dict)) and all(_layers_fit(widths) for widths in layers(arch).values())):
         return (f"meta.net_arch must list 1..{MAX_LAYERS} layer sizes of 1..{MAX_WIDTH} (or give such lists as "
                 f"pi and vf), got {arch!r}")
     if type(size) is not int or size < 1:
@@ -107,7 +107,7 @@ def meta_problem(meta) -> str | None:
     return None
 
 
-def _layers(arch) -> dict:
+def layers(arch) -> dict:
     """{"pi": widths, "vf": widths}: SB3's net_arch, one list for both networks or one each."""
     return {"pi": arch, "vf": arch} if isinstance(arch, list) else {k: arch.get(k) for k in ("pi", "vf")}
 
@@ -123,7 +123,7 @@ def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
     shapes, last = {}, {}
     for net, key in (("policy_net", "pi"), ("value_net", "vf")):
         before = meta["obs_size"]
-        for i, width in enumerate(_layers(meta["net_arch"])[key]):
+        for i, width in enumerate(layers(meta["net_arch"])[key]):
             shapes[f"mlp_extractor.{net}.{2 * i}.weight"], shapes[f"mlp_extractor.{net}.{2 * i}.bias"] = \
                 (width, before), (width,)
             before = width

@@ -32,7 +32,7 @@ from nefertiti_env.agents import make_bot, policy_file
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env.agents.progress import progress_bar
 from nefertiti_env.agents.workers import ordered_map
-from nefertiti_env.encoding.versions import OBSERVATIONS
+from nefertiti_env.encoding.versions import OBSERVATIONS, version_of_size
 
 HOLDOUT = 0.1             # share of the games (the last ones) whose rows measure the fit
 
@@ -86,9 +86,7 @@ def fit_value(start: str, games: list[tuple[np.ndarray, np.ndarray]], widths: li
     import torch
 
     start_meta, _ = policy_file.read(model_file(start))
-    arch = start_meta["net_arch"]
-    pi = arch if isinstance(arch, list) else arch["pi"]
-    meta = {**start_meta, "net_arch": {"pi": pi, "vf": list(widths)}}
+    meta = {**start_meta, "net_arch": {"pi": policy_file.layers(start_meta["net_arch"])["pi"], "vf": list(widths)}}
     torch.manual_seed(seed)
     policy = policy_file.build_policy(meta)
     actor = {k: v for k, v in policy_file.load_policy(model_file(start)).state_dict().items()
@@ -165,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(lineup) != args.players or args.games < 2 or not 0 < args.share <= 1 or min(widths) < 1:
         parser.error("give one bot or one per seat, --games >= 2, --share in (0, 1] and positive --widths")
     meta, _ = policy_file.read(model_file(start))
-    observation = next(name for name, v in OBSERVATIONS.items() if v.size == meta["obs_size"])
+    observation = version_of_size(meta["obs_size"])
     options = dict(setup=args.setup, memphis=args.memphis or None, characters=args.characters)
     clock = time.perf_counter()
     games = value_games(lineup, options, args.games, args.seed, args.share, observation, args.workers, args.ray,
