@@ -5,11 +5,12 @@ the agent's search at two budgets, with the heuristic at its leaves and with the
     python benchmarks/leaf_value.py --model runs/value_fit/value.pt            # 4p-base, 400 games a line
     python benchmarks/leaf_value.py --model runs/value_fit/value.pt --games 8  # a quick look
 
-The model is best one from `python -m nefertiti_env.training.value_fit` (the shipped actor, a critic fitted
-to every seat's outcomes); its actor is the root prior of every line. Each line is a `nefertiti tournament`
-with the seed SEED, fixed before any run and used by no choice of settings, so game i is the same deal in
-every line (seats rotated). A difference is reported in points with the t 95% interval of the game-by-game
-differences and the exact McNemar p on the games only one line won (benchmarks/paired_wins.py)."""
+The model is best made by `python -m nefertiti_env.training.value_fit` (the shipped actor, a critic
+fitted to every seat's outcomes); its actor is the root prior of every line. Each line is a tournament
+(the folder `nefertiti tournament` writes) with the seed SEED, fixed before any run and used by no choice
+of settings, so game i is the same deal in every line (seats rotated). A difference is reported in points
+with the t 95% interval of the game-by-game differences and the exact McNemar p on the games only one
+line won (benchmarks/paired_wins.py)."""
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,8 @@ from pathlib import Path
 from scipy import stats
 
 from agent_bar import TABLES
-from nefertiti_cli import main as nefertiti
-from paired_wins import wins
+from nefertiti_env.agents.tournament import run_in_folder
+from paired_wins import mcnemar, wins
 
 SEED = 26_111_929             # the tournaments' seed: chosen before any run of this script, used nowhere else
 OPPONENT = "mcts:iterations=800"
@@ -30,11 +31,9 @@ def line(model: str, budget: int, learnt: bool) -> str:
 
 
 def difference(a: dict[int, bool], b: dict[int, bool]) -> str:
-    games = sorted(a.keys() & b.keys())
+    games, _, _, p = mcnemar(a, b)
     d = [float(b[g]) - float(a[g]) for g in games]
     low, high = stats.ttest_1samp(d, 0).confidence_interval() if len(set(d)) > 1 else (sum(d) / len(d),) * 2
-    only_a, only_b = sum(a[g] > b[g] for g in games), sum(b[g] > a[g] for g in games)
-    p = stats.binomtest(only_b, only_a + only_b).pvalue if only_a + only_b else 1.0
     return f"{100 * sum(d) / len(d):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] | {p:.3f}"
 
 
@@ -51,21 +50,16 @@ def main(argv: list[str] | None = None) -> None:
                         "leaf_value.md (default results/leaf_value)")
     args = parser.parse_args(argv)
     low, high = (int(b) for b in args.budgets.split(","))
-    table = dict(TABLES[args.table])
-    n = table.pop("num_players")
-    options = ["--setup", table["setup"], "--characters", table["characters"]] + (["--memphis"] if table["memphis"]
-                                                                                    else [])
+    options = dict(TABLES[args.table])
+    n = options.pop("num_players")
     won, rows = {}, []
     for learnt in (False, True):
         for budget in (low, high):
-            spec, folder = line(args.model, budget, learnt), Path(args.out) / f"{'learnt' if learnt else 'heuristic'}-{budget}"
-            code = nefertiti(["tournament", "--players", str(n), "--bots", ",".join([spec] + [OPPONENT] * (n - 1)),
-                              "--games", str(args.games), "--seed", str(SEED), "--workers", str(args.workers),
-                              *(["--ray", args.ray] if args.ray else []),
-                              "--out", str(folder), "--quiet", "--resume" if (folder / "games.csv").is_file()
-                              else "--force", *options])
-            if code:
-                raise SystemExit(code)
+            spec = line(args.model, budget, learnt)
+            folder = Path(args.out) / f"{'learnt' if learnt else 'heuristic'}-{budget}"
+            resume = (folder / "games.csv").is_file()
+            run_in_folder(folder, [spec] + [OPPONENT] * (n - 1), args.games, SEED, args.workers, resume=resume,
+                          force=not resume, ray=args.ray, **options)
             won[learnt, budget] = wins(folder, "ppo")
             w = won[learnt, budget]
             rows.append(f"| {'critic' if learnt else 'heuristic'} | {budget} | {sum(w.values()) / len(w):.1%} |")

@@ -24,6 +24,13 @@ def wins(folder: Path, bot: str) -> dict[int, bool]:
     return out
 
 
+def mcnemar(a: dict[int, bool], b: dict[int, bool]) -> tuple[list[int], int, int, float]:
+    """The games both runs finished, those won by a only and by b only, and the exact McNemar p."""
+    games = sorted(a.keys() & b.keys())
+    only_a, only_b = sum(a[g] > b[g] for g in games), sum(b[g] > a[g] for g in games)
+    return games, only_a, only_b, binomtest(only_b, only_a + only_b).pvalue if only_a + only_b else 1.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("a", type=Path, help="the first run's folder")
@@ -31,12 +38,10 @@ def main() -> None:
     parser.add_argument("--bot", default="champion", help="the compared bot's spec prefix (default champion)")
     args = parser.parse_args()
     a, b = wins(args.a, args.bot), wins(args.b, args.bot)
-    games = sorted(a.keys() & b.keys())
+    games, only_a, only_b, p = mcnemar(a, b)
     if not games:
         raise SystemExit("the two runs have no finished game in common")
     wa, wb = sum(a[g] for g in games), sum(b[g] for g in games)
-    only_a, only_b = sum(a[g] > b[g] for g in games), sum(b[g] > a[g] for g in games)
-    p = binomtest(only_b, only_a + only_b).pvalue if only_a + only_b else 1.0
     print(f"{len(games)} games on the same deals: a {wa} wins ({wa / len(games):.1%}), b {wb} ({wb / len(games):.1%}), "
           f"b - a {100 * (wb - wa) / len(games):+.1f} points; won by a only {only_a}, by b only {only_b}, "
           f"exact McNemar p = {p:.2f}")
