@@ -55,7 +55,7 @@ def test_the_fit_keeps_the_actor_and_learns_the_outcome():
         obs = np.zeros((50, V2_SIZE), np.float32)
         obs[:, :10] = rng.random((50, 10))
         games.append((obs, np.where(obs[:, 7] > 0.5, 1.0, -1.0).astype(np.float32)))
-    policy, meta, log = fit_value(str(CHAMPION_FILE), games, [16], epochs=10, learning_rate=3e-3,
+    policy, meta, log = fit_value(str(CHAMPION_FILE), [games], [16], epochs=10, learning_rate=3e-3,
                                   batch_size=32, seed=1)
     assert meta["net_arch"] == {"pi": [256, 256], "vf": [16]}
     assert min(log["held_out_error"]) < 0.3 * log["constant_error"]
@@ -73,7 +73,7 @@ def test_the_command_writes_a_model_the_search_uses_at_its_leaves(tmp_path):
     assert main(["--lineup", "random", "--players", "3", "--games", "4", "--epochs", "2", "--workers", "1",
                  "--out", str(out), "--quiet"]) == 0
     log = json.loads((out / "value_fit.json").read_text())
-    assert len(log["held_out_error"]) == 2 and log["settings"]["lineup"] == ["random"] * 3
+    assert len(log["held_out_error"]) == 2 and log["settings"]["lineups"] == [["random"] * 3]
     bot = make_bot(f"ppo:path={out / 'value.pt'}:search=20:leaf_value=1", seed=0)
     game = NefertitiGame(3, seed=5)
     assert bot.act(game, game.current_player) in game.legal_actions()
@@ -83,3 +83,27 @@ def test_a_wrong_lineup_is_refused(capsys):
     with pytest.raises(SystemExit):
         main(["--lineup", "random,random", "--players", "4", "--games", "4"])
     assert "one bot or one per seat" in capsys.readouterr().err
+
+
+def test_each_tables_last_tenth_is_held_out():
+    """Two tables of different game counts: the last tenth of each table's games is held out, not the last
+    tenth of all (which would be one table's)."""
+    def table(games, rows):
+        return [(np.zeros((rows, V2_SIZE), np.float32), np.ones(rows, np.float32)) for _ in range(games)]
+    _, _, log = fit_value(str(CHAMPION_FILE), [table(20, 10), table(10, 30)], [4], epochs=1, seed=0)
+    assert log["held_out_rows"] == 2 * 10 + 1 * 30 and log["rows"] == 18 * 10 + 9 * 30
+
+
+def test_the_command_fits_one_critic_over_a_training_configs_tables(tmp_path):
+    out = tmp_path / "fit"
+    assert main(["--tables", "whole_game", "--lineup", "random", "--games", "2", "--epochs", "1", "--workers", "1",
+                 "--out", str(out), "--quiet"]) == 0
+    log = json.loads((out / "value_fit.json").read_text())
+    assert [t["num_players"] for t in log["settings"]["tables"]] == [2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5]
+    assert log["held_out_rows"] > 0
+
+
+def test_a_missing_tables_config_is_named(capsys):
+    with pytest.raises(SystemExit):
+        main(["--tables", "no_such_config", "--quiet"])
+    assert "no_such_config" in capsys.readouterr().err

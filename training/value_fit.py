@@ -12,10 +12,13 @@ seat. The policy's actor is copied bit for bit, so the policy alone plays exactl
 `ppo:path=<out>/value.pt:search=N:leaf_value=1` changes.
 
     python -m nefertiti_env.training.value_fit --start champion --players 4 --games 3000 --out runs/value_fit
+    python -m nefertiti_env.training.value_fit --tables whole_game --games 500     # every table the agent trains at
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`, `--workers` or `--ray`),
 one job per game, results in order, so the data is the same on any number of workers. The last tenth of
-the games is held out; the epoch with the lowest held-out error is kept (`value_fit.json` logs each).
+each table's games is held out; the epoch with the lowest held-out error is kept (`value_fit.json` logs each).
+With `--tables` one critic is fitted to the games of every table of a training config: the observation (v2)
+tells the critic the table, as it tells the policy.
 """
 from __future__ import annotations
 
@@ -78,11 +81,12 @@ def value_games(lineup: list[str], options: dict, games: int, seed: int, share: 
     return rows
 
 
-def fit_value(start: str, games: list[tuple[np.ndarray, np.ndarray]], widths: list[int], epochs: int = 12,
+def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], widths: list[int], epochs: int = 12,
               learning_rate: float = 1e-3, batch_size: int = 512, seed: int = 0):
-    """The policy at `start` with a fresh critic of `widths` fitted by squared error to the outcomes of all but
-    the last HOLDOUT of `games`; the epoch with the lowest held-out error is kept. Returns (policy, meta,
-    log: per epoch the held-out error, and the error of the training rows' mean outcome as a yardstick)."""
+    """The policy at `start` with a fresh critic of `widths` fitted by squared error to the outcomes of the games
+    of `tables` (each table's games in order) but the last HOLDOUT of each table's; the epoch with the lowest
+    held-out error is kept. Returns (policy, meta, log: per epoch the held-out error, and the error of the
+    training rows' mean outcome as a yardstick)."""
     import torch
 
     start_meta, _ = policy_file.read(model_file(start))
@@ -92,11 +96,15 @@ def fit_value(start: str, games: list[tuple[np.ndarray, np.ndarray]], widths: li
     actor = {k: v for k, v in policy_file.load_policy(model_file(start)).state_dict().items()
              if k.startswith(("mlp_extractor.policy_net", "action_net"))}
     policy.load_state_dict({**policy.state_dict(), **actor})
-    held = max(1, round(len(games) * HOLDOUT))
-    if len(games) - held < 1:
-        raise ValueError(f"{len(games)} games: give at least 2 (the last {HOLDOUT:.0%} are held out)")
-    x, y = (torch.as_tensor(np.concatenate(column)) for column in zip(*games[:-held]))
-    x_test, y_test = (torch.as_tensor(np.concatenate(column)) for column in zip(*games[-held:]))
+    train, test = [], []
+    for games in tables:
+        held = max(1, round(len(games) * HOLDOUT))
+        if len(games) - held < 1:
+            raise ValueError(f"{len(games)} games at a table: give at least 2 (the last {HOLDOUT:.0%} are held out)")
+        train += games[:-held]
+        test += games[-held:]
+    x, y = (torch.as_tensor(np.concatenate(column)) for column in zip(*train))
+    x_test, y_test = (torch.as_tensor(np.concatenate(column)) for column in zip(*test))
     critic = list(policy.mlp_extractor.value_net.parameters()) + list(policy.value_net.parameters())
     optimizer = torch.optim.Adam(critic, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
@@ -137,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setup", default="beginner", choices=["beginner", "advanced"])
     parser.add_argument("--memphis", action="store_true", help="use the Port of Memphis (always with 5)")
     parser.add_argument("--characters", default="base", help="base, expansion or a scenario name (default base)")
-    parser.add_argument("--games", type=int, default=3000, help="games to play (default 3000)")
+    parser.add_argument("--tables", metavar="CONFIG", help="instead of the one table above, every table of this "
+                        "training config (a packaged name such as whole_game, or a YAML path), --games at each")
+    parser.add_argument("--games", type=int, default=3000, help="games to play, at each table (default 3000)")
     parser.add_argument("--share", type=float, default=0.5, help="share of the decisions whose positions are "
                         "kept, every seat's (default 0.5)")
     parser.add_argument("--widths", default="64", help="the critic's hidden layers, comma-separated (default 64)")
@@ -158,28 +168,47 @@ def main(argv: list[str] | None = None) -> int:
 
     start = str(CHAMPION_FILE) if args.start == "champion" else args.start
     lineup = [s.strip() for s in args.lineup.split(",")]
-    lineup = lineup * args.players if len(lineup) == 1 else lineup
     widths = [int(w) for w in args.widths.split(",")]
-    if len(lineup) != args.players or args.games < 2 or not 0 < args.share <= 1 or min(widths) < 1:
-        parser.error("give one bot or one per seat, --games >= 2, --share in (0, 1] and positive --widths")
+    if args.tables:
+        tables = [table.game_options() for table in _config_tables(args.tables, parser)]
+    else:
+        tables = [dict(num_players=args.players, setup=args.setup, memphis=args.memphis or None,
+                       characters=args.characters)]
+    if (len(lineup) > 1 and (args.tables or len(lineup) != args.players)) or args.games < 2 \
+            or not 0 < args.share <= 1 or min(widths) < 1:
+        parser.error("give one bot or one per seat (at one table only), --games >= 2, --share in (0, 1] and positive "
+                     "--widths")
     meta, _ = policy_file.read(model_file(start))
     observation = version_of_size(meta["obs_size"])
-    options = dict(setup=args.setup, memphis=args.memphis or None, characters=args.characters)
     clock = time.perf_counter()
-    games = value_games(lineup, options, args.games, args.seed, args.share, observation, args.workers, args.ray,
-                        progress=not args.quiet)
+    games, lineups = [], [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
+    for t, (table, seats) in enumerate(zip(tables, lineups)):
+        options = {k: v for k, v in table.items() if k != "num_players"}
+        games.append(value_games(seats, options, args.games, args.seed + t * args.games, args.share, observation,
+                                 args.workers, args.ray, progress=not args.quiet))
     play_seconds = time.perf_counter() - clock
     policy, meta, log = fit_value(start, games, widths, args.epochs, args.learning_rate, args.batch_size, args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     policy_file.save(out / "value.pt", policy, **meta)
-    log = {"settings": {**vars(args), "start": start, "lineup": lineup}, "play_seconds": round(play_seconds, 1),
+    log = {"settings": {**vars(args), "start": start, "tables": tables, "lineups": lineups}, "play_seconds": round(play_seconds, 1),
            "fit_seconds": round(time.perf_counter() - clock - play_seconds, 1), **log}
     (out / "value_fit.json").write_text(json.dumps(log, indent=1))
     print(f"held-out squared error {min(log['held_out_error']):.4f} (the mean outcome: {log['constant_error']:.4f}) "
           f"on {log['held_out_rows']} rows; wrote {out}/value.pt; search with it as "
           f"ppo:path={out}/value.pt:search=3200:leaf_value=1")
     return 0
+
+
+def _config_tables(config: str, parser):
+    """The tables of the training config `config` (a packaged name or a path), or a usage error naming it."""
+    from nefertiti_cli.configs import resolve
+
+    from .config import ConfigError, load_config
+    try:
+        return load_config(resolve(config)).env.table_list()
+    except (FileNotFoundError, ConfigError) as err:
+        parser.error(f"--tables: {err}")
 
 
 if __name__ == "__main__":       # the package's own module, so that worker processes find the game function
