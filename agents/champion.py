@@ -10,6 +10,11 @@ A second agent, trained by the same config with another seed, ships as `champion
 `champion:run=2`: two independently trained agents let the balance atlas tell a property of the game
 from a convention of one policy (docs/balance_atlas.md).
 
+For the search's leaves the champion ships a value fitted to game outcomes at every table of its training
+(`training/value_fit.py`): `champion_value.pt` holds the champion's actor, bit for bit, and that critic, and
+`champion:search=800:leaf_value=1` plays with it. PPO's own critic, fitted to the learner's discounted returns
+at its own turns, valued the leaves worse than the heuristic (docs/champion.md).
+
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
 `ppo:path=<CHAMPION_4P_FILE>`.
@@ -24,6 +29,9 @@ CHAMPION_FILE = Path(__file__).with_name("champion.pt")
 # training run -> its weights: `configs/whole_game.yaml` as written (run 1, the champion), and with `seed: 4051`
 CHAMPION_FILES = {1: CHAMPION_FILE, 2: Path(__file__).with_name("champion_run2.pt")}
 CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
+# the champion's actor with the critic fitted for the search's leaves (`python -m nefertiti_env.training.value_fit
+# --tables whole_game`)
+CHAMPION_VALUE_FILE = Path(__file__).with_name("champion_value.pt")
 
 
 class ChampionBot(PPOAgent):
@@ -34,8 +42,9 @@ class ChampionBot(PPOAgent):
     deterministic: 1 (default) plays the most likely action, 0 samples.
     run: 1 (default) the champion, 2 the second agent (the same training config, another seed).
     search, width, puct, leaf_value: search at play time with the policy as the prior (`PPOAgent`), and
-        its critic at the leaves: e.g. `champion:search=800` or `champion:search=800,leaf_value=1`
-        (docs/champion.md, "With search at play time").
+        a critic at the leaves: e.g. `champion:search=800` or `champion:search=800:leaf_value=1`
+        (docs/champion.md, "With search at play time"); run 1's leaves are valued by the critic fitted to
+        game outcomes (`CHAMPION_VALUE_FILE`), run 2's by its PPO critic.
     """
 
     name = "champion"
@@ -45,12 +54,16 @@ class ChampionBot(PPOAgent):
         if run not in CHAMPION_FILES:
             raise ValueError(f"champion: run must be one of {sorted(CHAMPION_FILES)} (the shipped training runs), "
                              f"got {run}")
-        path = SHIPPED.get(shipped_name(run), CHAMPION_FILES[run])      # a cluster's worker: the head's copy
+        name, path = weights(run, leaf_value)
+        path = SHIPPED.get(name, path)                                  # a cluster's worker: the head's copy
         if not path.is_file():
             raise FileNotFoundError(f"the champion's weights (run {run}) are missing from this install ({path})")
         super().__init__(path, deterministic, seed, search, width, puct, leaf_value)
 
 
-def shipped_name(run: int) -> str:
-    """The name a cluster ships a training run's weights by (`ppo.SHIPPED`)."""
-    return CHAMPION if run == 1 else f"{CHAMPION}:run={run}"
+def weights(run: int, leaf_value: float = 0.0) -> tuple[str, Path]:
+    """(the name a cluster ships them by, `ppo.SHIPPED`; the file) of the weights a champion spec plays: run 1
+    searching with a critic at its leaves plays the file of the fitted critic, the same actor bit for bit."""
+    if run == 1 and leaf_value:
+        return f"{CHAMPION}:value", CHAMPION_VALUE_FILE
+    return (CHAMPION if run == 1 else f"{CHAMPION}:run={run}"), CHAMPION_FILES[run]

@@ -150,7 +150,7 @@ def check_nodes(ray) -> None:
 def model_files(specs) -> dict[str, Path]:
     """{the name a spec gives a model: its file on the head} for every bot spec with weights."""
     from . import parse_spec
-    from .champion import CHAMPION_FILES, shipped_name
+    from .champion import CHAMPION_FILES, weights
     from .ppo import model_file
 
     files = {}
@@ -161,7 +161,8 @@ def model_files(specs) -> dict[str, Path]:
         elif name == "champion":
             run = params.get("run", 1)
             if run in CHAMPION_FILES:
-                files[shipped_name(run)] = CHAMPION_FILES[run]
+                name, path = weights(run, params.get("leaf_value", 0))
+                files[name] = path
     return files
 
 

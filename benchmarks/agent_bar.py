@@ -7,6 +7,7 @@ the policy alone and with search at play time.
     python benchmarks/agent_bar.py --out results/agent_bar.md         # also write the table to a file
     python benchmarks/agent_bar.py --matches banker --games 400       # only the matches against bankers
     python benchmarks/agent_bar.py --sample --matches banker,mcts     # the policy sampling its actions
+    python benchmarks/agent_bar.py --matches search --leaf-value 1    # the search's leaves valued by a critic
 
 Per table three matches, each of --games games: the policy alone against n-1 bankers, the policy
 alone against n-1 `mcts:iterations=800`, and the policy with search at play time (the compiled
@@ -56,10 +57,12 @@ def agent_spec(model: str | None, sample: bool = False) -> str:
 MATCHES = ("banker", "mcts", "search")   # the policy alone vs bankers, vs mcts; the policy with search vs mcts
 
 
-def matches(agent: str, search: int, chosen=MATCHES) -> list[tuple[str, str, int]]:
-    """(agent spec, baseline spec, index into TARGETS' triples) of the chosen matches at a table."""
+def matches(agent: str, search: int, chosen=MATCHES, leaf_value: float = 0.0) -> list[tuple[str, str, int]]:
+    """(agent spec, baseline spec, index into TARGETS' triples) of the chosen matches at a table; the agent's
+    search values its leaves with its critic at weight `leaf_value` (0: the heuristic alone)."""
     mcts = f"mcts:iterations={search}"
-    every = [(agent, "banker", 0), (agent, mcts, 1), (f"{agent}:search={search}", mcts, 2)]
+    searching = f"{agent}:search={search}" + (f":leaf_value={leaf_value:g}" if leaf_value else "")
+    every = [(agent, "banker", 0), (agent, mcts, 1), (searching, mcts, 2)]
     return [m for name, m in zip(MATCHES, every) if name in chosen]
 
 
@@ -75,6 +78,9 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", action="store_true", help="the policy alone draws its actions from its "
                         "probabilities (deterministic=0) instead of playing its most likely one")
     parser.add_argument("--search", type=int, default=SEARCH, help=f"MCTS iterations (default {SEARCH})")
+    parser.add_argument("--leaf-value", type=float, default=0.0, help="in the search match, the weight of the "
+                        "agent's critic in the leaves' value, 0..1 (default 0: the heuristic; the champion's critic "
+                        "is the one fitted to game outcomes, docs/champion.md)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
                                                          "--workers processes (docs/cluster.md)")
@@ -83,10 +89,10 @@ def main(argv=None) -> int:
     unknown = [t for t in args.tables.split(",") if t not in TABLES]
     chosen = args.matches.split(",")
     strange = [m for m in chosen if m not in MATCHES]
-    if unknown or strange or args.games < 1 or args.search < 1:
+    if unknown or strange or args.games < 1 or args.search < 1 or not 0 <= args.leaf_value <= 1:
         parser.error(f"unknown tables {unknown} (known: {', '.join(TABLES)})" if unknown
                      else f"unknown matches {strange}: --matches takes {', '.join(MATCHES)}" if strange
-                     else "--games and --search must be at least 1")
+                     else "--games and --search must be at least 1, --leaf-value in 0..1")
     agent = agent_spec(args.model, args.sample)
     start = time.perf_counter()
     lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}; {args.games} "
@@ -96,14 +102,15 @@ def main(argv=None) -> int:
     met = True
     for name in args.tables.split(","):
         table = TABLES[name]
-        for learner, baseline, target in matches(agent, args.search, chosen):
+        for learner, baseline, target in matches(agent, args.search, chosen, args.leaf_value):
             r, = evaluate(None, [baseline], args.games, table, seed=SEED, workers=args.workers, bot=learner,
                              ray=args.ray)
             goal = TARGETS[table["num_players"]][target]
             ok = r.win_rate >= goal
             met &= ok
             low, high = r.ci
-            mode = "with search" if ":search=" in learner else "policy alone"
+            mode = ("with search" + (", critic at the leaves" if ":leaf_value=" in learner else "")
+                    if ":search=" in learner else "policy alone")
             lines.append(f"| {name} | {mode} | {baseline} | {r.games} | {r.wins:g} | {r.win_rate:.1%} | "
                          f"[{low:.1%}, {high:.1%}] | >= {goal:.0%} | {'yes' if ok else 'no'} | "
                          f"{1000 * r.seconds / max(r.decisions, 1):.1f} |")

@@ -55,3 +55,9 @@ def test_the_sampling_policy_is_measured_when_asked(tmp_path):
                     "--out", str(out)])
     text = out.read_text()
     assert "sampling its actions" in text.splitlines()[0] and text.count("| 2p-base | policy alone | banker | 2 |") == 1
+
+
+def test_the_search_match_can_value_its_leaves_with_the_critic():
+    assert agent_bar.matches("champion", 800, ["search"], leaf_value=1) == [
+        ("champion:search=800:leaf_value=1", "mcts:iterations=800", 2)]
+    assert agent_bar.matches("champion", 800, ["mcts"], leaf_value=1)[0][0] == "champion"

@@ -9,11 +9,13 @@ import torch
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import BOTS, LADDER_BOTS, MCTSBot, make_bot, policy_file
-from nefertiti_env.agents.champion import CHAMPION_4P_FILE, CHAMPION_FILE, CHAMPION_FILES, ChampionBot
+from nefertiti_env.agents.champion import (CHAMPION_4P_FILE, CHAMPION_FILE, CHAMPION_FILES, CHAMPION_VALUE_FILE,
+                                           ChampionBot)
 from nefertiti_env.encoding.versions import version_of_size
 
 
-@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_FILES[2], "v2"), (CHAMPION_4P_FILE, "v1")])
+@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_FILES[2], "v2"), (CHAMPION_VALUE_FILE, "v2"),
+                                           (CHAMPION_4P_FILE, "v1")])
 def test_the_weights_ship_small_and_load_without_unpickling(path, version):
     """The whole-game champion reads v2 (the table it sits at); the previous 4-player one, kept for
     comparison, reads v1."""
@@ -56,8 +58,22 @@ def test_the_second_run_is_another_agent_of_the_same_shape():
 
 def test_a_cluster_ships_each_run_by_its_own_name():
     from nefertiti_env.agents.cluster import model_files
-    files = model_files(["champion", "champion:run=2:deterministic=0", "banker"])
-    assert files == {"champion": CHAMPION_FILES[1], "champion:run=2": CHAMPION_FILES[2]}
+    files = model_files(["champion", "champion:run=2:deterministic=0", "banker", "champion:search=8:leaf_value=1"])
+    assert files == {"champion": CHAMPION_FILES[1], "champion:run=2": CHAMPION_FILES[2],
+                     "champion:value": CHAMPION_VALUE_FILE}
+
+
+def test_the_leaves_critic_ships_beside_the_champions_own_actor():
+    """champion_value.pt is the champion's actor, bit for bit (the policy and the search's prior are the
+    champion's), with the small critic fitted to outcomes; a search with leaf_value plays it."""
+    champion, value = (policy_file.load_policy(path).state_dict() for path in (CHAMPION_FILE, CHAMPION_VALUE_FILE))
+    actor = [k for k in champion if k.startswith(("mlp_extractor.policy_net", "action_net"))]
+    assert actor and all(torch.equal(champion[k], value[k]) for k in actor)
+    assert value["mlp_extractor.value_net.0.weight"].shape[0] < champion["mlp_extractor.value_net.0.weight"].shape[0]
+    searching = make_bot("champion:search=20:leaf_value=1", seed=0)
+    assert searching.path == str(CHAMPION_VALUE_FILE) and make_bot("champion:search=20").path == str(CHAMPION_FILE)
+    game = NefertitiGame(num_players=3, seed=2, characters="expansion", memphis=True)
+    assert searching.act(game, game.current_player) in game.legal_actions()
 
 
 def test_sampling_champion_follows_its_seed():
