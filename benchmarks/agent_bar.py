@@ -95,8 +95,9 @@ def main(argv=None) -> int:
                      else "--games and --search must be at least 1, --leaf-value in 0..1")
     agent = agent_spec(args.model, args.sample)
     start = time.perf_counter()
-    lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}; {args.games} "
-             f"games per match, game seeds {SEED} + i",
+    leaves = f"; its search's leaves valued by its critic at weight {args.leaf_value:g}" if args.leaf_value else ""
+    lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}{leaves}; "
+             f"{args.games} games per match, game seeds {SEED} + i",
              "", "| table | agent | against n-1 | games | wins | win rate | 95% Wilson interval | target | met | "
                  "agent's ms per decision |", "|---|---|---|---|---|---|---|---|---|---|"]
     met = True
