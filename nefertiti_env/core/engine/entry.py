@@ -161,8 +161,53 @@ def _as_record(typingctx, array, dtype):
 
 
 def _as_record_in_python(array, dtype):
-    """`as_record` as plain Python: numpy's view of the same memory (a `numpy.record` for a record dtype)."""
-    return array[:dtype.itemsize // array.itemsize].view(dtype)[0]
+    """`as_record` as plain Python: numpy's view of the same memory, whose reads hand out what numba's do
+    (`_Widened`)."""
+    if dtype not in _WIDENED:
+        _WIDENED[dtype] = np.dtype((_widened_record(dtype), dtype))
+    return array[:dtype.itemsize // array.itemsize].view(_WIDENED[dtype])[0]
+
+
+_WIDENED: dict = {}      # a record dtype -> its plain-Python twin
+
+
+def _widen(value):
+    """A value read from a record as numba reads it: numba computes with a narrow signed integer (int8, int16,
+    int32) as int64, where numpy would keep its type and overflow (int8 + 200 raises, int8 + int8 wraps), so
+    a narrow scalar becomes an int64 and an array a `_Widened` view; anything else is unchanged (the
+    generator's uint64 words keep their wrap-around arithmetic)."""
+    if isinstance(value, np.ndarray):
+        return value.view(_Widened)
+    if isinstance(value, np.signedinteger) and value.itemsize < 8:
+        return np.int64(value)
+    return value
+
+
+class _Widened(np.ndarray):
+    """An array field of a plain-Python record: its elements, iterated or indexed, and its reductions
+    (`max`, `min`) read as int64 (`_widen`). Stores are numpy's (out of a field's width: an error)."""
+
+    def __getitem__(self, index):
+        return _widen(super().__getitem__(index))
+
+    def __iter__(self):
+        return map(_widen, super().__iter__())
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        return _widen(array[()]) if return_scalar else super().__array_wrap__(array, context, return_scalar)
+
+
+def _widened_record(dtype: np.dtype) -> type:
+    """The record type of `dtype` whose fields read through `_widen`."""
+    names, get = frozenset(dtype.names), np.void.__getitem__
+
+    class Record(np.record):
+        __slots__ = ()
+
+        def __getattribute__(self, name):
+            return _widen(get(self, name)) if name in names else np.record.__getattribute__(self, name)
+
+    return Record
 
 
 as_record = _as_record_in_python if PLAIN_PYTHON else _as_record
