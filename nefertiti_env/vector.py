@@ -289,8 +289,8 @@ def numba_threads() -> int:
     return numba.get_num_threads() if started else numba.config.NUMBA_NUM_THREADS
 
 
-# About 21 KB a game (its state row and a v0 observation): the cap keeps a mistyped size to about
-# 1.4 GB, refused before anything is allocated, rather than a machine swapping (docs/reliability.md).
+# About 14 KB a game (its state row, 976 bytes, and a v0 observation): the cap keeps a mistyped size to
+# about 0.9 GB, refused before anything is allocated, rather than a machine swapping (docs/reliability.md).
 MAX_NUM_ENVS = 65_536
 
 

@@ -146,3 +146,16 @@ def test_a_converted_module_reads_no_field_by_offset(path):
     source = (ROOT / path).read_text()
     offsets = re.findall(r"[\]\w)]\[L\.([A-Z][A-Z_0-9]*)", source)
     assert not offsets, f"{path} reads {offsets} by offset"
+
+
+def test_python_reads_a_narrow_field_as_int64():
+    """A field read from Python (`game.state`, and every kernel under NUMBA_DISABLE_JIT) hands out its values as
+    int64, as numba computes with them and as the int64 state did: numpy would keep an int8 and overflow
+    (`seat * 200` raised for an int8 seat). The memory stays narrow; stores go to the field's width."""
+    g = NefertitiGame(num_players=4, seed=2)
+    s = g.state
+    assert s.owned.dtype == np.int8 and s.money.dtype == np.int16 and np.shares_memory(s.owned, g.S)
+    for value in (s.actor, s.deck_pos, s.owned[1, 2], s.money[0], s.money.max(), s.occ[0][3], next(iter(s.deck))):
+        assert type(value) is np.int64
+    assert s.actor * 200 + 100_000 == int(s.actor) * 200 + 100_000
+    assert type(s.rng[0]) is np.uint64                     # the generator's words keep their wrap-around
