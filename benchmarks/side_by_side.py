@@ -1,6 +1,6 @@
 """Two checkouts of the project timed in turns: the batched env, random play and the compiled bots.
 
-Random play is timed twice more, as the engine alone walking a batch's rows (`random_play`'s kernel, no
+Random play is timed again as the engine alone walking a batch's rows (`random_play`'s kernel, no
 observation): one decision in each of 1,024 and of 8,192 games in turn, every row's state coming back
 through the memory hierarchy, against one game playing on in the cache; their ratio is what a batch's
 states cost for leaving the cache (docs/engine.md "Natural widths").
@@ -101,7 +101,7 @@ def bot_times():
     return out
 
 step_rate(0.5)
-rows = {"in cache": rows_rate(1, 20000, 2.0), "1024": rows_rate(1024, 1, 2.0), "8192": rows_rate(8192, 1, 2.0)}
+rows = {"in cache": rows_rate(1, 20000, 2.0), **{str(n): rows_rate(n, 1, 2.0) for n in (1024, 8192)}}
 print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "rows": rows, "bots": bot_times()}))
 '''
 
