@@ -2,8 +2,9 @@
 
 The position is one uint8 array, `S`, the bytes of a record (fields declared once in
 `engine/layout.py`), and the rules of this ruleset and option set an int64 array, `R`
-(`engine/rules.py`). Legal actions and apply are numba kernels over them (`engine/step.py`); this class checks inputs, keeps the
-action history and exposes the fields by name as `game.state`, the record the kernels read
+(`engine/rules.py`). Legal actions and apply are numba kernels over them (`engine/step.py`);
+this class checks inputs, keeps the action history and exposes the fields by name as
+`game.state`, the record the kernels read
 (`layout.STATE_RECORD`) over the same memory: `game.state.money[p] = 3` edits the game.
 Every chance event (shuffles, first player, dice) comes from the game's own PCG64
 generator, whose words are part of `S`, so the same seed and actions give the same game,
