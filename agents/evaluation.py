@@ -578,7 +578,7 @@ class Scratch(NamedTuple):
 @njit(cache=True)
 def scratch(levels):
     """A decision's `Scratch` with `levels` lookahead levels."""
-    return Scratch(np.empty((levels, L.STATE_SIZE), dtype=np.int64), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
+    return Scratch(np.empty((levels, L.STATE_BYTES), dtype=np.uint8), np.empty((max(levels, 1), A.NUM_ACTIONS), dtype=np.int64),
                    np.zeros(A.NUM_ACTIONS, dtype=np.int8), np.zeros(1, POSITION), np.zeros(MAX_SLOTS),
                    np.zeros(MAX_SLOTS, dtype=np.int64), new_prefixes(NUM_MARKETS + 2 if levels else 0),
                    np.zeros((levels + 1, levels + 1), dtype=np.int64), hidden.work())
@@ -593,15 +593,15 @@ def borrowed(X):
 
 @hot
 def clone_into(g, S) -> None:
-    """g = S in every place a kernel reads (`layout.AFTER_DECK`): a quarter of the state is the deck's
-    unused tail and the Oracle's list, which a search's clone need not copy. Element by element: numba's
+    """g = S in every byte a kernel reads (`layout.AFTER_DECK`): the deck's unused tail and the Oracle's list
+    are about a seventh of the state, which a search's clone need not copy. Element by element: numba's
     `g[:] = S` checks the two for overlap, which costs more than the copy."""
     s = L.state(S)
-    for i in range(L.DECK + s.deck_len):
+    for i in range(L.DECK_AT + s.deck_len):
         g[i] = S[i]
-    for i in range(L.AFTER_DECK, L.ORACLE_GIVEN + s.oracle_given_n):
+    for i in range(L.AFTER_DECK, L.ORACLE_GIVEN_AT + s.oracle_given_n):
         g[i] = S[i]
-    for i in range(L.ORACLE_GIVEN_N, L.STATE_SIZE):
+    for i in range(L.ORACLE_GIVEN_N_AT, L.STATE_BYTES):
         g[i] = S[i]
 
 

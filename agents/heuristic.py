@@ -43,7 +43,7 @@ class HeuristicBot(Agent):
     bounds = {"samples": ">= 1", "power_depth": ">= 0"}
 
     def __init__(self, seed: int | None = None, samples: int = 2, power_depth: int = 3, **weights):
-        self._G = np.zeros(L.RNG + L.RNG_WORDS, dtype=np.int64)    # the generator, as the kernels draw from it
+        self._G = np.zeros(L.RNG_WORDS, dtype=np.int64)    # the generator, as the kernels draw from it
         super().__init__(seed)
         self.samples, self.power_depth = samples, power_depth
         if weights:
@@ -58,7 +58,7 @@ class HeuristicBot(Agent):
         back only when `rng` is read, so a game of decisions costs no conversions: read `rng`
         again after a decision rather than keep the object from before it."""
         if self._G_ahead:
-            self._rng.bit_generator.state = rng_state(self._G[L.RNG:])
+            self._rng.bit_generator.state = rng_state(self._G)
             self._G_ahead = False
         return self._rng
 
@@ -85,7 +85,7 @@ class HeuristicBot(Agent):
     def generator(self) -> np.ndarray:
         """The generator array the kernels draw from, current; drawing from it advances `rng`."""
         if not self._G_ahead:
-            self._G[L.RNG:] = rng_words(self._rng.bit_generator.state)
+            self._G[:] = rng_words(self._rng.bit_generator.state)
             self._G_ahead = True
         return self._G
 

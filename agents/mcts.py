@@ -129,7 +129,7 @@ class MCTSBot(Agent):
                                   self.weights.array())
         self._critic, self._critic_R = _NO_CRITIC, None   # the critic's arrays for the table of rules _critic_R
         self._tree = Tree(1 + A.NUM_ACTIONS + (iterations if seconds is None else FIRST_CHUNKS * CHUNK))
-        self._scratch = np.empty(L.STATE_SIZE, dtype=np.int64)         # the determinisation searched
+        self._scratch = np.empty(L.STATE_BYTES, dtype=np.uint8)         # the determinisation searched
         self._buffers = np.full((3, A.NUM_ACTIONS), -1, dtype=np.int64)  # legal, untried, child by action
         self._bonus = np.zeros(A.NUM_ACTIONS)       # the PUCT weight of each root action (0: plain UCB)
         self._X = scratch(0)                        # the rollouts' work space (resolutions, valuation)

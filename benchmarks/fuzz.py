@@ -54,7 +54,7 @@ def play_block(start: int, stop: int, first_seed: int) -> tuple[int, int, list[s
     index = np.arange(start, stop)
     combo, seeds = index % len(COMBOS), first_seed + index // len(COMBOS)
     rules_of = 2 * combo + seeds % 2
-    rows = np.zeros((len(index), L.STATE_SIZE), np.int64)
+    rows = np.zeros((len(index), L.STATE_BYTES), np.uint8)
     decisions, codes = np.zeros(len(index), np.int64), np.zeros(len(index), np.int64)
     scores = np.zeros((len(index), MAX_PLAYERS), np.int64)
     failures = []

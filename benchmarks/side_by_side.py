@@ -1,5 +1,10 @@
 """Two checkouts of the project timed in turns: the batched env, random play and the compiled bots.
 
+Random play is timed again as the engine alone walking a batch's rows (`random_play`'s kernel, no
+observation): one decision in each of 1,024 and of 8,192 games in turn, every row's state coming back
+through the memory hierarchy, against one game playing on in the cache; their ratio is what a batch's
+states cost for leaving the cache (docs/engine.md "Natural widths").
+
 An engine change must keep its speed, and a busy machine's load drifts more than the change moves it,
 so the code before and after run alternately, each in a fresh process importing its own checkout
 (ahead of the installed package) with its own compiled cache. Figures are per CPU second of the
@@ -62,6 +67,19 @@ def play_rate(seconds, decisions=500):
         n += 64 * decisions
     return n / (time.process_time() - t0)
 
+def rows_rate(games, decisions, seconds):
+    from nefertiti_env import vector
+    venv = NefertitiVectorEnv(games, 4, seed=0, observation="v0")
+    venv.reset()
+    random_play(venv, 100, 1)                                       # games at every stage, not all new
+    args = (venv.R, venv.batch, venv.plan, np.full(games, decisions, np.int64), venv._all,
+            vector.Advance(vector.PLAY, False, 1.0, venv.seed), 0, games)
+    n, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        vector._advance_rows(*args)
+        n += games * decisions
+    return n / (time.process_time() - t0)
+
 def bot_times():
     rng = np.random.default_rng(1)
     positions = []
@@ -83,7 +101,8 @@ def bot_times():
     return out
 
 step_rate(0.5)
-print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "bots": bot_times()}))
+rows = {"in cache": rows_rate(1, 20000, 2.0), **{str(n): rows_rate(n, 1, 2.0) for n in (1024, 8192)}}
+print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "rows": rows, "bots": bot_times()}))
 '''
 
 
@@ -104,8 +123,10 @@ def main() -> None:
         for name, checkout in (("before", args.before), ("after", args.after)):
             m = measure(checkout)
             bots = "; ".join(f"{spec} {ms:.3f} ms (checksum {check})" for spec, (ms, check) in m["bots"].items())
+            rows = ", ".join(f"{games} {rate:,.0f}/s ({m['rows']['in cache'] / rate:.2f}x)"
+                             for games, rate in m["rows"].items() if games != "in cache")
             print(f"round {round_ + 1} {name:>6}: step {m['step']:,.0f}/s, random_play {m['random_play']:,.0f}/s; "
-                  f"{bots}", flush=True)
+                  f"one decision a row: in cache {m['rows']['in cache']:,.0f}/s, {rows}; {bots}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The values each field of the state takes in random games, to choose its natural width (docs/engine.md,
 "Natural widths"): every field's observed min and max over every decision of random games at every option
 set (2-5 players, Memphis, the expansion's characters and scenarios, the advanced setup), the width those
-values fit twice over, and the state's size at those widths against the int64 words of today.
+values fit twice over, the width the layout gives the field, and the state's size at each.
 
 Random play is no proof of a bound: a width is chosen from the rules' own bound where one exists (a seat's
 Deben are at most the game's Deben), and the observed range only says which fields need the margin.
@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.core.engine import layout as L
+from nefertiti_env.encoding.observation import VECTOR_SIZE, state_vector
 
 CHARACTERS = ("base", "expansion", "curse_of_amon", "intrigue_at_court", "race_for_the_nile")
 
@@ -30,16 +31,19 @@ def option_sets():
 
 
 def observe_ranges(games: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Element-wise min and max of S over every position of `games` random games per option set."""
-    low = np.full(L.STATE_SIZE, np.iinfo(np.int64).max)
-    high = np.full(L.STATE_SIZE, np.iinfo(np.int64).min)
+    """Element-wise min and max of S's values (its words, `layout.STATE_WORDS`, as the observation copies
+    them) over every position of `games` random games per option set."""
+    low = np.full(L.STATE_WORDS, np.iinfo(np.int64).max)
+    high = np.full(L.STATE_WORDS, np.iinfo(np.int64).min)
+    vec = np.empty(VECTOR_SIZE, np.int64)
     rng, positions = np.random.default_rng(seed), 0
     tables = list(option_sets())
     for options, game in tqdm(list(itertools.product(tables, range(games))), desc="games", unit="game"):
         g = NefertitiGame(seed=int(rng.integers(2**62)), **options)
         while True:
-            np.minimum(low, g.S, out=low)
-            np.maximum(high, g.S, out=high)
+            state_vector(g.R, g.S, 0, vec)
+            np.minimum(low, vec[:L.STATE_WORDS], out=low)
+            np.maximum(high, vec[:L.STATE_WORDS], out=high)
             positions += 1
             legal = g.legal_actions()
             if not legal:
@@ -62,7 +66,8 @@ def main() -> None:
     args = parser.parse_args()
     low, high, positions = observe_ranges(args.games, args.seed)
     print(f"{positions:,} positions of {args.games} games at each of {len(list(option_sets()))} option sets")
-    print("| field | words | min | max | bytes each | bytes |\n|---|---|---|---|---|---|")
+    print("| field | values | min | max | bytes each (observed x2) | bytes | bytes each (layout) |\n"
+          "|---|---|---|---|---|---|---|")
     total = 0
     for name, (part, shape, what) in L.field_slices().items():
         counts = [(name, part)] + ([(name + "_n", slice(part.stop, part.stop + 1))] if what == "list" else [])
@@ -71,9 +76,11 @@ def main() -> None:
             each = 8 if field == "rng" else width(lo, hi)
             size = each * (words.stop - words.start)
             total += size
-            print(f"| `{field}` | {words.stop - words.start} | {lo} | {hi} | {each} | {size} |")
-    print(f"words that vary: {int((low != high).sum())} of {L.STATE_SIZE}")
-    print(f"state: {total:,} bytes at these widths (unaligned), {L.STATE_SIZE * 8:,} as int64 words")
+            print(f"| `{field}` | {words.stop - words.start} | {lo} | {hi} | {each} | {size} | "
+                  f"{L.STATE_RECORD.fields[field][0].base.itemsize} |")
+    print(f"values that vary: {int((low != high).sum())} of {L.STATE_WORDS}")
+    print(f"state: {total:,} bytes at the observed widths (unaligned), {L.STATE_BYTES:,} in the layout "
+          f"(`layout.STATE_RECORD`), {L.STATE_WORDS * 8:,} as int64 words")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """N games stepped in one call (pgx / EnvPool style): `NefertitiVectorEnv`.
 
-Every game of the batch is a row of one int64 array (the compiled engine's `S`, see
+Every game of the batch is a row of one uint8 array (the compiled engine's `S`, see
 `core/engine/layout.py`) under one rules array `R`. `step(actions)` applies one decision per
 game, restarts the games that ended, and fills the deciding seat's observation and legal
 action mask of every game, all in one numba kernel run on one chunk of rows per thread
@@ -128,7 +128,7 @@ def seed_streams(seed, streams):
 class Batch(NamedTuple):
     """The arrays of N games that a step reads and fills, row i for game i (`NefertitiVectorEnv` holds them;
     described there). A NamedTuple: numba compiles it as a tuple, the kernels read it by name."""
-    rows: np.ndarray          # [N, STATE_SIZE] int64: each game's state S
+    rows: np.ndarray          # [N, STATE_BYTES] uint8: each game's state S
     games: np.ndarray         # [N] games each env has started since reset, minus one
     streams: np.ndarray       # [N] uint64: each env's random-move stream
     seats: np.ndarray         # [N] the deciding seat
@@ -142,7 +142,7 @@ class Batch(NamedTuple):
 
 def new_batch(num_envs: int, num_players: int, obs_size: int) -> Batch:
     """A Batch of `num_envs` games, zeroed."""
-    return Batch(np.zeros((num_envs, L.STATE_SIZE), np.int64), np.zeros(num_envs, np.int64),
+    return Batch(np.zeros((num_envs, L.STATE_BYTES), np.uint8), np.zeros(num_envs, np.int64),
                  np.zeros(num_envs, np.uint64), np.zeros(num_envs, np.int64),
                  np.zeros((num_envs, A.NUM_ACTIONS), np.int8), np.zeros((num_envs, num_players), np.float32),
                  np.zeros(num_envs, np.bool_), np.zeros(num_envs, np.bool_), np.zeros((num_envs, num_players), np.int64),
@@ -289,8 +289,8 @@ def numba_threads() -> int:
     return numba.get_num_threads() if started else numba.config.NUMBA_NUM_THREADS
 
 
-# About 21 KB a game (its state row and a v0 observation): the cap keeps a mistyped size to about
-# 1.4 GB, refused before anything is allocated, rather than a machine swapping (docs/reliability.md).
+# About 14 KB a game (its state row, 976 bytes, and a v0 observation): the cap keeps a mistyped size to
+# about 0.9 GB, refused before anything is allocated, rather than a machine swapping (docs/reliability.md).
 MAX_NUM_ENVS = 65_536
 
 

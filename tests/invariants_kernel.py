@@ -15,7 +15,7 @@ from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import setup, step
 from nefertiti_env.core.engine.entry import njit
 from nefertiti_env.core.engine.rng import rng_integers, rng_seed
-from nefertiti_env.core.limits import MAX_CHARACTERS, MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
+from nefertiti_env.core.limits import MAX_KINDS, MAX_SLOTS, MEMPHIS, NUM_BIDS, NUM_MARKETS
 from nefertiti_env.core.phases import NEUTRAL, NUM_OWNERS, PH_TUTOR_DIST, TUTOR
 
 MESSAGES = (
@@ -47,12 +47,13 @@ MONEY_TOTAL, SEALS_TOTAL, CARDS_TOTAL = 0, 1, 2      # fields of `totals`: Deben
 def totals(R, S) -> np.ndarray:
     """What a game holds at setup: [Deben on the players and Reserves, seals in supply and on the
     board, then the gifts of each kind in its whole deck] (check it with `check` at once)."""
+    r, s = L.rules(R), L.state(S)
     out = np.zeros(CARDS_TOTAL + MAX_KINDS, np.int64)
-    out[MONEY_TOTAL] = S[L.MONEY:L.MONEY + NUM_OWNERS].sum() + S[L.RESERVE:L.RESERVE + NUM_MARKETS].sum()
-    out[SEALS_TOTAL] = S[L.SEAL_SUPPLY] + S[L.SEAL_ON:L.SEAL_ON + NUM_MARKETS].sum()
-    for i in range(S[L.DECK_LEN]):
-        card = S[L.DECK + i]
-        if card < R[L.NUM_KINDS]:
+    out[MONEY_TOTAL] = s.money.sum() + s.reserve.sum()
+    out[SEALS_TOTAL] = s.seal_supply + s.seal_on.sum()
+    for i in range(s.deck_len):
+        card = s.deck[i]
+        if card < r.num_kinds:
             out[CARDS_TOTAL + card] += 1
     return out
 
@@ -60,89 +61,92 @@ def totals(R, S) -> np.ndarray:
 @njit(cache=True)
 def check(R, S, T) -> int:
     """The first rule this state breaks (a code of MESSAGES), or OK; T: the game's `totals`."""
-    n, nk = R[L.R_NUM_PLAYERS], R[L.NUM_KINDS]
+    r, s = L.rules(R), L.state(S)
+    n, nk = r.r_num_players, r.num_kinds
     akhenaton, roaming = nk, nk + 1                 # card codes past the gifts
-    held = S[L.TUTOR_LEFT] if S[L.PHASE] == PH_TUTOR_DIST else 0
-    money = S[L.MONEY:L.MONEY + NUM_OWNERS].sum() + S[L.RESERVE:L.RESERVE + NUM_MARKETS].sum()
-    if money + S[L.DEBEN_OUT] + held != T[MONEY_TOTAL]:
+    held = s.tutor_left if s.phase == PH_TUTOR_DIST else 0
+    money = s.money.sum() + s.reserve.sum()
+    if money + s.deben_out + held != T[MONEY_TOTAL]:
         return MONEY
-    if S[L.SEAL_SUPPLY] < 0 or S[L.MONEY:L.MONEY + NUM_OWNERS].min() < 0 or \
-            S[L.RESERVE:L.RESERVE + NUM_MARKETS].min() < 0:
+    if s.seal_supply < 0 or s.money.min() < 0 or s.reserve.min() < 0:
         return NEGATIVE
     places = np.zeros(MAX_KINDS + 2, np.int64)      # per card code: undrawn, above a market, owned, discarded
-    for i in range(S[L.DECK_POS], S[L.DECK_LEN]):
-        card = S[L.DECK + i]
+    for i in range(s.deck_pos, s.deck_len):
+        card = s.deck[i]
         if not 0 <= card <= akhenaton:
             return CARDS
         places[card] += 1
     on_board = 0
-    for i in range(NUM_MARKETS * MAX_SLOTS):
-        card = S[L.SLOTS + i]
-        if card > roaming:
-            return CARDS
-        if card >= 0:
-            places[card] += 1
-            on_board += card == akhenaton
+    for m in range(NUM_MARKETS):
+        for j in range(MAX_SLOTS):
+            card = s.slots[m, j]
+            if card > roaming:
+                return CARDS
+            if card >= 0:
+                places[card] += 1
+                on_board += card == akhenaton
     for k in range(nk):
-        places[k] += S[L.DISCARDED + k]
+        places[k] += s.discarded[k]
         for o in range(NUM_OWNERS):
-            if S[L.OWNED + o * MAX_KINDS + k] < 0:
+            if s.owned[o, k] < 0:
                 return NEGATIVE
-            places[k] += S[L.OWNED + o * MAX_KINDS + k]
+            places[k] += s.owned[o, k]
         if places[k] != T[CARDS_TOTAL + k]:
             return CARDS
-    if places[akhenaton] + S[L.AKHENATON_DRAWN] != 1:
+    if places[akhenaton] + s.akhenaton_drawn != 1:
         return CARDS
     if places[roaming] > 0:
         played = False
-        c = R[L.ROAMING_CHAR]
+        c = r.roaming_char
         for o in range(NUM_OWNERS):
-            played |= c >= 0 and S[L.CHAR_PLAYED + o * MAX_CHARACTERS + c] != 0
+            played |= c >= 0 and s.char_played[o, c] != 0
         if places[roaming] > 1 or not played:
             return ROAMING_THIEF
     if on_board:
         return AKHENATON_ON_BOARD
-    for s in range(MAX_SLOTS):
-        card = S[L.SLOTS + MEMPHIS * MAX_SLOTS + s]
-        if card >= 0 and (card >= nk or R[L.KIND_BONUS + card] <= 0):
+    for j in range(MAX_SLOTS):
+        card = s.slots[MEMPHIS, j]
+        if card >= 0 and (card >= nk or r.kind_bonus[card] <= 0):
             return MEMPHIS_GIFT
-    seals = S[L.SEAL_SUPPLY] + S[L.SEALS:L.SEALS + NUM_OWNERS].sum() + S[L.SEAL_ON:L.SEAL_ON + NUM_MARKETS].sum()
+    seals = s.seal_supply + s.seals.sum() + s.seal_on.sum()
     if seals != T[SEALS_TOTAL]:
         return SEALS
-    if S[L.SEAL_ON + MEMPHIS] != 0 or S[L.SEALS + NEUTRAL] != 0:
+    if s.seal_on[MEMPHIS] != 0 or s.seals[NEUTRAL] != 0:
         return SEAL_PLACE
     servants = np.zeros(NUM_OWNERS, np.int64)     # on the squares, per seat
     tutors = np.zeros(NUM_OWNERS, np.int64)
-    for i in range(NUM_MARKETS * NUM_BIDS):
-        piece = S[L.OCC + i]
-        if 0 <= piece < TUTOR:
-            servants[piece] += 1
-        elif piece >= TUTOR:
-            tutors[min(piece - TUTOR, NEUTRAL)] += 1
-    for p in range(NUM_OWNERS):
-        if servants[p] + (S[L.SERVANTS + p] if p < n else 0) != (R[L.START_SERVANTS] if p < n else 0):
-            return SERVANTS
-        if tutors[p] + (S[L.TUTORS + p] if p < n else 0) != (R[L.START_TUTORS] if p < n else 0):
-            return TUTORS
-    if S[L.IS_OPEN + MEMPHIS] != R[L.R_MEMPHIS]:
-        return MEMPHIS_CLOSED
-    for s in range(MAX_SLOTS):
-        if S[L.FACE_DOWN + MEMPHIS * MAX_SLOTS + s] != 0:
-            return MEMPHIS_FACE_DOWN
-    for i in range(NUM_MARKETS * MAX_SLOTS):
-        if S[L.FACE_DOWN + i] != 0 and S[L.SLOTS + i] < 0:
-            return FACE_DOWN
     for m in range(NUM_MARKETS):
-        if m == S[L.RES_MARKET]:
-            for i in range(1, S[L.RES_ORDER_N]):
-                if S[L.RES_ORDER + i] > S[L.RES_ORDER + i - 1]:
+        for b in range(NUM_BIDS):
+            piece = s.occ[m, b]
+            if 0 <= piece < TUTOR:
+                servants[piece] += 1
+            elif piece >= TUTOR:
+                tutors[min(piece - TUTOR, NEUTRAL)] += 1
+    for p in range(NUM_OWNERS):
+        if servants[p] + (s.servants[p] if p < n else 0) != (r.start_servants if p < n else 0):
+            return SERVANTS
+        if tutors[p] + (s.tutors[p] if p < n else 0) != (r.start_tutors if p < n else 0):
+            return TUTORS
+    if s.is_open[MEMPHIS] != r.r_memphis:
+        return MEMPHIS_CLOSED
+    for j in range(MAX_SLOTS):
+        if s.face_down[MEMPHIS, j] != 0:
+            return MEMPHIS_FACE_DOWN
+    for m in range(NUM_MARKETS):
+        for j in range(MAX_SLOTS):
+            if s.face_down[m, j] != 0 and s.slots[m, j] < 0:
+                return FACE_DOWN
+    for m in range(NUM_MARKETS):
+        if m == s.res_market:
+            for i in range(1, s.res_order_n):
+                if s.res_order[i] > s.res_order[i - 1]:
                     return BID_ORDER
             continue
-        row = S[L.OCC + m * NUM_BIDS:L.OCC + (m + 1) * NUM_BIDS]
+        row = s.occ[m]
         pending = False
-        for i in range(S[L.PENDING_N]):
-            pending |= S[L.PENDING + i] == m
-        if m < MEMPHIS and S[L.IS_OPEN + m] == 0 and not pending and row.max() >= 0:
+        for i in range(s.pending_n):
+            pending |= s.pending[i] == m
+        if m < MEMPHIS and s.is_open[m] == 0 and not pending and row.max() >= 0:
             return PIECES_BACK
         highest = 0                                # a tutor stands below a servant's bid
         for b in range(NUM_BIDS):
@@ -162,7 +166,7 @@ def play_games(Rs, rules_of, seeds, policy_seeds, max_decisions, rows, decisions
     decision. Writes its decisions, the failure code (NOT_ENDED after `max_decisions` decisions) and its
     final scores; the check stops at the first failure, so decisions[i] is where it failed."""
     mask = np.zeros(A.NUM_ACTIONS, np.int8)
-    policy = np.zeros(L.RNG + L.RNG_WORDS, np.int64)      # a generator's words where the engine keeps them
+    policy = np.zeros(L.RNG_WORDS, np.int64)      # a generator's words, as a state begins with them
     for i in range(rows.shape[0]):
         R, S = Rs[rules_of[i]], rows[i]
         setup.new_game(R, S, seeds[i])

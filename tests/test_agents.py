@@ -336,14 +336,12 @@ def test_a_search_clone_copies_every_field_but_the_unused_tails():
     from nefertiti_env.core.engine import layout as L
 
     g = NefertitiGame(num_players=4, seed=3)
-    g.S[L.ORACLE_GIVEN:L.ORACLE_GIVEN + 2] = 1, 4             # as if an Oracle had given two gifts
-    g.S[L.ORACLE_GIVEN_N] = 2
-    copy_ = np.full(L.STATE_SIZE, -7, dtype=np.int64)
+    s = g.state
+    s.oracle_given[:2], s.oracle_given_n = (1, 4), 2            # as if an Oracle had given two gifts
+    copy_ = np.full(L.STATE_BYTES, 0xA7, dtype=np.uint8)
     evaluation.clone_into(copy_, g.S)
-    differ = {name for name, (where, _, _) in L.field_slices().items()
-              if not np.array_equal(copy_[where], g.S[where])}
-    assert differ == {"deck", "oracle_given"}
-    deck_end, given_end = L.DECK + g.S[L.DECK_LEN], L.ORACLE_GIVEN + 2
-    assert np.array_equal(copy_[L.DECK:deck_end], g.S[L.DECK:deck_end])
-    assert (copy_[deck_end:L.AFTER_DECK] == -7).all() and (copy_[given_end:L.ORACLE_GIVEN_N] == -7).all()
-    assert np.array_equal(copy_[L.ORACLE_GIVEN:given_end], g.S[L.ORACLE_GIVEN:given_end])
+    c = L.state_view(copy_)
+    assert {name for name in L.STATE_RECORD.names
+            if not np.array_equal(getattr(c, name), getattr(s, name))} == {"deck", "oracle_given"}
+    assert np.array_equal(c.deck[:s.deck_len], s.deck[:s.deck_len]) and (c.deck[s.deck_len:] == -89).all()
+    assert np.array_equal(c.oracle_given[:2], s.oracle_given[:2]) and (c.oracle_given[2:] == -89).all()

@@ -22,13 +22,14 @@ CHOICES = [(0, 0), (1, 0), (1, 1), (2, 2), (5, 5), (30, 5), (52, 1), (52, 52), (
 
 
 def words_of(seed):
-    S = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    S[L.RNG:L.RNG + L.RNG_WORDS] = rng_words(np.random.PCG64(seed).state)
+    """A state whose generator (its first bytes) is numpy's PCG64(seed)."""
+    S = np.zeros(L.STATE_BYTES, dtype=np.uint8)
+    L.state_view(S).rng[:] = rng_words(np.random.PCG64(seed).state)
     return S
 
 
 def state_of(S):
-    return rng_state(S[L.RNG:L.RNG + L.RNG_WORDS])
+    return rng_state(L.state_view(S).rng)
 
 
 def random_seeds(count, salt):
@@ -37,10 +38,10 @@ def random_seeds(count, salt):
 
 @pytest.mark.parametrize("seed", SEEDS + random_seeds(200, 1) + list(range(3, 40)))
 def test_seed_gives_numpy_pcg64_state(seed):
-    S = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    S = np.zeros(L.STATE_BYTES, dtype=np.uint8)
     rng_seed(S, seed)
     assert state_of(S) == np.random.PCG64(seed).state
-    assert np.array_equal(S[L.RNG:L.RNG + L.RNG_WORDS], words_of(seed)[L.RNG:L.RNG + L.RNG_WORDS])
+    assert np.array_equal(S, words_of(seed))
 
 
 def test_state_dict_round_trips_with_a_buffered_half():

@@ -31,7 +31,7 @@ def _play(games, max_decisions=1000):
     """play_games over [(players, memphis, characters, seed)]: final rows, decisions, codes, scores."""
     Rs = np.stack([new_game(*game).R for game in games])
     seeds = np.array([seed for *_, seed in games])
-    rows, scores = np.zeros((len(games), L.STATE_SIZE), np.int64), np.zeros((len(games), MAX_PLAYERS), np.int64)
+    rows, scores = np.zeros((len(games), L.STATE_BYTES), np.uint8), np.zeros((len(games), MAX_PLAYERS), np.int64)
     decisions, codes = np.zeros(len(games), np.int64), np.zeros(len(games), np.int64)
     policy = np.array([policy_seed(players, seed) for players, *_, seed in games])
     kernel.play_games(Rs, np.arange(len(games)), seeds, policy, max_decisions, rows, decisions, codes, scores)

@@ -162,6 +162,21 @@ def test_from_json_refuses_sums_that_would_wrap_around():
     assert any("money" in p and "within" in p for p in problems(text))
 
 
+@pytest.mark.parametrize("field, value, words", [
+    ("money", [40_000, 0, 0, 0, 0, 0], "state.money: must hold integers within -32768..32767 (the field's width)"),
+    ("seal_supply", 128, "state.seal_supply: must be an integer within -128..127 (the field's width), got 128"),
+    ("deck_pos", -40_000, "state.deck_pos: must be an integer within -32768..32767"),
+    ("points", [2**31, 0, 0, 0, 0, 0], "state.points: must hold integers within -2147483648..2147483647"),
+    ("pending", [300], "state.pending: pending: entries must be within -128..127 (the field's width)"),
+    ("placed", [[9, 12]], "state.placed: placed: entries must be within -128..127"),    # the square 9 * 13 + 12
+])
+def test_from_json_refuses_a_value_beyond_its_fields_width(field, value, words):
+    """docs/engine.md "Checks at the boundary": each field of S has a width (`layout.STATE_FIELDS`); a saved
+    value it cannot hold is refused by name, never stored cut short (wrapped around) into the state."""
+    found = problems(edited(mid_game(), lambda s: s.update({field: value})))
+    assert any(words in p for p in found), found
+
+
 def test_from_json_holds_a_characters_choices_to_its_step():
     """char_sel entries index markets, places and card kinds: checked per power and step."""
     from nefertiti_env.core.phases import PH_CHARACTER

@@ -11,7 +11,7 @@ import pytest
 from conftest import give, refresh
 from nefertiti_env import NefertitiGame, RulesetError, load_ruleset
 from nefertiti_env.core.limits import COIN, EXTRA, MAX_DECK, NO_SYMBOL, SINGLE, SYMBOL_NAMES
-from nefertiti_env.core.ruleset import DEFAULT_RULESET
+from nefertiti_env.core.ruleset import DEFAULT_RULESET, MAX_COUNT, deck_counts
 
 DEFAULT_TEXT = DEFAULT_RULESET.read_text(encoding="utf-8")
 DEFAULT = tomllib.loads(DEFAULT_TEXT)
@@ -304,13 +304,33 @@ def test_square_letters_load_as_the_one_set_of_symbol_codes():
 
 
 def test_deck_beyond_the_engines_card_places_is_an_error():
-    """docs/rules.md (introduction): the compiled engine holds a deck of at most MAX_DECK cards; a
-    ruleset whose deck is larger is refused, naming each player count it concerns."""
+    """docs/rules.md (introduction, "Where the numbers live"): the compiled engine holds a deck of at most
+    MAX_DECK (128) cards at any option set; a ruleset whose deck is larger is refused, naming each player
+    count it concerns."""
+    assert MAX_DECK == 128
     data = modified(*(setter("cards", kind, "count", 100) for kind in ("chair", "harp", "mirror")))
     reasons = dict(problems_of(data))
     assert all(f"players.{n}" in reasons for n in range(2, 6))
     assert f"larger than the engine's {MAX_DECK} card places" in reasons["players.4"]
-    load_ruleset(modified(*(setter("cards", kind, "count", 60) for kind in ("chair", "harp", "mirror"))))
+    rs = load_ruleset(modified(*(setter("cards", kind, "count", 25) for kind in ("chair", "harp", "mirror"))))
+    assert max(int(deck_counts(rs, n, True).sum()) for n in range(2, 6)) + 1 <= MAX_DECK
+    with pytest.raises(RulesetError, match=r"players\.5.*larger than the engine's 128 card places"):
+        load_ruleset(modified(setter("cards", "papyrus", "per_player", 16)))    # 5 x 16 + 50 + 1 at 5 players
+
+
+def test_a_kinds_dealt_cards_beyond_max_count_are_an_error(tmp_path):
+    """docs/rules.md §1 and "Where the numbers live": a kind's cards dealt at any option set (its `count`,
+    `per_player` times the players, the cards a player count adds) are at most MAX_COUNT (100), since the
+    engine counts a kind's cards held or discarded in a byte; the error names the file and the kind."""
+    assert MAX_COUNT == 100
+    at_most = dict(problems_of(modified(setter("cards", "papyrus", "per_player", 20))))    # 100 at 5 players
+    assert "cards.papyrus" not in at_most and "players.5" in at_most                   # (a deck too large, though)
+    reasons = dict(problems_of(modified(setter("cards", "papyrus", "per_player", 21))))
+    assert "with 5 players and Memphis the deck holds 105 of these cards, more than 100" in reasons["cards.papyrus"]
+    path = tmp_path / "many_papyrus.toml"
+    path.write_text(DEFAULT_RULESET.read_text().replace("per_player = 1,", "per_player = 21,"))
+    with pytest.raises(RulesetError, match=r"many_papyrus\.toml(.|\n)*cards\.papyrus(.|\n)*more than 100"):
+        load_ruleset(str(path))
 
 
 def _never_full(data, closing, market=0):

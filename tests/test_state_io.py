@@ -179,7 +179,7 @@ def test_state_arrays_are_views_of_the_state_array_in_every_copy():
     play_random(g, np.random.default_rng(3), steps=30)
     copies = [g, g.clone(), NefertitiGame.from_json(g.to_json())]
     for game in copies:
-        for name, shape, what in STATE_FIELDS:
+        for name, shape, what, _ in STATE_FIELDS:
             if what != "scalar":
                 assert np.shares_memory(getattr(game.state, name), game.S), name
         assert all(not np.shares_memory(other.S, game.S) for other in copies if other is not game)

@@ -108,7 +108,7 @@ def test_random_play_is_reproducible_and_ends_games():
         for i in range(4):                                             # seats and masks are the games' own
             mask = np.zeros(NUM_ACTIONS, np.int8)
             engine_step.legal_mask(venv.R, venv.rows[i], mask)
-            assert venv.seats[i] == venv.rows[i, L.ACTOR] and np.array_equal(venv.masks[i], mask)
+            assert venv.seats[i] == L.state_view(venv.rows[i]).actor and np.array_equal(venv.masks[i], mask)
         venv.step(venv.masks.argmax(axis=1))
     assert all(np.array_equal(x, y) for x, y in zip(*runs))
     assert runs[0][1].sum() >= 4          # a 4-player game takes about 170 decisions

@@ -124,7 +124,7 @@ class BatchedVecEnv(CompiledVecEnv):
         self.live: list[int] = []                                # the rows new games draw from, newest last
         self.max_snapshots = max_snapshots
         self.is_bot = np.zeros(num_envs, dtype=np.bool_)
-        self.G = np.zeros((num_envs, L.RNG + L.RNG_WORDS), dtype=np.int64)   # a bot table's generator
+        self.G = np.zeros((num_envs, L.RNG_WORDS), dtype=np.int64)   # a bot table's generator
         self.W = np.zeros((num_envs, len(Weights().array())), dtype=np.float64)
         self.samples = np.ones(num_envs, dtype=np.int64)
         self.depth = np.zeros(num_envs, dtype=np.int64)
@@ -224,7 +224,7 @@ class BatchedVecEnv(CompiledVecEnv):
                 self.snapshot[i] = self.live[self.rng.integers(len(self.live))]
             else:
                 self.W[i], self.samples[i], self.depth[i] = self.bots[name]
-                self.G[i, L.RNG:] = generator_words(int(self.rng.integers(2**63)))
+                self.G[i] = generator_words(int(self.rng.integers(2**63)))
                 self.is_bot[i] = True
 
     def _decide(self, rows: np.ndarray) -> np.ndarray:

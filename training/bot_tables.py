@@ -47,7 +47,7 @@ def generator_words(seed: int) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> None:
     """In every game i (lo <= i < hi) with active[i]: the bot of weights W[i] (samples[i], depth[i])
-    plays every seat but learner[i] until that seat decides or the game is over; G[i, L.RNG:] is the
+    plays every seat but learner[i] until that seat decides or the game is over; G[i] is the
     table's generator. A single legal action is played without drawing, as `HeuristicBot.act` does."""
     legal, mask = np.empty(A.NUM_ACTIONS, np.int64), np.empty(A.NUM_ACTIONS, np.int8)
     keys = np.empty(A.NUM_ACTIONS, np.int64)
@@ -56,11 +56,12 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
         if not active[i]:
             continue
         S = rows[i]
-        while not step.is_over(R, S) and S[L.ACTOR] != learner[i]:
+        s = L.state(S)
+        while not step.is_over(R, S) and s.actor != learner[i]:
             if step.legal_list_into(R, S, legal, mask) == 1:
                 action = legal[0]
             else:
-                action = best_action(R, S, S[L.ACTOR], G[i], W[i], samples[i], depth[i], keys, values)
+                action = best_action(R, S, s.actor, G[i], W[i], samples[i], depth[i], keys, values)
             step.apply(R, S, action)
 
 

@@ -1,9 +1,10 @@
 """NefertitiGame: the public face of the compiled engine (docs/rules.md §1-§2).
 
-The position is one int64 array, `S` (fields declared once in `engine/layout.py`), and the
-rules of this ruleset and option set another, `R` (`engine/rules.py`). Legal actions and
-apply are numba kernels over them (`engine/step.py`); this class checks inputs, keeps the
-action history and exposes the fields by name as `game.state`, the record the kernels read
+The position is one uint8 array, `S`, the bytes of a record (fields declared once in
+`engine/layout.py`), and the rules of this ruleset and option set an int64 array, `R`
+(`engine/rules.py`). Legal actions and apply are numba kernels over them (`engine/step.py`);
+this class checks inputs, keeps the action history and exposes the fields by name as
+`game.state`, the record the kernels read
 (`layout.STATE_RECORD`) over the same memory: `game.state.money[p] = 3` edits the game.
 Every chance event (shuffles, first player, dice) comes from the game's own PCG64
 generator, whose words are part of `S`, so the same seed and actions give the same game,
@@ -40,9 +41,11 @@ DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
-# The facade's most read values by offset: `S.item` costs about a tenth of a record's attribute
-_ACTOR, _PHASE, _DECK, _DECK_LEN = L.ACTOR, L.PHASE, L.DECK, L.DECK_LEN
-_VIEWS = ("_record", "_mask_bytes")    # views of the game's own arrays, made on first use: a clone remakes them
+# The facade's most read values by their byte in S (int8 fields, read signed): `.item` costs about a tenth
+# of a record's attribute
+_ACTOR, _PHASE = (L.STATE_RECORD.fields[name][1] for name in ("actor", "phase"))
+assert all(L.STATE_RECORD.fields[name][0] == np.int8 for name in ("actor", "phase"))
+_VIEWS = ("_record", "_mask_bytes", "_signed")    # views of the game's arrays, made on first use: a clone remakes them
 
 
 class IllegalActionError(ValueError):
@@ -96,7 +99,7 @@ class NefertitiGame:
         if forbidden:
             self.options["forbidden"] = forbidden
         self.R = _rules_for(rs, self.options)
-        self._views(np.zeros(W_SIZE, dtype=np.int64))
+        self._views(np.zeros(W_SIZE, dtype=np.uint8))
         self.history: list[int] = []       # every action: the referee's log (`record`)
         self.private_to: list[int] = []    # per action: the only seat that saw it, or -1 (public)
         self._mask = None
@@ -110,7 +113,7 @@ class NefertitiGame:
     def _views(self, w: np.ndarray) -> None:
         """Keep `w` (`step.decide`'s W) and its parts S and the legal actions listed (`_io`); the view of
         their int8 mask after them, `_mask_bytes`, is made on first use (most clones never ask for it)."""
-        self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK]
+        self._w, self.S, self._io = w, w[:W_LEGAL], w[W_LEGAL:W_MASK].view(np.int64)
 
     @cached_property
     def _record(self):
@@ -120,7 +123,12 @@ class NefertitiGame:
     @cached_property
     def _mask_bytes(self) -> np.ndarray:
         """The legal actions' int8 mask the kernel writes after them in W."""
-        return self._w[W_MASK:].view(np.int8)[:_NUM_ACTIONS]
+        return self._w[W_MASK:W_MASK + _NUM_ACTIONS].view(np.int8)
+
+    @cached_property
+    def _signed(self) -> np.ndarray:
+        """S's bytes as int8, where the facade reads its int8 fields by offset (`_ACTOR`, `_PHASE`)."""
+        return self.S.view(np.int8)
 
     @property
     def state(self):
@@ -139,12 +147,13 @@ class NefertitiGame:
     @property
     def phase(self) -> int:
         """The decision phase (`core/phases.py`, `PH_*`)."""
-        return self.S.item(_PHASE)
+        return self._signed.item(_PHASE)
 
     @property
     def deck(self) -> np.ndarray:
         """The dealt deck, card codes in drawing order (drawn from `state.deck_pos` on): a view of S."""
-        return self.S[_DECK:_DECK + self.S.item(_DECK_LEN)]
+        s = self._record
+        return s.deck[:s.deck_len]
 
     # -------------------------------------------------------------- accessors
     @property
@@ -186,7 +195,7 @@ class NefertitiGame:
     def current_player(self) -> int:
         """The seat that must decide now (not always the seat whose turn it is); -1 when over."""
         n = self._n
-        return -1 if (n if n >= 0 else self._count()) == 0 else self.S.item(_ACTOR)
+        return -1 if (n if n >= 0 else self._count()) == 0 else self._signed.item(_ACTOR)
 
     def is_over(self) -> bool:
         """No decision is left: the game ended (`is_terminated`) or was cut short (`is_truncated`)."""
@@ -310,6 +319,8 @@ class NefertitiGame:
         s = self._record
         if len(rolls) > L.MAX_DICE_SCRIPT:
             raise ValueError(f"at most {L.MAX_DICE_SCRIPT} dice per action, got {len(rolls)}")
+        if not all(-128 <= int(r) <= 127 for r in rolls):          # `dice_script` is int8: never cut short
+            raise ValueError(f"dice must be integers within -128..127, got {list(rolls)}")
         s.dice_script[:len(rolls)] = rolls
         s.dice_script_n, s.dice_scripted, s.dice_missing = len(rolls), 1, 0
         try:

@@ -8,7 +8,7 @@ MAX_SLOTS = 12           # card places above one market
 MAX_KINDS = 24           # card kinds in a ruleset
 MAX_TYPES = 12           # gift types in a ruleset
 MAX_CHARACTERS = 16      # character entries in a ruleset
-MAX_DECK = 256           # cards in a game's deck (gifts and the Akhenaton card)
+MAX_DECK = 128           # cards in a game's deck (gifts and the Akhenaton card); the published game deals 56 at most
 MAX_ORACLE_CARDS = 8     # bottom deck cards an Oracle may see: the observation has a row for each it knows
 # square symbols, the one definition: codes (as in `square_symbol`), letters of the ruleset files, names
 NO_SYMBOL, COIN, SINGLE, EXTRA = range(4)

@@ -597,6 +597,9 @@ def _deck_problems(kinds: list[dict], players: dict, memphis: dict, setup: dict)
             if int(counts.sum()) + 1 > MAX_DECK:
                 problems.append((f"players.{n}", f"the deck ({int(counts.sum())} gifts and the Akhenaton card) is "
                                  f"larger than the engine's {MAX_DECK} card places"))
+            problems += [(f"cards.{name}", f"with {n} players{' and Memphis' if use_memphis else ''} the deck holds "
+                          f"{int(c)} of these cards, more than {MAX_COUNT} (the engine holds a kind's cards in a byte)")
+                         for name, c in zip(draft.kind_names, counts) if c > MAX_COUNT]
             classic = int(counts[bonus == 0].sum())     # foreign gifts go to Memphis, not to markets
             if classic < need:
                 problems.append((f"players.{n}", f"the deck ({int(counts.sum())} gifts) is too small to fill "

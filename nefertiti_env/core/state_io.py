@@ -13,8 +13,9 @@ Only a state passing both is returned, so a game never plays on from an impossib
 The compiled engine does no bounds checks (numba does none, and one per index would cost the hot
 loop), so these checks are also its memory safety: every value it uses as an index (pieces, card
 codes, markets, places, bid values, the resolution's order and position, a character's step and
-choices) is held to the range the engine gives it; and every integer to |v| <= VALUE_LIMIT, so that
-the conservation sums cannot wrap around (docs/engine.md, "Checks at the boundary").
+choices) is held to the range the engine gives it; and every integer to its field's width (int8, int16,
+int32: `layout.STATE_FIELDS`), so that no value is cut short when it is stored, and the history to
+|v| <= VALUE_LIMIT (docs/engine.md, "Checks at the boundary").
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from .power_table import POWERS
 
 FORMAT = "nefertiti-state-2"     # 2: the fields of engine/layout.py (1: the Python engine's attributes)
 INT64 = np.iinfo(np.int64)
-VALUE_LIMIT = 2**31      # any saved value beyond is refused: sums of the state's ~1,000 values stay far below 2**63
+VALUE_LIMIT = 2**31      # the history's entries and a placed square's pair: any saved value beyond is refused
 OWNER_ROWS = ("money", "seals", "points", "servants", "tutors", "owned", "char_played")
 # not saved: derived from the options and the history, the generator (saved as numpy's dict), the explicit dice
 UNSAVED = ("deck_len", "decisions", "rng", "dice_script", "dice_scripted", "dice_missing")
@@ -52,7 +53,7 @@ def fields(game) -> dict:
     state (`owned`, `discarded` cut to the ruleset's kinds, `deck` to the dealt cards), a list as its
     entries (`placed` as (market, value) pairs, `res_order` a tuple), a flag as a bool, a number as an int."""
     s, kinds, out = game.state, game.rules.num_kinds, {}
-    for name, shape, what in L.STATE_FIELDS:
+    for name, shape, what, _ in L.STATE_FIELDS:
         if name in UNSAVED:
             continue
         value = getattr(s, name)
@@ -76,6 +77,9 @@ def set_list(s, name: str, values) -> None:
     room = getattr(s, name)
     if len(values) > len(room):
         raise ValueError(f"{name}: at most {len(room)} entries")
+    low, high = _width(room.dtype)
+    if not all(low <= v <= high for v in values):
+        raise ValueError(f"{name}: entries must be within {low}..{high} (the field's width)")
     room[:] = 0
     room[:len(values)] = values
     setattr(s, name + "_n", len(values))
@@ -131,9 +135,15 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and INT64.min <= v <= INT64.max
 
 
-def _is_value(v) -> bool:
-    """An integer a state field may hold (see VALUE_LIMIT)."""
-    return _is_int(v) and -VALUE_LIMIT <= v <= VALUE_LIMIT
+def _width(dtype) -> tuple[int, int]:
+    """The lowest and highest value of a field's integer type (of its entries, for an array's)."""
+    info = np.iinfo(np.dtype(dtype).base)
+    return int(info.min), int(info.max)
+
+
+def _is_value(v, low: int = -VALUE_LIMIT, high: int = VALUE_LIMIT) -> bool:
+    """An integer within low..high (by default the history's VALUE_LIMIT)."""
+    return _is_int(v) and low <= v <= high
 
 
 def _fill(game, expected: dict, state: dict) -> list[str]:
@@ -160,8 +170,9 @@ def _fill(game, expected: dict, state: dict) -> list[str]:
             else:
                 setattr(s, key, value)
         elif isinstance(want, int):
-            if not _is_value(value):
-                problems.append(f"{where}: must be an integer within +-{VALUE_LIMIT}, got {value!r}")
+            low, high = _width(L.STATE_RECORD.fields[key][0])
+            if not _is_value(value, low, high):
+                problems.append(f"{where}: must be an integer within {low}..{high} (the field's width), got {value!r}")
             else:
                 setattr(s, key, value)
         elif key == "placed":
@@ -173,11 +184,14 @@ def _fill(game, expected: dict, state: dict) -> list[str]:
                     set_list(s, key, value)
                 except ValueError as err:
                     problems.append(f"{where}: {err}")
-        elif isinstance(want, (list, tuple)):
+        elif key in ("history", "private_to"):
             if not (isinstance(value, list) and all(map(_is_value, value))):
                 problems.append(f"{where}: must be a list of integers within +-{VALUE_LIMIT}, got {value!r}")
-            elif key in ("history", "private_to"):
+            else:
                 setattr(game, key, list(value))
+        elif isinstance(want, (list, tuple)):
+            if not (isinstance(value, list) and all(map(_is_int, value))):
+                problems.append(f"{where}: must be a list of integers, got {value!r}")
             else:
                 try:
                     set_list(s, key, value)
@@ -195,8 +209,10 @@ def _fill_array(current: np.ndarray, value, where: str) -> list[str]:
         return [f"{where}: not a rectangular array of numbers"]
     if array.shape != current.shape:
         return [f"{where}: shape {array.shape}, expected {current.shape}"]
-    if array.size and (array.dtype.kind not in "iu" or not all(map(_is_value, array.ravel().tolist()))):
-        return [f"{where}: must hold integers within +-{VALUE_LIMIT}"]
+    low, high = _width(current.dtype)
+    if array.size and (array.dtype.kind not in "iu"
+                       or not all(_is_value(v, low, high) for v in array.ravel().tolist())):
+        return [f"{where}: must hold integers within {low}..{high} (the field's width)"]
     current[...] = array
     return []
 

@@ -171,8 +171,9 @@ SHOWN_CHOICES = {"exchanges made": "exchanges made", "market": "chosen market",
 HIDDEN_CHOICES = ("exchanged place",)
 
 # ---------------------------------------------------------------- the state vector of the compiled engine
-# S, then the gifts the observer has not seen per kind, then the SCALARS: every number an entry reads.
-UNSEEN = L.STATE_SIZE
+# S's fields as words (`layout.STATE_WORDS`), then the gifts the observer has not seen per kind, then the
+# SCALARS: every number an entry reads.
+UNSEEN = L.STATE_WORDS
 SCALARS_AT = UNSEEN + MAX_KINDS
 VECTOR_SIZE = SCALARS_AT + len(SCALARS)
 _TABLE_AT = SCALARS_AT + len(_TURN)
@@ -207,13 +208,26 @@ def _selection_table() -> np.ndarray:
 _SELECTED = _selection_table()
 
 
+@njit(cache=True, inline="always")
+def _words_of(values, table, vec):
+    """vec[table[1, j]] = values[table[0, j]] for each value of a width (`state_vector`)."""
+    for j in range(table.shape[1]):
+        vec[table[1, j]] = values[table[0, j]]
+
+
 @njit(cache=True)
 def state_vector(R, S, seat, vec):
-    """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S itself, the gifts
-    counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS."""
+    """Fill vec[VECTOR_SIZE] with what `seat`'s observation reads of the game (R, S): S's fields as words, the
+    gifts counted per kind among the undrawn cards but those `seat` knows from the Oracle, then the SCALARS.
+    The words keep the declaration's order, one per value (`layout.STATE_WORDS`), whatever the record's
+    widths and order: the plan's entries index them by field name (`_FIRST`), so a field's width changes
+    no observation. They are copied width by width through `layout.WORDS_OF_I8`... (index of the value in
+    S read at that width, its word): no branch per field."""
     r, s = L.rules(R), L.state(S)
-    for k in range(L.STATE_SIZE):
-        vec[k] = S[k]
+    _words_of(S.view(np.int8), L.WORDS_OF_I8, vec)
+    _words_of(S.view(np.int16), L.WORDS_OF_I16, vec)
+    _words_of(S.view(np.int32), L.WORDS_OF_I32, vec)
+    _words_of(S.view(np.int64), L.WORDS_OF_I64, vec)
     deck_pos, deck_len = s.deck_pos, s.deck_len
     oracle = s.oracle_seat == seat
     known_from = max(deck_pos, s.oracle_from)           # the Oracle player knows the cards from there on
@@ -595,10 +609,10 @@ def observe_batch(R, S_rows, seats, plan, out):
 
 def observe_rows(R: np.ndarray, S_rows: np.ndarray, seats: np.ndarray, plan: BatchPlan,
                  out: np.ndarray | None = None) -> np.ndarray:
-    """float32[N, plan.size]: `observe_batch` of N games under R (S_rows [N, STATE_SIZE], seats [N])."""
-    if S_rows.ndim != 2 or S_rows.shape[1] != L.STATE_SIZE or len(seats) != len(S_rows):
-        raise ValueError(f"S_rows must be [N, {L.STATE_SIZE}] with one seat each; got {S_rows.shape} and "
-                         f"{len(seats)} seats")
+    """float32[N, plan.size]: `observe_batch` of N games under R (S_rows [N, STATE_BYTES] uint8, seats [N])."""
+    if S_rows.ndim != 2 or S_rows.shape[1] != L.STATE_BYTES or S_rows.dtype != np.uint8 or len(seats) != len(S_rows):
+        raise ValueError(f"S_rows must be uint8 [N, {L.STATE_BYTES}] with one seat each; got {S_rows.dtype} "
+                         f"{S_rows.shape} and {len(seats)} seats")
     if len(seats) and not 0 <= seats.min() <= seats.max() < len(plan.ind_n):
         raise ValueError(f"seats must lie in 0..{len(plan.ind_n) - 1} (the plan's observers); got {seats.tolist()}")
     if out is None:

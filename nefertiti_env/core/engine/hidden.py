@@ -7,8 +7,8 @@ swapped into the bottom places stay among those places until seen drawn. `resamp
 deals the unseen places again consistently with that (a determinisation for search, on a copy
 of S); `determinize` also forgets the true order first and reseeds the dice.
 
-Random numbers come from a generator other than the game's: `G` is an int64 array holding
-PCG64 words at `layout.RNG` (`generator_array`), so rng.py's numpy-exact kernels draw from it
+Random numbers come from a generator other than the game's: `G` is an int64 array of the six
+PCG64 words a state begins with (`generator_array`), so rng.py's numpy-exact kernels draw from it
 as from a state, and a bot's stream is consumed exactly as numpy's `Generator` would.
 
 The kernels take the arrays `R`, `S` and read them as records (`layout.rules`, `layout.state`).
@@ -170,12 +170,10 @@ def _sort_cards(cards, counts) -> None:
 
 
 def generator_array(rng: np.random.Generator) -> np.ndarray:
-    """An array holding numpy generator `rng`'s PCG64 words where the kernels read a generator."""
-    G = np.zeros(L.RNG + L.RNG_WORDS, dtype=np.int64)
-    G[L.RNG:] = rng_words(rng.bit_generator.state)
-    return G
+    """An array holding numpy generator `rng`'s PCG64 words where the kernels read a generator: its first six."""
+    return rng_words(rng.bit_generator.state)
 
 
 def generator_state(G: np.ndarray) -> dict:
     """The numpy `bit_generator.state` held by a generator array (to write back into the Generator)."""
-    return rng_state(G[L.RNG:])
+    return rng_state(G)

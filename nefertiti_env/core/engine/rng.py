@@ -7,8 +7,9 @@ integers for `integers` and `choice`, the masked rejection of `random_interval` 
 and SeedSequence hashing for seeding. The generator is the six words of numpy's
 `bit_generator.state` in the state's `rng` field, read by name as a `GENERATOR` record (state high
 and low 64 bits, increment high and low, has_uint32, uinteger), so a game's state carries its own
-stream (clone = copy). The public kernels take an int64 array holding the words where a state holds
-them: a game's state, or a bot's generator array of the state's first `rng` words (`hidden.generator_array`).
+stream (clone = copy). The public kernels take an array that begins with the words, as a state does (its
+`rng` field is the record's first, at byte 0): a game's state, or a bot's generator array of the six
+int64 words alone (`hidden.generator_array`).
 
 numba has no uint128: 128-bit values are (high, low) uint64 pairs. All arithmetic stays in uint64
 (uint64 mixed with int64 would give float64), so the record's words are uint64: the same bits.
@@ -36,7 +37,7 @@ _POOL = 4
 
 GENERATOR = np.dtype((np.record, [("state_hi", _U64), ("state_lo", _U64), ("inc_hi", _U64), ("inc_lo", _U64),
                                   ("has_uint32", _U64), ("uinteger", _U64)]))
-assert GENERATOR.itemsize == 8 * L.RNG_WORDS
+assert GENERATOR.itemsize == 8 * L.RNG_WORDS and L.STATE_RECORD.fields["rng"][1] == 0
 
 
 # ---------------------------------------------------------------- 128-bit arithmetic
@@ -63,8 +64,9 @@ def _step(s_hi, s_lo, i_hi, i_lo):
 # ---------------------------------------------------------------- the bit generator
 @kernel
 def generator(S):
-    """The generator words of `S` (a state, or a generator array) as a `GENERATOR` record: the same memory."""
-    return as_record(S[L.RNG:], GENERATOR)
+    """The generator words of `S` (a state, or a generator array: both begin with them) as a `GENERATOR`
+    record: the same memory."""
+    return as_record(S, GENERATOR)
 
 
 @kernel
@@ -262,7 +264,7 @@ def rng_seed(S, seed):
 
 # ---------------------------------------------------------------- Python helpers (the facade)
 def rng_words(state: dict) -> np.ndarray:
-    """numpy's PCG64 `bit_generator.state` dict -> the six int64 words of S."""
+    """numpy's PCG64 `bit_generator.state` dict -> the six words of S's `rng` as int64 (a generator array)."""
     if state.get("bit_generator") != "PCG64":
         raise ValueError(f"expected a PCG64 generator state, got {state.get('bit_generator')!r}")
     s, inc = int(state["state"]["state"]), int(state["state"]["inc"])
@@ -273,7 +275,7 @@ def rng_words(state: dict) -> np.ndarray:
 
 
 def rng_state(words: np.ndarray) -> dict:
-    """The six int64 words of S -> numpy's PCG64 `bit_generator.state` dict."""
+    """The six words of S's `rng` (or a generator array's) -> numpy's PCG64 `bit_generator.state` dict."""
     g = np.ascontiguousarray(words, dtype=np.int64).view(GENERATOR)[0]
     return {"bit_generator": "PCG64",
             "state": {"state": int(g.state_hi) << 64 | int(g.state_lo), "inc": int(g.inc_hi) << 64 | int(g.inc_lo)},

@@ -139,16 +139,17 @@ def legal_list_into(R, S, out, mask) -> int:
 
 
 LIST, NEW_GAME = -1, -2     # what `decide` does when its action is one of these
-# `decide`'s one array W: the state S, its legal actions listed, then their mask as int8 bytes
-W_LEGAL = L.STATE_SIZE
-W_MASK = W_LEGAL + A.NUM_ACTIONS
-W_SIZE = W_MASK + -(-A.NUM_ACTIONS // 8)
+# `decide`'s one uint8 array W: the state S's bytes, its legal actions listed as int64 (at a multiple of 8:
+# STATE_BYTES is one), then their mask as int8 bytes
+W_LEGAL = L.STATE_BYTES
+W_MASK = W_LEGAL + 8 * A.NUM_ACTIONS
+W_SIZE = W_MASK + 8 * -(-A.NUM_ACTIONS // 8)
 
 
 @njit(cache=True)
 def decide(R, W, action, known) -> int:
     """One decision for the Python facade in one call: check that `action` is legal (else return -1,
-    the state unchanged), apply it, and list the next legal actions. `W` (W_SIZE) is the game's
+    the state unchanged), apply it, and list the next legal actions. `W` (W_SIZE bytes) is the game's
     state `S`, then room for its legal actions listed and for their int8 mask, which the facade
     copies as `legal_action_mask` (one array: each array argument costs the call an unboxing). `legal[:known]` and the mask already hold the legal actions of S when `known` >= 0 (the
     previous call's output), so they are computed once per decision. Returns their number, or
@@ -159,8 +160,8 @@ def decide(R, W, action, known) -> int:
     It lists them with the inlined `legal_list_into`: a kernel of its own would be one more library
     that emits the whole legal-move tree again (about 1 s of the first run). R and W are borrowed (`borrow`)."""
     R, W = borrow(R), borrow(W)
-    S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK]
-    scratch = W[W_MASK:].view(np.int8)[:A.NUM_ACTIONS]
+    S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK].view(np.int64)
+    scratch = W[W_MASK:W_MASK + A.NUM_ACTIONS].view(np.int8)
     seat = -1
     if action == NEW_GAME:
         new_game(R, S, known)
