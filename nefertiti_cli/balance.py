@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from nefertiti_env.configs import resolve
+
 from . import add_cluster_option, add_run_folder_options, cluster_failed, fail, stopped
-from .configs import resolve
 
 EXAMPLE = """examples:
   nefertiti balance --config balance --workers 2

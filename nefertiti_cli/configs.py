@@ -1,14 +1,16 @@
 """`nefertiti configs`: the run configs packaged with the project, and their JSON Schemas.
 
 `--config NAME` of `nefertiti train` and `nefertiti balance` finds a packaged config by its
-name, so a wheel install runs them from any folder; a path to a file still works.
+name (`nefertiti_env.configs.resolve`), so a wheel install runs them from any folder; a path to a
+file still works.
 """
 from __future__ import annotations
 
 import argparse
 import json
-from importlib.resources import files
 from pathlib import Path
+
+from nefertiti_env.configs import packaged
 
 from .extras import require
 
@@ -17,26 +19,6 @@ EXAMPLE = """examples:
   nefertiti configs                       # name and purpose of each packaged config
   nefertiti configs --schema train        # JSON Schema of training configs (editor completion, checks)
   nefertiti train --config quickstart     # run a packaged config by name"""
-
-
-def packaged() -> dict[str, Path]:
-    """Name -> file of every packaged YAML config."""
-    folder = files("nefertiti_env.configs")
-    return {p.name.removesuffix(".yaml"): Path(str(p)) for p in sorted(folder.iterdir(), key=lambda p: p.name)
-            if p.name.endswith(".yaml")}
-
-
-def resolve(config: str) -> Path:
-    """The file `config` names: an existing path, else a packaged config ("quickstart",
-    "configs/quickstart.yaml"); FileNotFoundError listing the packaged names otherwise."""
-    path = Path(config)
-    if path.is_file():
-        return path
-    known = packaged()
-    name = path.name.removesuffix(".yaml")
-    if str(path.parent) in (".", "configs") and name in known:
-        return known[name]
-    raise FileNotFoundError(f"config file not found: {config} (packaged configs: {', '.join(known)})")
 
 
 def description(path: Path) -> str:

@@ -64,7 +64,7 @@ def run(args) -> int:
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.training.config import ConfigError, config_from_dict, load_config
 
-    from .configs import resolve
+    from nefertiti_env.configs import resolve
 
     out = None
     try:

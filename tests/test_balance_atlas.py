@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from nefertiti_cli import main
-from nefertiti_cli.configs import resolve
+from nefertiti_env.configs import resolve
 from nefertiti_env import load_ruleset
 from nefertiti_env.balance import atlas, atlas_report, config, runner, tables
 from nefertiti_env.balance.atlas_findings import Answer, Question

@@ -141,7 +141,7 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
 
     from nefertiti_env.balance import atlas
     from nefertiti_env.balance.config import load
-    from nefertiti_cli.configs import packaged, resolve
+    from nefertiti_env.configs import packaged, resolve
     from nefertiti_env.training.config import config_from_dict
 
     configs = packaged()

@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     meta, _ = policy_file.read(model_file(start))
     observation = version_of_size(meta["obs_size"])
     clock = time.perf_counter()
-    games, lineups = [], [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
+    lineups = [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
+    games = []
     for t, (table, seats) in enumerate(zip(tables, lineups)):
         options = {k: v for k, v in table.items() if k != "num_players"}
         games.append(value_games(seats, options, args.games, args.seed + t * args.games, args.share, observation,
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _config_tables(config: str, parser):
     """The tables of the training config `config` (a packaged name or a path), or a usage error naming it."""
-    from nefertiti_cli.configs import resolve
+    from nefertiti_env.configs import resolve
 
     from .config import ConfigError, load_config
     try:
