@@ -76,21 +76,6 @@ def test_state_vector_counts_only_the_cards_the_observer_has_not_seen():
                               minlength=g.rules.num_kinds)
         expected = undrawn - np.bincount(gifts, minlength=g.rules.num_kinds) if seat == g.state.oracle_seat else undrawn
         assert np.array_equal(unseen, expected) and (seat != g.state.oracle_seat or gifts.size)
-        assert_words_are_the_fields(vec, g.state)
-
-
-def assert_words_are_the_fields(vec, state):
-    """The state's words of `state_vector` hold every field's values, and each list's count after it, in the
-    declaration's order (`layout.field_slices`), whatever the field's width in the record."""
-    namespace = {}
-    L._declare(L.STATE_FIELDS, namespace)
-    for name, (where, shape, what) in L.field_slices().items():
-        values = np.asarray(getattr(state, name)).astype(np.int64).ravel()
-        if name == "rng":                                  # the generator's uint64 words, read as int64
-            values = np.asarray(getattr(state, name)).view(np.int64)
-        assert np.array_equal(vec[where], values), name
-        if what == "list":
-            assert vec[namespace[name.upper() + "_N"]] == getattr(state, name + "_n"), name
 
 
 def test_batch_rejects_seats_outside_the_plan():
