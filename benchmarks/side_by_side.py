@@ -3,7 +3,9 @@
 Random play is timed again as the engine alone walking a batch's rows (`random_play`'s kernel, no
 observation): one decision in each of 1,024 and of 8,192 games in turn, every row's state coming back
 through the memory hierarchy, against one game playing on in the cache; their ratio is what a batch's
-states cost for leaving the cache (docs/engine.md "Natural widths").
+states cost for leaving the cache (docs/engine.md "Natural widths"). A shared machine's load moves either
+rate by more than that cost, so the ratio is taken window by window, each batch's window between two of
+the one game, and reported as the median and quartiles of 30 windows.
 
 An engine change must keep its speed, and a busy machine's load drifts more than the change moves it,
 so the code before and after run alternately, each in a fresh process importing its own checkout
@@ -67,18 +69,33 @@ def play_rate(seconds, decisions=500):
         n += 64 * decisions
     return n / (time.process_time() - t0)
 
-def rows_rate(games, decisions, seconds):
+def rows_window(games, decisions):
+    """A function timing n calls of the kernel over `games` rows, `decisions` each: seconds a decision."""
     from nefertiti_env import vector
     venv = NefertitiVectorEnv(games, 4, seed=0, observation="v0")
     venv.reset()
     random_play(venv, 100, 1)                                       # games at every stage, not all new
     args = (venv.R, venv.batch, venv.plan, np.full(games, decisions, np.int64), venv._all,
             vector.Advance(vector.PLAY, False, 1.0, venv.seed), 0, games)
-    n, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
-        vector._advance_rows(*args)
-        n += games * decisions
-    return n / (time.process_time() - t0)
+    vector._advance_rows(*args)
+
+    def window(n):
+        t0 = time.process_time()
+        for _ in range(n):
+            vector._advance_rows(*args)
+        return (time.process_time() - t0) / (n * games * decisions)
+    return window
+
+def rows_ratios(windows=30):
+    """One game in the cache (decisions per CPU s, median) and each batch's x slower (quartiles)."""
+    cache, batches = rows_window(1, 20000), {"1024": (rows_window(1024, 1), 200), "8192": (rows_window(8192, 1), 25)}
+    alone, ratios = [], {games: [] for games in batches}
+    for _ in range(windows):
+        for games, (window, calls) in batches.items():
+            before, t, after = cache(10), window(calls), cache(10)
+            alone += [before, after]
+            ratios[games].append(2 * t / (before + after))
+    return {"in cache": 1 / np.median(alone), **{g: np.percentile(r, [25, 50, 75]).tolist() for g, r in ratios.items()}}
 
 def bot_times():
     rng = np.random.default_rng(1)
@@ -101,8 +118,7 @@ def bot_times():
     return out
 
 step_rate(0.5)
-rows = {"in cache": rows_rate(1, 20000, 2.0), **{str(n): rows_rate(n, 1, 2.0) for n in (1024, 8192)}}
-print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "rows": rows, "bots": bot_times()}))
+print(json.dumps({"step": step_rate(3.0), "random_play": play_rate(3.0), "rows": rows_ratios(), "bots": bot_times()}))
 '''
 
 
@@ -123,8 +139,8 @@ def main() -> None:
         for name, checkout in (("before", args.before), ("after", args.after)):
             m = measure(checkout)
             bots = "; ".join(f"{spec} {ms:.3f} ms (checksum {check})" for spec, (ms, check) in m["bots"].items())
-            rows = ", ".join(f"{games} {rate:,.0f}/s ({m['rows']['in cache'] / rate:.2f}x)"
-                             for games, rate in m["rows"].items() if games != "in cache")
+            rows = ", ".join(f"{games} games {q[1]:.2f}x slower [{q[0]:.2f}, {q[2]:.2f}]"
+                             for games, q in m["rows"].items() if games != "in cache")
             print(f"round {round_ + 1} {name:>6}: step {m['step']:,.0f}/s, random_play {m['random_play']:,.0f}/s; "
                   f"one decision a row: in cache {m['rows']['in cache']:,.0f}/s, {rows}; {bots}", flush=True)
 

@@ -25,7 +25,7 @@ from .core import actions as A
 from .core.engine import layout as L
 from .core.engine import setup as engine_setup
 from .core.engine import step
-from .core.engine.entry import borrow, first_call_notice, kernel, njit
+from .core.engine.entry import borrow, first_call_notice, kernel, njit, prefetch
 from .core.game import DEFAULT_MAX_DECISIONS, IllegalActionError, NefertitiGame
 from .encoding import observation_version
 from .encoding.observation import observe_batch
@@ -170,6 +170,13 @@ class Advance(NamedTuple):
     seed: int
 
 
+@njit(cache=True, inline="always")
+def _prefetch_row(S):
+    """Ask for every cache line of the state S: the next row, while this one decides."""
+    for at in range(0, S.shape[0], 64):
+        prefetch(S, at)
+
+
 @njit(cache=True, nogil=True)
 def _advance_rows(R, batch, plan, actions, active, how, lo, hi):
     """In every game i (lo <= i < hi) of the Batch with active[i]: apply actions[i] (mode APPLY; DEAL: deal
@@ -192,6 +199,8 @@ def _advance_rows(R, batch, plan, actions, active, how, lo, hi):
         if not active[i]:
             continue
         S = rows[i]
+        if i + 1 < hi:
+            _prefetch_row(rows[i + 1])
         if mode == PLAY:
             for _ in range(actions[i]):
                 step.apply(R, S, _random_move(R, S, words, batch.streams, i))

@@ -1,6 +1,7 @@
 """How kernels are compiled: `njit` for every kernel (numba's, with a cache that is never stale), `kernel`
 for those only kernels call, `typed_entry` for hot calls from Python, `borrow` for the arrays a kernel
-Python calls hands down, `as_record` for an array read as a record (`layout.state`), `compile_notice`
+Python calls hands down, `as_record` for an array read as a record (`layout.state`), `prefetch` to ask for a batch's next row
+ahead of its use, `compile_notice`
 and `first_call_notice` to say so when a first run compiles.
 Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function (or array), so the same
 engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
@@ -14,6 +15,8 @@ from contextlib import contextmanager, nullcontext
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.types import unliteral
@@ -167,6 +170,36 @@ def _as_record_in_python(array, dtype):
         _PYTHON_RECORDS[dtype] = python_record(dtype)
     return array[:dtype.itemsize // array.itemsize].view(_PYTHON_RECORDS[dtype])[0]
 
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """A hint that the cache line holding byte `index` of `array`'s data is wanted soon (LLVM's prefetch:
+    a read, kept in every cache level). A batch's kernels walk their rows in turn, one decision each, and
+    a row of 8,192 is no longer in the cache when its turn comes: asking for the next row's lines while
+    deciding in this one hides that wait (docs/engine.md "Natural widths"). A hint, never a load: it
+    cannot fault, even past the array's end, and changes no value."""
+    if not isinstance(array, nbtypes.Array) or not isinstance(index, nbtypes.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        byte = ir.IntType(8).as_pointer()
+        at = builder.gep(builder.bitcast(view.data, byte), [args[1]])
+        word = ir.IntType(32)
+        hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]),
+                                              "llvm.prefetch.p0")
+        builder.call(hint, [at, word(0), word(3), word(1)])       # read, keep in every level, data
+        return context.get_dummy_value()
+
+    return nbtypes.none(array, index), codegen
+
+
+def _prefetch_in_python(array, index):
+    """`prefetch` as plain Python: a hint with nothing to hint to."""
+
+
+prefetch = _prefetch_in_python if PLAIN_PYTHON else _prefetch
 
 _PYTHON_RECORDS: dict = {}      # a record dtype -> its Python type
 
