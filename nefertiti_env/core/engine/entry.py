@@ -16,7 +16,6 @@ from contextlib import contextmanager, nullcontext
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils
 from numba.core import types as nbtypes
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.types import unliteral
@@ -187,8 +186,8 @@ def _prefetch(typingctx, array, index):
         byte = ir.IntType(8).as_pointer()
         at = builder.gep(builder.bitcast(view.data, byte), [args[1]])
         word = ir.IntType(32)
-        hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]),
-                                              "llvm.prefetch.p0")
+        hint = (builder.module.globals.get("llvm.prefetch.p0")
+                or ir.Function(builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]), "llvm.prefetch.p0"))
         builder.call(hint, [at, word(0), word(3), word(1)])       # read, keep in every level, data
         return context.get_dummy_value()
 
