@@ -68,6 +68,20 @@ def test_the_fit_keeps_the_actor_and_learns_the_outcome():
     assert mine["mlp_extractor.value_net.0.weight"].shape == (16, V2_SIZE)
 
 
+def test_the_fit_stops_after_patience_epochs_without_a_lower_held_out_error():
+    """Outcomes that are noise: the critic soon fits the training rows' noise, the held-out error stops
+    falling, and the fit ends `patience` epochs after its lowest, keeping that epoch."""
+    rng = np.random.default_rng(0)
+    games = [(rng.random((20, V2_SIZE), dtype=np.float32), rng.choice([-1.0, 1.0], 20).astype(np.float32))
+             for _ in range(20)]
+    _, _, log = fit_value(str(CHAMPION_FILE), [games], [64], epochs=40, learning_rate=3e-2, batch_size=8, seed=0,
+                          patience=2)
+    errors = log["held_out_error"]
+    assert len(errors) < 40
+    assert log["kept_epoch"] == len(errors) - 2
+    assert min(errors[-2:]) >= min(errors[:-2])
+
+
 def test_the_command_writes_a_model_the_search_uses_at_its_leaves(tmp_path):
     out = tmp_path / "fit"
     assert main(["--lineup", "random", "--players", "3", "--games", "4", "--epochs", "2", "--workers", "1",
@@ -100,6 +114,7 @@ def test_the_command_fits_one_critic_over_a_training_configs_tables(tmp_path):
                  "--out", str(out), "--quiet"]) == 0
     log = json.loads((out / "value_fit.json").read_text())
     assert [t["num_players"] for t in log["settings"]["tables"]] == [2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5]
+    assert not {"players", "setup", "memphis", "characters"} & set(log["settings"])     # the one table's options
     assert log["held_out_rows"] > 0
 
 

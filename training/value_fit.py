@@ -16,7 +16,8 @@ seat. The policy's actor is copied bit for bit, so the policy alone plays exactl
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`, `--workers` or `--ray`),
 one job per game, results in order, so the data is the same on any number of workers. The last tenth of
-each table's games is held out; the epoch with the lowest held-out error is kept (`value_fit.json` logs each).
+each table's games is held out; the epoch with the lowest held-out error is kept, and the fit stops after
+`--patience` epochs without a lower one (`value_fit.json` logs each epoch's error).
 With `--tables` one critic is fitted to the games of every table of a training config: the observation (v2)
 tells the critic the table, as it tells the policy.
 """
@@ -82,10 +83,11 @@ def value_games(lineup: list[str], options: dict, games: int, seed: int, share: 
 
 
 def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], widths: list[int], epochs: int = 12,
-              learning_rate: float = 1e-3, batch_size: int = 512, seed: int = 0):
+              learning_rate: float = 1e-3, batch_size: int = 512, seed: int = 0, patience: int | None = None):
     """The policy at `start` with a fresh critic of `widths` fitted by squared error to the outcomes of the games
     of `tables` (each table's games in order) but the last HOLDOUT of each table's; the epoch with the lowest
-    held-out error is kept. Returns (policy, meta, log: per epoch the held-out error, and the error of the
+    held-out error is kept, and the fit stops after `patience` epochs in a row without a lower one (a critic
+    fitted to a million rows of outcomes overfits after a few passes, so later epochs only cost). Returns (policy, meta, log: per epoch the held-out error, and the error of the
     training rows' mean outcome as a yardstick)."""
     import torch
 
@@ -114,7 +116,7 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
 
     log = {"rows": len(y), "held_out_rows": len(y_test),
            "constant_error": float(((y_test - y.mean()) ** 2).mean()), "held_out_error": []}
-    best, kept = float("inf"), None
+    best, kept, waited = float("inf"), None, 0
     for _ in range(epochs):
         order = torch.randperm(len(y), generator=generator)
         for begin in range(0, len(y), batch_size):
@@ -127,7 +129,11 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
             error = float(((value(x_test) - y_test) ** 2).mean())
         log["held_out_error"].append(round(error, 5))
         if error < best:
-            best, kept = error, {k: v.clone() for k, v in policy.state_dict().items()}
+            best, kept, waited = error, {k: v.clone() for k, v in policy.state_dict().items()}, 0
+        else:
+            waited += 1
+            if patience is not None and waited >= patience:
+                break
     policy.load_state_dict(kept)
     policy.set_training_mode(False)
     log["kept_epoch"] = int(np.argmin(log["held_out_error"])) + 1
@@ -151,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--share", type=float, default=0.5, help="share of the decisions whose positions are "
                         "kept, every seat's (default 0.5)")
     parser.add_argument("--widths", default="64", help="the critic's hidden layers, comma-separated (default 64)")
-    parser.add_argument("--epochs", type=int, default=12, help="passes over the rows (default 12)")
+    parser.add_argument("--epochs", type=int, default=12, help="passes over the rows, at most (default 12)")
+    parser.add_argument("--patience", type=int, default=3, help="stop after this many epochs in a row without a "
+                        "lower held-out error (default 3)")
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--seed", type=int, default=900_000, help="game i has seed SEED + i (default 900000)")
@@ -175,9 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         tables = [dict(num_players=args.players, setup=args.setup, memphis=args.memphis or None,
                        characters=args.characters)]
     if (len(lineup) > 1 and (args.tables or len(lineup) != args.players)) or args.games < 2 \
-            or not 0 < args.share <= 1 or min(widths) < 1:
-        parser.error("give one bot or one per seat (at one table only), --games >= 2, --share in (0, 1] and positive "
-                     "--widths")
+            or not 0 < args.share <= 1 or min(widths) < 1 or args.patience < 1:
+        parser.error("give one bot or one per seat (at one table only), --games >= 2, --share in (0, 1], positive "
+                     "--widths and --patience >= 1")
     meta, _ = policy_file.read(model_file(start))
     observation = version_of_size(meta["obs_size"])
     clock = time.perf_counter()
@@ -188,11 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         games.append(value_games(seats, options, args.games, args.seed + t * args.games, args.share, observation,
                                  args.workers, args.ray, progress=not args.quiet))
     play_seconds = time.perf_counter() - clock
-    policy, meta, log = fit_value(start, games, widths, args.epochs, args.learning_rate, args.batch_size, args.seed)
+    policy, meta, log = fit_value(start, games, widths, args.epochs, args.learning_rate, args.batch_size, args.seed,
+                                   args.patience)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     policy_file.save(out / "value.pt", policy, **meta)
-    log = {"settings": {**vars(args), "start": start, "tables": tables, "lineups": lineups}, "play_seconds": round(play_seconds, 1),
+    table_options = ("players", "setup", "memphis", "characters") if args.tables else ()    # --tables replaces them
+    settings = {k: v for k, v in vars(args).items() if k not in table_options}
+    log = {"settings": {**settings, "start": start, "tables": tables, "lineups": lineups}, "play_seconds": round(play_seconds, 1),
            "fit_seconds": round(time.perf_counter() - clock - play_seconds, 1), **log}
     (out / "value_fit.json").write_text(json.dumps(log, indent=1))
     print(f"held-out squared error {min(log['held_out_error']):.4f} (the mean outcome: {log['constant_error']:.4f}) "
