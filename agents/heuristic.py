@@ -80,7 +80,7 @@ class HeuristicBot(Agent):
 
     def power_choice(self, game, seat: int) -> int:
         """The choice the bot makes inside a character's power when it values playing it."""
-        return int(best_choice_kernel(game.R, game.S, seat, self.power_depth, self._w))
+        return int(_best_choice(game.R, game.S, seat, self.power_depth, self._w, scratch(levels(self.power_depth))))
 
     def generator(self) -> np.ndarray:
         """The generator array the kernels draw from, current; drawing from it advances `rng`."""
@@ -217,14 +217,9 @@ def best_choice(R, S, seat, depth, w, X, level):
 
 
 @njit(cache=True)
-def best_choice_kernel(R, S, seat, depth, w) -> int:
-    """`best_choice` with its own work space (`HeuristicBot.power_choice`)."""
-    return _best_choice(R, S, seat, depth, w, scratch(levels(depth)))
-
-
-@njit(cache=True)
 def _best_choice(R, S, seat, depth, w, X) -> int:
-    """`best_choice` on borrowed arrays (the caller holds them)."""
+    """`best_choice` on borrowed arrays (the caller holds them, the work space X `scratch(levels(depth))`):
+    `HeuristicBot.power_choice`."""
     return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)[0]
 
 
