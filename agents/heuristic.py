@@ -136,7 +136,7 @@ def action_value(R, base, action, seat, G, w, samples, near, X, level) -> float:
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
         clone_into(g, base)
-        hidden.determinize_in(R, g, seat, G, X.hidden_work)
+        hidden.determinize(R, g, seat, G, X.hidden_work)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
         value += _value(R, g, seat, w, near, base, X)
@@ -293,7 +293,7 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     order = X.legals[1][perm]
     base = X.states[0]
     clone_into(base, S)
-    hidden.determinize_in(R, base, seat, G, X.hidden_work)
+    hidden.determinize(R, base, seat, G, X.hidden_work)
     s = L.state(S)
     if s.phase == PH_CHARACTER:
         for i in range(n):

@@ -362,7 +362,7 @@ def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> in
         x = nodes[x, SIBLING]
     for _ in range(iterations):
         clone_into(g, S)
-        hidden.determinize_in(R, g, seat, G, X.hidden_work)
+        hidden.determinize(R, g, seat, G, X.hidden_work)
         node, depth, n = 0, 0, k
         x = nodes[0, CHILD]
         for i in range(k):

@@ -235,7 +235,7 @@ class NefertitiGame:
         The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
         self._check_seat(seat)
         G = hidden.generator_array(rng)
-        hidden.resample_hidden(self.R, self.S, seat, G)
+        hidden.resample_hidden(self.R, self.S, seat, G, hidden.work())
         rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
 
