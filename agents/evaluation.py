@@ -76,7 +76,7 @@ POSITION = np.dtype((np.record, np.dtype([
 # The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
 # callers, and compiled without reference counting (they neither allocate nor keep an array), since
 # numba passes every array to a call field by field and counts a reference in and out of it: each
-# call of `card_gain` cost three times its inlined body (docs/bots.md, "Compiled bots").
+# call of `card_gain` cost more than its inlined body (docs/bots.md, "Compiled bots").
 hot = njit(cache=True, forceinline=True, _nrt=False)
 
 
