@@ -176,8 +176,8 @@ def _prefetch(typingctx, array, index):
     """A hint that the cache line holding byte `index` of `array`'s data is wanted soon (LLVM's prefetch:
     a read, kept in every cache level). A batch's kernels walk their rows in turn, one decision each, and
     a row of 8,192 is no longer in the cache when its turn comes: asking for the next row's lines while
-    deciding in this one hides that wait (docs/engine.md "Natural widths"). A hint, never a load: it
-    cannot fault, even past the array's end, and changes no value."""
+    deciding in this one hides that wait (docs/engine.md "The next row, asked for ahead"). A hint, never a
+    load: it cannot fault, even past the array's end, and changes no value."""
     if not isinstance(array, nbtypes.Array) or not isinstance(index, nbtypes.Integer):
         return None
 
