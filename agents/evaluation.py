@@ -76,7 +76,7 @@ POSITION = np.dtype((np.record, np.dtype([
 # The small kernels of a valuation, called in its innermost loops: inlined by LLVM into their
 # callers, and compiled without reference counting (they neither allocate nor keep an array), since
 # numba passes every array to a call field by field and counts a reference in and out of it: each
-# call of `card_gain` cost three times its inlined body (docs/bots.md, "Compiled bots").
+# call of `card_gain` cost more than its inlined body (docs/bots.md, "Compiled bots").
 hot = njit(cache=True, forceinline=True, _nrt=False)
 
 
@@ -696,14 +696,9 @@ def quick_action(R, S, G, X) -> int:
 
 
 @njit(cache=True)
-def settle_kernel(R, S, G) -> None:
-    """Play the decisions after a turn action (market resolutions) with `quick_action`."""
-    settle_in(R, S, G, scratch(0))
-
-
-@njit(cache=True)
 def settle_in(R, S, G, X) -> None:
-    """`settle_kernel` with the work space X (`scratch`)."""
+    """Play the decisions after a turn action (market resolutions) with `quick_action`, in the work space X
+    (`scratch`)."""
     R, S, G, X = borrow(R), borrow(S), borrow(G), borrowed(X)
     s = L.state(S)
     while not step.is_over(R, S) and s.phase not in SERVANT_PHASES:
@@ -715,6 +710,6 @@ def settle(game, rng: np.random.Generator) -> None:
     """Play a NefertitiGame's market resolutions to their end with `quick_action` (no history
     kept), drawing from numpy generator `rng`."""
     G = hidden.generator_array(rng)
-    settle_kernel(game.R, game.S, G)
+    settle_in(game.R, game.S, G, scratch(0))
     rng.bit_generator.state = hidden.generator_state(G)
     game.board_changed()

@@ -80,7 +80,7 @@ class HeuristicBot(Agent):
 
     def power_choice(self, game, seat: int) -> int:
         """The choice the bot makes inside a character's power when it values playing it."""
-        return int(best_choice_kernel(game.R, game.S, seat, self.power_depth, self._w))
+        return int(_best_choice(game.R, game.S, seat, self.power_depth, self._w, scratch(levels(self.power_depth))))
 
     def generator(self) -> np.ndarray:
         """The generator array the kernels draw from, current; drawing from it advances `rng`."""
@@ -136,7 +136,7 @@ def action_value(R, base, action, seat, G, w, samples, near, X, level) -> float:
         return value
     for _ in range(samples - 1):                   # chance happened: average over other draws
         clone_into(g, base)
-        hidden.determinize_in(R, g, seat, G, X.hidden_work)
+        hidden.determinize(R, g, seat, G, X.hidden_work)
         step.apply(R, g, action)
         settle_in(R, g, G, X)
         value += _value(R, g, seat, w, near, base, X)
@@ -217,14 +217,9 @@ def best_choice(R, S, seat, depth, w, X, level):
 
 
 @njit(cache=True)
-def best_choice_kernel(R, S, seat, depth, w) -> int:
-    """`best_choice` with its own work space (`HeuristicBot.power_choice`)."""
-    return _best_choice(R, S, seat, depth, w, scratch(levels(depth)))
-
-
-@njit(cache=True)
 def _best_choice(R, S, seat, depth, w, X) -> int:
-    """`best_choice` on borrowed arrays (the caller holds them)."""
+    """`best_choice` on borrowed arrays (the caller holds them, the work space X `scratch(levels(depth))`):
+    `HeuristicBot.power_choice`."""
     return best_choice(borrow(R), borrow(S), seat, depth, borrow(w), borrowed(X), 1)[0]
 
 
@@ -298,7 +293,7 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     order = X.legals[1][perm]
     base = X.states[0]
     clone_into(base, S)
-    hidden.determinize_in(R, base, seat, G, X.hidden_work)
+    hidden.determinize(R, base, seat, G, X.hidden_work)
     s = L.state(S)
     if s.phase == PH_CHARACTER:
         for i in range(n):

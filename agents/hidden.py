@@ -21,7 +21,7 @@ def determinize(game, seat: int, rng: np.random.Generator):
     """A clone of `game` with what `seat` cannot know (deck order, future dice) re-sampled from `rng`."""
     g = game.clone()
     G = hidden.generator_array(rng)
-    hidden.determinize(g.R, g.S, seat, G)
+    hidden.determinize(g.R, g.S, seat, G, hidden.work())
     rng.bit_generator.state = hidden.generator_state(G)
     g.history[:] = g.history_for(seat)          # other seats' private choices are not the seat's to know
     g.board_changed()

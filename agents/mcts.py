@@ -290,7 +290,7 @@ def rollout(R, g, G, w, rollout_turns, temperature, X, rewards) -> None:
     """Every seat's reward into `rewards` after playing `rollout_turns` turn decisions at random and
     the market resolutions with `quick_action` (g is played on; X is its work space, `scratch(0)`).
     Two kernels, the play and the valuation: compiled into one, the valuation's inlined code slowed
-    the play's loop by a fifth (docs/results.md, "Named bot regions")."""
+    the play's loop (docs/results.md, "Named bot regions")."""
     play_out(R, g, G, rollout_turns, X)
     rewards_into(R, g, w, temperature, X.position[0], rewards)
 
@@ -362,7 +362,7 @@ def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> in
         x = nodes[x, SIBLING]
     for _ in range(iterations):
         clone_into(g, S)
-        hidden.determinize_in(R, g, seat, G, X.hidden_work)
+        hidden.determinize(R, g, seat, G, X.hidden_work)
         node, depth, n = 0, 0, k
         x = nodes[0, CHILD]
         for i in range(k):

@@ -66,7 +66,7 @@ def forward(p, sizes, relu, x, y) -> int:
 def _layer(p, off, x, y, n_in, n_out):
     """y = b + x W for the layer stored at p[off:]: W transposed (row j: input j's weights to every
     output, so a zero input is skipped), then b. Returns the next layer's offset. (A function of its
-    own: inlined in the loop above, the inner loop was not vectorised and ran 5x slower.)"""
+    own: inlined in the loop above, the inner loop was not vectorised.)"""
     bias = off + n_in * n_out
     for k in range(n_out):
         y[k] = p[bias + k]

@@ -42,7 +42,7 @@ def test_bench_reports_every_figure_and_the_ratios(capsys):
     assert abs(f["ratio Nefertiti-v0 / connect_four-v3, of the best figures"]
                - f["Nefertiti-v0"] / f["classic/connect_four-v3"]) < 0.01
     assert f["ratio NefertitiGame / goofspiel 4p, in turns of 0.25 s"] > 0
-    assert f["ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"] > 1     # 1.4-1.9x in every run
+    assert f["ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"] > 1
     peers = ("goofspiel 4p", "tarok 4p", "hearts")
     for ratio in (*(f"ratio NefertitiGame / {peer}, in turns of 0.25 s" for peer in peers),
                   "ratio Nefertiti-v0 / connect_four-v3, in turns of 0.25 s"):

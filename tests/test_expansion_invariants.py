@@ -218,7 +218,7 @@ def make(**kwargs):
 
 @pytest.mark.parametrize("players", [2, 5])
 def test_pettingzoo_api_test_with_memphis_and_expansion_characters(players):
-    """Issue 3: pettingzoo.test.api_test for 2 and 5 players with the Port of Memphis and expansion characters."""
+    """pettingzoo.test.api_test for 2 and 5 players with the Port of Memphis and expansion characters."""
     env = make(num_players=players, memphis=True, characters="expansion")
     assert env.unwrapped.game.options == dict(num_players=players, setup="beginner", memphis=True,
                                               characters="expansion", max_decisions=DEFAULT_MAX_DECISIONS)
@@ -229,7 +229,7 @@ def test_pettingzoo_api_test_with_memphis_and_expansion_characters(players):
 
 @pytest.mark.parametrize("players", [2, 5])
 def test_pettingzoo_seed_test_with_memphis_and_expansion_characters(players):
-    """Issue 3: pettingzoo.test.seed_test for 2 and 5 players with the Port of Memphis and expansion characters."""
+    """pettingzoo.test.seed_test for 2 and 5 players with the Port of Memphis and expansion characters."""
     seed_test(lambda: make(num_players=players, memphis=True, characters="expansion"), num_cycles=100)
 
 
@@ -237,7 +237,7 @@ def test_pettingzoo_seed_test_with_memphis_and_expansion_characters(players):
                          [(players, True, scenario) for players, scenario in
                           itertools.product([2, 5], CHARACTERS[2:])])
 def test_every_combination_plays_to_the_end_through_the_env(players, memphis, characters):
-    """Issue 3: every player count and option combination plays to the end through pettingzoo.make."""
+    """Every player count and option combination plays to the end through pettingzoo.make."""
     env = make(num_players=players, memphis=memphis, characters=characters, setup="advanced")
     env.reset(seed=players)
     rng = np.random.default_rng(players)

@@ -4,6 +4,7 @@ docs/observation.md written out block by block, on every decision of random game
 forced at 5), tutors at 2 players (§8), base and expansion characters and each scenario (§6)."""
 from __future__ import annotations
 
+import golden
 import numpy as np
 import pytest
 
@@ -81,6 +82,22 @@ def test_the_compiled_encoder_equals_the_reference_on_every_decision(players, se
     for seed in seeds:
         found |= check_game(players, setup, memphis, characters, seed)
     assert reaches <= found, f"the games never reached {reaches - found}"
+
+
+@pytest.mark.parametrize("players", (2, 3, 4, 5))
+def test_the_compiled_encoder_equals_the_reference_at_every_option_set(players):
+    """One random game of every option set of the golden corpus at `players` players (each Memphis choice,
+    character option and setup: tests/golden.py), the deciding seat's v0 and v1 compared at every decision
+    and at the end, so no option set is left to the tables above (v2 adds to v1 only the table's blocks,
+    which the tables above check for every value of every option)."""
+    for index, options in enumerate(golden.OPTION_SETS):
+        if options["num_players"] != players:
+            continue
+
+        def compare(g, legal=None, action=None):
+            problem = mismatch(g, (max(g.current_player, 0),), (*V0, (observe_v1, reference_v1)))
+            assert problem is None, f"{options}: {problem}"
+        compare(golden.play(options, golden.game_seed(index, 0), compare))
 
 
 def test_a_game_cut_short_equals_the_reference_to_its_last_position():

@@ -41,8 +41,8 @@ DEFAULT_MAX_DECISIONS = 2000
 MAX_DECISIONS_LIMIT = 100_000
 HIDDEN = -1     # what `history_for` shows in place of another seat's private action
 _NUM_ACTIONS = A.NUM_ACTIONS
-# The facade's most read values by their byte in S (int8 fields, read signed): `.item` costs about a tenth
-# of a record's attribute
+# The facade's most read values by their byte in S (int8 fields, read signed): `.item` costs far less than
+# a record's attribute
 _ACTOR, _PHASE = (L.STATE_RECORD.fields[name][1] for name in ("actor", "phase"))
 assert all(L.STATE_RECORD.fields[name][0] == np.int8 for name in ("actor", "phase"))
 _VIEWS = ("_record", "_mask_bytes", "_signed")    # views of the game's arrays, made on first use: a clone remakes them
@@ -235,7 +235,7 @@ class NefertitiGame:
         The kernel (`engine/hidden.py`) draws from `rng` as numpy would."""
         self._check_seat(seat)
         G = hidden.generator_array(rng)
-        hidden.resample_hidden(self.R, self.S, seat, G)
+        hidden.resample_hidden(self.R, self.S, seat, G, hidden.work())
         rng.bit_generator.state = hidden.generator_state(G)
         self.board_changed()
 
@@ -468,7 +468,7 @@ def _check_forbidden(forbidden, num_players: int) -> list[list[int]] | None:
 
 def _rules_for(rs: Ruleset, options: dict) -> np.ndarray:
     """The rules array of this ruleset and option set, built once per ruleset object (found by the
-    options' values: a key built item by item over the dict took a third of a new game's set-up)."""
+    options' values: a key built item by item over the dict was a large share of a new game's set-up)."""
     key = tuple(options.values()) if isinstance(options["characters"], str) and "forbidden" not in options else \
         tuple(tuple(map(tuple, v)) if k == "forbidden" else tuple(v) if isinstance(v, list) else v
               for k, v in options.items())

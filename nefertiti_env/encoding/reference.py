@@ -10,8 +10,8 @@ implementations of one layout: tests/test_reference_observer.py checks them equa
 decision of random games over every option set, and `first_difference` names the block and the
 feature where they part.
 
-It is slow (about half a millisecond a call, a few hundred times the compiled encoder): use it to
-read, step through or check the encoder, never to train. v1 and v2 follow from it by compact.py's
+It is slow (Python over every entry, at every call): use it to read, step through or check the
+encoder, never to train. v1 and v2 follow from it by compact.py's
 documented folding and table.py's table blocks.
 """
 from __future__ import annotations

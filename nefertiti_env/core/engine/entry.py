@@ -148,9 +148,9 @@ borrow = _borrow_in_python if PLAIN_PYTHON else _borrow
 def _as_record(typingctx, array, dtype):
     """The record of numpy type `dtype` that begins at `array`'s first element: the array's data pointer
     read as a record's (numba passes a record as a pointer to its bytes), with no check and no copy. numba's
-    own way, `array.view(dtype)[0]`, checks the sizes and the contiguity at every call: it made a draw of
-    the game's generator 2.4x slower than reading its words by offset; this one is faster than the offsets
-    (docs/results.md "Named state, stage 1"). The caller passes an array at least a record long."""
+    own way, `array.view(dtype)[0]`, checks the sizes and the contiguity at every call, which made a read by
+    name cost more than a read by offset; this one costs no more than the offsets (docs/results.md
+    "Named state, stage 1"). The caller passes an array at least a record long."""
     if not isinstance(array, nbtypes.Array) or not isinstance(dtype, nbtypes.DType):
         return None
     record = dtype.dtype
@@ -176,8 +176,8 @@ def _prefetch(typingctx, array, index):
     """A hint that the cache line holding byte `index` of `array`'s data is wanted soon (LLVM's prefetch:
     a read, kept in every cache level). A batch's kernels walk their rows in turn, one decision each, and
     a row of 8,192 is no longer in the cache when its turn comes: asking for the next row's lines while
-    deciding in this one hides that wait (docs/engine.md "Natural widths"). A hint, never a load: it
-    cannot fault, even past the array's end, and changes no value."""
+    deciding in this one hides that wait (docs/engine.md "The next row, asked for ahead"). A hint, never a
+    load: it cannot fault, even past the array's end, and changes no value."""
     if not isinstance(array, nbtypes.Array) or not isinstance(index, nbtypes.Integer):
         return None
 
@@ -231,9 +231,9 @@ class _Widened(np.ndarray):
 
 def python_record(record: np.dtype) -> np.dtype:
     """`record` read from Python (the facade's `game.state`, `layout.state_view`, and every kernel under
-    NUMBA_DISABLE_JIT): the same memory, the same fields, at about a quarter of `np.record`'s cost, since
-    numpy builds the dtype's dict of fields at every attribute (over a hundred fields here: about 1.4 us a
-    read) and this type looks the name up in a set made once; each value reads as numba reads it, a narrow
+    NUMBA_DISABLE_JIT): the same memory, the same fields, at a fraction of `np.record`'s cost, since
+    numpy builds the dtype's dict of fields at every attribute (over a hundred fields here) and this type
+    looks the name up in a set made once; each value reads as numba reads it, a narrow
     integer as int64 (`_widen`), so Python code computes with the state's values as the kernels do."""
     names, get, put = frozenset(record.names), np.void.__getitem__, np.void.__setitem__
 

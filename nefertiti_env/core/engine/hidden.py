@@ -46,7 +46,8 @@ WORK_SIZE = _COUNTS + MAX_KINDS + 1
 
 @njit(cache=True)
 def work():
-    """A work space for `resample_hidden_in` and `determinize_in` (made once, reused by every call)."""
+    """A work space for `resample_hidden` and `determinize` (made once by the caller, reused by every call,
+    so a search's determinisations allocate nothing)."""
     return np.empty(WORK_SIZE, dtype=np.int64)
 
 
@@ -75,13 +76,7 @@ def _remove_first(pool, n, kind) -> int:
 
 
 @njit(cache=True)
-def resample_hidden(R, S, seat, G) -> None:
-    """`resample_hidden_in` with its own work space."""
-    resample_hidden_in(R, S, seat, G, work())
-
-
-@njit(cache=True)
-def resample_hidden_in(R, S, seat, G, W) -> None:
+def resample_hidden(R, S, seat, G, W) -> None:
     """Deal the undrawn places hidden from `seat` again, in place, drawing from generator `G`
     (numpy's draws: the Akhenaton card's place, each pending Oracle gift's place, then a shuffle
     of the rest). The Akhenaton card stays among the last `akhenaton_among_last` places and the
@@ -136,23 +131,17 @@ def resample_hidden_in(R, S, seat, G, W) -> None:
 
 
 @njit(cache=True)
-def determinize(R, S, seat, G) -> None:
-    """`determinize_in` with its own work space."""
-    determinize_in(R, S, seat, G, work())
-
-
-@njit(cache=True)
-def determinize_in(R, S, seat, G, W) -> None:
+def determinize(R, S, seat, G, W) -> None:
     """Turn S, in place, into a determinisation for `seat`: the places hidden from it sorted (so
     nothing of the true order survives, not even through the shuffle) and dealt again by
-    `resample_hidden_in`, and the game's generator (the dice to come) reseeded from `G` as
+    `resample_hidden`, and the game's generator (the dice to come) reseeded from `G` as
     `PCG64(G.integers(2**63))`. W: the work space (`work`); nothing else is allocated but the
     reseeding's small arrays."""
     s = L.state(S)
     start, end = s.deck_pos, unseen_end(S, seat)
     if end > start:
         _sort_cards(s.deck[start:end], W[_COUNTS:_COUNTS + MAX_KINDS + 1])
-    resample_hidden_in(R, S, seat, G, W)
+    resample_hidden(R, S, seat, G, W)
     rng_seed(S, np.int64(_bounded(generator(G), _SEED_TOP)))
 
 

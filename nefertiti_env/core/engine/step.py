@@ -158,7 +158,7 @@ def decide(R, W, action, known) -> int:
     first deals a new game seeded `known` (`setup.new_game`), so the facade makes every call through
     one typed entry (docs/engine.md, "Compile time") and gets a new game's legal actions with it.
     It lists them with the inlined `legal_list_into`: a kernel of its own would be one more library
-    that emits the whole legal-move tree again (about 1 s of the first run). R and W are borrowed (`borrow`)."""
+    that emits the whole legal-move tree again, lengthening the first run. R and W are borrowed (`borrow`)."""
     R, W = borrow(R), borrow(W)
     S, legal = W[:W_LEGAL], W[W_LEGAL:W_MASK].view(np.int64)
     scratch = W[W_MASK:W_MASK + A.NUM_ACTIONS].view(np.int8)
