@@ -51,6 +51,7 @@ class HeuristicBot(Agent):
         self._w = self.weights.array()
         self._keys = np.empty(A.NUM_ACTIONS, dtype=np.int64)
         self._values = np.empty(A.NUM_ACTIONS, dtype=np.float64)
+        self._scratch = scratch(levels(power_depth))      # every decision's work space, made once
 
     @property
     def rng(self) -> np.random.Generator:
@@ -71,7 +72,7 @@ class HeuristicBot(Agent):
         if len(legal) == 1:
             return legal[0]
         return int(_best_action(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
-                                self._keys, self._values))
+                                self._keys, self._values, self._scratch))
 
     def action_values(self, game, seat: int) -> dict[int, float]:
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
@@ -80,7 +81,7 @@ class HeuristicBot(Agent):
 
     def power_choice(self, game, seat: int) -> int:
         """The choice the bot makes inside a character's power when it values playing it."""
-        return int(_best_choice(game.R, game.S, seat, self.power_depth, self._w, scratch(levels(self.power_depth))))
+        return int(_best_choice(game.R, game.S, seat, self.power_depth, self._w, self._scratch))
 
     def generator(self) -> np.ndarray:
         """The generator array the kernels draw from, current; drawing from it advances `rng`."""
@@ -92,11 +93,11 @@ class HeuristicBot(Agent):
     def _run(self, game, seat: int) -> int:
         """`action_values` into the bot's buffers, drawing from (and advancing) its generator."""
         return action_values(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
-                             self._keys, self._values)
+                             self._keys, self._values, self._scratch)
 
 
 # ---------------------------------------------------------------- kernels
-# Work space: one `evaluation.scratch` per decision. Its legal row 0 belongs to the resolution
+# Work space: one `evaluation.scratch`, made once by its caller and used by every decision. Its legal row 0 belongs to the resolution
 # policy (`settle_in`); a lookahead frame at level k copies states into state row k and lists
 # legal actions in legal row k, so nested frames never share a row and nothing is allocated
 # per move weighed.
@@ -274,18 +275,13 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
 
 
 @njit(cache=True)
-def action_values(R, S, seat, G, w, samples, depth, keys, values) -> int:
+def action_values(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     """The one-step value of every legal action for `seat` into keys[:n], values[:n] (return n),
     in a random order drawn from G (ties go to the first): the legal actions permuted, then on
     a determinisation of S each turn action valued by `action_value` and each character by
     `character_value` plus the best placement's gain, since a character is always followed by
-    a placement; inside a power, each choice by `choice_value`."""
-    return lookahead(R, S, seat, G, w, samples, depth, keys, values, scratch(levels(depth)))
-
-
-@njit(cache=True)
-def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
-    """`action_values` with the work space X (`scratch`), every array borrowed."""
+    a placement; inside a power, each choice by `choice_value`. X: the work space (`scratch` of at
+    least `levels(depth)`), which the caller makes once for all its decisions."""
     R, S, G, w, keys, values, X = borrow(R), borrow(S), borrow(G), borrow(w), borrow(keys), borrow(values), borrowed(X)
     n = legal_row(R, S, X, 1)
     perm = np.arange(n)
@@ -325,19 +321,19 @@ def lookahead(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
 
 
 @njit(cache=True)
-def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
+def best_action(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     """The action of highest `action_values` value (the first among equals): `HeuristicBot.act`
     in one call."""
     best = 0
-    for i in range(1, action_values(R, S, seat, G, w, samples, depth, keys, values)):
+    for i in range(1, action_values(R, S, seat, G, w, samples, depth, keys, values, X)):
         if values[i] > values[best]:
             best = i
     return keys[best]
 
 
 def _best_action(*args) -> int:
-    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch checks its nine
-    arguments' types on every decision). Only `HeuristicBot.act` calls it, with a game's int64 arrays
+    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch checks its ten
+    arguments' types on every decision). Only `HeuristicBot.act` calls it, with a game's arrays
     and the bot's own."""
     global _best_action
     _best_action = typed_entry(best_action, *args, what="the heuristic bots")
