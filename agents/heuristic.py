@@ -51,7 +51,7 @@ class HeuristicBot(Agent):
         self._w = self.weights.array()
         self._keys = np.empty(A.NUM_ACTIONS, dtype=np.int64)
         self._values = np.empty(A.NUM_ACTIONS, dtype=np.float64)
-        self._scratch = scratch(levels(power_depth))      # every decision's work space, made once
+        self._scratch = scratch(levels(power_depth))      # the work space of `action_values` and `power_choice`
 
     @property
     def rng(self) -> np.random.Generator:
@@ -72,7 +72,7 @@ class HeuristicBot(Agent):
         if len(legal) == 1:
             return legal[0]
         return int(_best_action(game.R, game.S, seat, self.generator(), self._w, self.samples, self.power_depth,
-                                self._keys, self._values, self._scratch))
+                                self._keys, self._values))
 
     def action_values(self, game, seat: int) -> dict[int, float]:
         """The one-step value of every legal action for `seat` (in random order, for tie-breaks)."""
@@ -97,8 +97,8 @@ class HeuristicBot(Agent):
 
 
 # ---------------------------------------------------------------- kernels
-# Work space: one `evaluation.scratch`, made once by its caller and used by every decision. Its legal row 0 belongs to the resolution
-# policy (`settle_in`); a lookahead frame at level k copies states into state row k and lists
+# Work space: one `evaluation.scratch` a decision (the bot's own, or the one `best_action` makes). Its legal
+# row 0 belongs to the resolution policy (`settle_in`); a lookahead frame at level k copies states into state row k and lists
 # legal actions in legal row k, so nested frames never share a row and nothing is allocated
 # per move weighed.
 @njit(cache=True)
@@ -321,9 +321,11 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
 
 
 @njit(cache=True)
-def best_action(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
+def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
     """The action of highest `action_values` value (the first among equals): `HeuristicBot.act`
-    in one call."""
+    in one call. It makes the work space itself: made in compiled code, a decision's scratch costs less
+    than one handed in from Python, whose nine arrays numba unboxes at every call."""
+    X = scratch(levels(depth))
     best = 0
     for i in range(1, action_values(R, S, seat, G, w, samples, depth, keys, values, X)):
         if values[i] > values[best]:
@@ -332,7 +334,7 @@ def best_action(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
 
 
 def _best_action(*args) -> int:
-    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch checks its ten
+    """`best_action`; the first call rebinds `_best_action` to its `typed_entry` (numba's dispatch checks its nine
     arguments' types on every decision). Only `HeuristicBot.act` calls it, with a game's arrays
     and the bot's own."""
     global _best_action

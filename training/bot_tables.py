@@ -15,8 +15,7 @@ from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.core.engine import step
 from nefertiti_env.core.engine.rng import rng_words
-from nefertiti_env.agents.evaluation import scratch
-from nefertiti_env.agents.heuristic import best_action, levels
+from nefertiti_env.agents.heuristic import best_action
 from nefertiti_env.agents.kernel_cache import KERNEL_SOURCES
 from nefertiti_env.core.engine.cache import compiled_in
 from nefertiti_env.core.engine.entry import njit
@@ -53,7 +52,6 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
     legal, mask = np.empty(A.NUM_ACTIONS, np.int64), np.empty(A.NUM_ACTIONS, np.int8)
     keys = np.empty(A.NUM_ACTIONS, np.int64)
     values = np.empty(A.NUM_ACTIONS, np.float64)
-    X = scratch(levels(depth[lo:hi].max())) if hi > lo else scratch(0)    # deep enough for every row's bot
     for i in range(lo, hi):
         if not active[i]:
             continue
@@ -63,7 +61,7 @@ def play_bot_rows(R, rows, active, learner, G, W, samples, depth, lo, hi) -> Non
             if step.legal_list_into(R, S, legal, mask) == 1:
                 action = legal[0]
             else:
-                action = best_action(R, S, s.actor, G[i], W[i], samples[i], depth[i], keys, values, X)
+                action = best_action(R, S, s.actor, G[i], W[i], samples[i], depth[i], keys, values)
             step.apply(R, S, action)
 
 
