@@ -97,10 +97,10 @@ class HeuristicBot(Agent):
 
 
 # ---------------------------------------------------------------- kernels
-# Work space: one `evaluation.scratch` a decision (the bot's own, or the one `best_action` makes). Its legal
-# row 0 belongs to the resolution policy (`settle_in`); a lookahead frame at level k copies states into state row k and lists
-# legal actions in legal row k, so nested frames never share a row and nothing is allocated
-# per move weighed.
+# Work space: one `evaluation.scratch` a decision (the bot's own, or the one `best_action` makes). Its
+# legal row 0 belongs to the resolution policy (`settle_in`); a lookahead frame at level k copies states
+# into state row k and lists legal actions in legal row k, so nested frames never share a row and nothing
+# is allocated per move weighed.
 @njit(cache=True)
 def levels(depth) -> int:
     """Rows of the work space for a lookahead searching powers `depth` choices ahead."""
@@ -280,8 +280,8 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     in a random order drawn from G (ties go to the first): the legal actions permuted, then on
     a determinisation of S each turn action valued by `action_value` and each character by
     `character_value` plus the best placement's gain, since a character is always followed by
-    a placement; inside a power, each choice by `choice_value`. X: the work space (`scratch` of at
-    least `levels(depth)`), which the caller makes once for all its decisions."""
+    a placement; inside a power, each choice by `choice_value`. X: the work space, a `scratch` of at
+    least `levels(depth)` (the bot's own, or the one `best_action` makes)."""
     R, S, G, w, keys, values, X = borrow(R), borrow(S), borrow(G), borrow(w), borrow(keys), borrow(values), borrowed(X)
     n = legal_row(R, S, X, 1)
     perm = np.arange(n)

@@ -87,8 +87,9 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
     """The policy at `start` with a fresh critic of `widths` fitted by squared error to the outcomes of the games
     of `tables` (each table's games in order) but the last HOLDOUT of each table's; the epoch with the lowest
     held-out error is kept, and the fit stops after `patience` epochs in a row without a lower one (a critic
-    fitted to a million rows of outcomes overfits after a few passes, so later epochs only cost). Returns (policy, meta, log: per epoch the held-out error, and the error of the
-    training rows' mean outcome as a yardstick)."""
+    fitted to a million rows of outcomes overfits after a few passes, so later epochs only cost). Returns
+    (policy, meta, log: per epoch the held-out error, and the error of the training rows' mean outcome as a
+    yardstick)."""
     import torch
 
     start_meta, _ = policy_file.read(model_file(start))
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     policy_file.save(out / "value.pt", policy, **meta)
     table_options = ("players", "setup", "memphis", "characters") if args.tables else ()    # --tables replaces them
     settings = {k: v for k, v in vars(args).items() if k not in table_options}
-    log = {"settings": {**settings, "start": start, "tables": tables, "lineups": lineups}, "play_seconds": round(play_seconds, 1),
+    log = {"settings": {**settings, "start": start, "tables": tables, "lineups": lineups},
+           "play_seconds": round(play_seconds, 1),
            "fit_seconds": round(time.perf_counter() - clock - play_seconds, 1), **log}
     (out / "value_fit.json").write_text(json.dumps(log, indent=1))
     print(f"held-out squared error {min(log['held_out_error']):.4f} (the mean outcome: {log['constant_error']:.4f}) "

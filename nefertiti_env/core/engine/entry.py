@@ -1,8 +1,8 @@
 """How kernels are compiled: `njit` for every kernel (numba's, with a cache that is never stale), `kernel`
 for those only kernels call, `typed_entry` for hot calls from Python, `borrow` for the arrays a kernel
-Python calls hands down, `as_record` for an array read as a record (`layout.state`), `prefetch` to ask for a batch's next row
-ahead of its use, `compile_notice`
-and `first_call_notice` to say so when a first run compiles.
+Python calls hands down, `as_record` for an array read as a record (`layout.state`), `prefetch` to ask
+for a batch's next row ahead of its use, `compile_notice` and `first_call_notice` to say so when a first
+run compiles.
 Under `NUMBA_DISABLE_JIT=1` each of them hands back the plain Python function (or array), so the same
 engine runs as Python a debugger can step through (docs/engine.md "Debugging")."""
 from __future__ import annotations
@@ -170,7 +170,6 @@ def _as_record_in_python(array, dtype):
     return array[:dtype.itemsize // array.itemsize].view(_PYTHON_RECORDS[dtype])[0]
 
 
-
 @intrinsic
 def _prefetch(typingctx, array, index):
     """A hint that the cache line holding byte `index` of `array`'s data is wanted soon (LLVM's prefetch:
@@ -186,8 +185,9 @@ def _prefetch(typingctx, array, index):
         byte = ir.IntType(8).as_pointer()
         at = builder.gep(builder.bitcast(view.data, byte), [args[1]])
         word = ir.IntType(32)
-        hint = (builder.module.globals.get("llvm.prefetch.p0")
-                or ir.Function(builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]), "llvm.prefetch.p0"))
+        name = "llvm.prefetch.p0"
+        hint = (builder.module.globals.get(name)
+                or ir.Function(builder.module, ir.FunctionType(ir.VoidType(), [byte, word, word, word]), name))
         builder.call(hint, [at, word(0), word(3), word(1)])       # read, keep in every level, data
         return context.get_dummy_value()
 
@@ -199,6 +199,7 @@ def _prefetch_in_python(array, index):
 
 
 prefetch = _prefetch_in_python if PLAIN_PYTHON else _prefetch
+
 
 _PYTHON_RECORDS: dict = {}      # a record dtype -> its Python type
 
