@@ -22,16 +22,22 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
       players: [4]
       setups: [beginner]
       memphis: [false]
-    search:                           # searching populations (a game a second): a subset of the tables
-      populations: [mcts]
-      games: 200                      # per table of the subset
-      value_games: 100                # per arm where the subset meets `values` (default: games)
-      players: [4]
-      memphis: [false]
+    search:                           # searching populations (a few games a second): subsets of the tables
+      - populations: [mcts]
+        games: 200                    # per table of the subset
+        value_games: 100              # per arm where the subset meets `values` (default: games; 0: none)
+        players: [4]
+        memphis: [false]
+      - populations: ["champion:search=800"]
+        games: 100
+        value_games: 0                # seat fairness only
+        players: [4]
+        setups: [beginner]
 
-The axes of `values` and `search` (players, setups, characters, memphis) each narrow the atlas's
-tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is mandatory. Searching populations cost ten to fifty times more per game
-than a policy alone, so they play a subset at their own game counts; a question is answered by
+The axes of `values` and of each `search` subset (players, setups, characters, memphis) narrow the
+atlas's tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is
+mandatory. Searching populations cost ten to fifty times more per game than a policy alone, so each
+subset's populations play its tables at its own game counts (`search` may also be one mapping); a question is answered by
 the populations that played its table, and a table a population did not play is "not played",
 never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
 the same deals (common random numbers), and the restricted arms replay the control's deals.
@@ -44,7 +50,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError
 
 from nefertiti_env import load_ruleset
 from nefertiti_env.agents.config import Int, Section, problems
@@ -88,8 +94,13 @@ class Search(Subset):
 
     populations: Annotated[list[BotSpec], Field(min_length=1, description="bot specs, each in every seat")]
     games: Games = Field(description="games per table of the subset and population")
-    value_games: Games | None = Field(None, description="games per arm where the subset meets `values` "
-                                                        "(default: games)")
+    value_games: Annotated[Int, Field(ge=0, le=study_config.MAX_GAMES)] | None = Field(
+        None, description="games per arm where the subset meets `values` (default: games; 0: no restricted arms)")
+
+
+def _subsets(raw):
+    """One search mapping is a list of one subset."""
+    return [raw] if isinstance(raw, dict) else raw
 
 
 class AtlasConfig(Section):
@@ -105,7 +116,7 @@ class AtlasConfig(Section):
     memphis: Annotated[list[bool], Field(min_length=1)] = [False, True]
     ruleset: str = "default"
     values: Values | None = None
-    search: Search | None = None
+    search: Annotated[list[Search], BeforeValidator(_subsets)] = []
     workers: Workers = 1
     out: Annotated[str, Field(min_length=1)] = "results/balance/atlas"
 
@@ -146,15 +157,20 @@ def valued(cfg: AtlasConfig, table: Table) -> bool:
 
 
 def searched(cfg: AtlasConfig, table: Table) -> bool:
-    """Whether the searching populations play the table."""
-    return cfg.search is not None and cfg.search.picks(table)
+    """Whether any searching population plays the table."""
+    return any(part.picks(table) for part in cfg.search)
+
+
+def subset(cfg: AtlasConfig, population: str) -> Search | None:
+    """The search subset a population belongs to (None: a policy-alone population)."""
+    return next((part for part in cfg.search if population in part.populations), None)
 
 
 def populations(cfg: AtlasConfig, table: Table | None = None) -> list[str]:
-    """The populations that play a table (every policy-alone one, the searching ones on their subset), or
+    """The populations that play a table (every policy-alone one, the searching ones on their subsets), or
     the whole atlas's without a table."""
-    search = cfg.search is not None and (table is None or searched(cfg, table))
-    return [*cfg.populations, *(cfg.search.populations if search else [])]
+    return [*cfg.populations, *(p for part in cfg.search if table is None or part.picks(table)
+                                for p in part.populations)]
 
 
 def markets(cfg: AtlasConfig) -> list[str]:
@@ -188,14 +204,16 @@ def study(cfg: AtlasConfig, table: Table, population: str) -> dict:
     """The raw config of one sub-study: the population in every seat of the table (plus its restricted arms),
     at the game counts of its kind (policy alone or searching)."""
     n = table.players
-    search = population not in cfg.populations
-    games = cfg.search.games if search else cfg.games
+    search = subset(cfg, population)
+    games = search.games if search else cfg.games
     raw = {"seed": cfg.seed, "setup": table.setup, "memphis": table.memphis, "characters": table.characters,
            "games": games, "player_counts": [n], "lineups": {n: [population] * n},
            "rulesets": {"default": cfg.ruleset}, "workers": cfg.workers,
            "out": str(Path(cfg.out) / table.name / slug(population))}
-    if valued(cfg, table):
-        arms = (cfg.search.value_games or cfg.search.games) if search else cfg.values.games
+    arms = cfg.values.games if valued(cfg, table) else 0
+    if search and arms:
+        arms = search.games if search.value_games is None else search.value_games
+    if arms:
         raw["restricted"] = {"games": arms, "player_counts": [n], "bot": population, "forbid": options(cfg, table)}
     return raw
 
@@ -225,15 +243,16 @@ def parse(data, source: str = "<dict>") -> AtlasConfig:
     if cfg.values is not None and isinstance(cfg.values.markets, list):
         bad = [m for m in cfg.values.markets if m not in known]
         wrong += [("values.markets", f"unknown market(s) {bad} (known: {', '.join(known)})")] if bad else []
-    if cfg.search is not None:
-        slugs = [slug(p) for p in cfg.populations]
-        twice = [p for p in cfg.search.populations if slug(p) in slugs]
-        wrong += [("search.populations", f"{twice} already in populations (a population plays every table "
-                                         "or the search subset, not both)")] if twice else []
+    slugs = [slug(p) for p in cfg.populations]
+    for i, part in enumerate(cfg.search):
+        twice = [p for p in part.populations if slug(p) in slugs]
+        slugs += [slug(p) for p in part.populations]
+        wrong += [(f"search.{i}.populations", f"{twice} already in populations or an earlier subset (a "
+                                              "population plays every table or one search subset)")] if twice else []
     if not wrong:
         grid = tables(cfg)
-        wrong += [(key, "picks none of the atlas's tables") for key, part in (("values", cfg.values),
-                                                                             ("search", cfg.search))
+        parts = [("values", cfg.values), *((f"search.{i}", part) for i, part in enumerate(cfg.search))]
+        wrong += [(key, "picks none of the atlas's tables") for key, part in parts
                   if part is not None and not any(part.picks(t) for t in grid)]
     if wrong:
         raise ConfigError(source, wrong)

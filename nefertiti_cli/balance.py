@@ -113,8 +113,10 @@ def _atlas(args, raw: dict, overrides: dict) -> int:
 
     if args.games is not None and isinstance(raw.get("values"), dict):
         overrides["values"] = {**raw["values"], "games": args.games}
-    if args.games is not None and isinstance(raw.get("search"), dict):
-        overrides["search"] = {**raw["search"], "games": args.games, "value_games": None}
+    subsets = [raw["search"]] if isinstance(raw.get("search"), dict) else raw.get("search")
+    if args.games is not None and isinstance(subsets, list) and all(isinstance(p, dict) for p in subsets):
+        overrides["search"] = [{**part, "games": args.games,            # a subset without restricted arms keeps none
+                                "value_games": 0 if part.get("value_games") == 0 else None} for part in subsets]
     try:
         cfg = atlas.parse({**raw, **overrides}, args.config)
     except config.ConfigError as err:

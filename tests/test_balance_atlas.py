@@ -29,7 +29,7 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     names = [t.name for t in atlas.tables(cfg)]
     assert len(names) == len(set(names)) == 3 * 8 + 4          # 2-4 players: 2 x 2 x 2; 5 players: Memphis on only
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
-    assert len(cfg.populations) >= 3 and cfg.search.populations == ["mcts"]
+    assert len(cfg.populations) >= 3 and [part.populations for part in cfg.search][0] == ["mcts"]
     valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
     assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4, 5}
     assert all(t.memphis == (t.players == 5) for t in valued)      # Memphis off, but where it is mandatory
@@ -64,6 +64,21 @@ def test_rosters_and_sub_studies():
     assert [r.name for r in sub.restricted.forbid if r.kind == "market"] == [m.name for m in rules.markets]
 
 
+def test_search_subsets_each_play_their_tables_at_their_counts():
+    """Two subsets: each population plays its own tables at its own game counts; value_games 0 plays no arm."""
+    cfg = atlas.parse({**TINY, "search": [{**TINY["search"], "value_games": 0},
+                                          {"populations": ["mcts"], "games": 3, "players": [5]}]})
+    subs = {(t.name, pop): sub for t, pop, sub in atlas.studies(cfg)}
+    assert {k for k in subs if k[1] in ("random", "mcts")} == {
+        ("2p-beginner-base-no-memphis", "random"), ("2p-beginner-base-memphis", "random"),
+        ("5p-beginner-base-memphis", "mcts")}
+    assert subs["2p-beginner-base-no-memphis", "random"].restricted is None      # valued, but value_games: 0
+    assert subs["2p-beginner-base-no-memphis", "greedy"].restricted is not None
+    assert subs["5p-beginner-base-memphis", "mcts"].games == 3
+    assert atlas.populations(cfg) == ["greedy", "banker", "random", "mcts"]
+    assert atlas.subset(cfg, "mcts").games == 3 and atlas.subset(cfg, "greedy") is None
+
+
 def test_a_memphis_axis_keeps_the_tables_where_memphis_is_mandatory():
     """`memphis: [false]` cannot mean "no 5-player table": at 5 players there is no choice to make."""
     cfg = atlas.parse({**TINY, "values": {"games": 4, "players": [2, 5], "memphis": [False]}})
@@ -82,9 +97,12 @@ SEARCH = {"populations": ["mcts"], "games": 2}
                                       ({"players": [6]}, "6"), ({"colour": 1}, "colour"),
                                       ({"values": {"games": 4, "markets": ["Rome"]}}, "values.markets"),
                                       ({"values": {"games": 4, "players": [3]}}, "values: picks none"),
-                                      ({"search": {**SEARCH, "populations": ["greedy"]}}, "search.populations"),
-                                      ({"search": {**SEARCH, "memphis": [None]}}, "search.memphis"),
-                                      ({"search": {**SEARCH, "players": [4]}}, "search: picks none")])
+                                      ({"search": {**SEARCH, "populations": ["greedy"]}}, "search.0.populations"),
+                                      ({"search": [SEARCH, SEARCH]}, "search.1.populations"),
+                                      ({"search": {**SEARCH, "memphis": [None]}}, "search.0.memphis"),
+                                      ({"search": {**SEARCH, "value_games": -1}}, "search.0.value_games"),
+                                      ({"search": [SEARCH, {**SEARCH, "populations": ["random"],
+                                                            "players": [4]}]}, "search.1: picks none")])
 def test_bad_atlas_configs_are_named(bad, key):
     with pytest.raises(config.ConfigError) as err:
         atlas.parse({**TINY, **bad})
@@ -202,13 +220,16 @@ def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
 
 
 def test_games_option_sets_every_count_of_the_atlas(tmp_path):
-    """--games (a small run) sets the games per table and per arm, the search subset's too."""
+    """--games (a small run) sets the games per table and per arm, the search subsets' too (a subset without
+    restricted arms stays without)."""
     path = tmp_path / "atlas.yaml"
-    path.write_text(yaml.safe_dump({**TINY, "search": {**TINY["search"], "games": 3, "value_games": 5}}))
+    search = [{**TINY["search"], "games": 3, "value_games": 5},
+              {"populations": ["mcts:iterations=20"], "games": 3, "value_games": 0, "players": [2], "memphis": [False]}]
+    path.write_text(yaml.safe_dump({**TINY, "search": search}))
     out = tmp_path / "out"
     assert main(["balance", "--config", str(path), "--quiet", "--games", "1", "--out", str(out)]) == 0
-    cfg = atlas.parse({**TINY, "out": str(out)})
-    assert atlas.saved(cfg)[0] == 6 * 1 + 2 * 1 + 3 * 10 * 1                 # main games; control, 8 characters, Gizeh
+    cfg = atlas_report.load(out)
+    assert atlas.saved(cfg)[0] == 6 * 1 + 2 * 1 + 3 * 10 * 1 + 1      # main games; control, 8 characters, Gizeh; mcts
     assert {sub.games for _, _, sub in atlas.studies(atlas_report.load(out))} == {1}
 
 
