@@ -23,17 +23,20 @@ def memphis_economy(page: Page, cells, by_table, played) -> None:
         for pop in played[t.name] if t.memphis else []:
             e = Q.memphis_economy(cells[t.name, pop])
             rows.append([t.title, pop, f"{e['papyrus_per_seat']:.2f}", f"{100 * e['papyrus_share']:.1f}%",
+                         f"{e['foreign_per_seat']:.2f}", f"{100 * e['foreign_share']:.1f}%",
                          f"{e['distributions']:.2f}", num(e["cards"], 2)])
     if not rows:
         return
-    page.heading("Memphis: papyrus and the Port's resolutions", 3)
-    page.text("At each Memphis table: the papyrus's points per seat and share of all points scored, the Port's "
-              "resolutions per game (distributions and its last resolution when Akhenaton comes up) and the cards "
-              "each hands out (the highest bidder's, then the other servants' buys). Foreign gifts score as their "
-              "classic type and gifts.csv holds a type's points with its foreign bonuses, so the bonuses' share is "
-              "not recorded apart; what Memphis does to the score in all is its mean-score question above.")
+    page.heading("Memphis: papyrus, foreign gifts and the Port's resolutions", 3)
+    page.text("At each Memphis table: the papyrus's points per seat and share of all points scored; the foreign "
+              "gifts' bonuses likewise (a foreign gift scores as its classic type, and its bonus adds to every item "
+              "of that type its owner holds: these are the points the bonuses add); the Port's resolutions per game "
+              "(distributions and its last resolution when Akhenaton comes up) and the cards each hands out (the "
+              "highest bidder's, then the other servants' buys). What Memphis does to the score in all is its "
+              "mean-score question above.")
     page.table(["table", "population", "papyrus points per seat", "papyrus share of points",
-                "Port resolutions per game", "cards per resolution"], rows)
+                "foreign bonus points per seat", "foreign bonus share of points", "Port resolutions per game",
+                "cards per resolution"], rows)
 
 
 def closings(page: Page, cells, by_table, played) -> None:

@@ -7,9 +7,9 @@ on the atlas's cells, and a cell of several tables or populations is pooled into
 analyses count games right. The tests (Memphis's change of each position's win rate, the tutors'
 cost to each position) are `Question`s, adjusted with every other test of the atlas.
 
-What the sub-studies do not record, these questions cannot answer: foreign gifts are scored with their
-classic type (gifts.csv holds a type's points with its foreign bonuses, not the bonuses apart), and a
-tutor's placements and takes are not logged. The neutral owner's holdings are (a gift type's `owners`
+What the sub-studies do not record, these questions cannot answer: a tutor's placements and takes are
+not logged. (Foreign gifts score as their classic type; gifts.csv holds a type's points and, apart, the
+part its foreign bonuses add.) The neutral owner's holdings are (a gift type's `owners`
 counts it), so the tutors are measured by what their cards cost the players: the points a seat's gifts
 lose because the neutral owner also holds their type.
 """
@@ -65,13 +65,17 @@ def memphis_seat_questions(off_table, on_table, off: dict[str, dict], on: dict[s
 
 
 def memphis_economy(c: dict[str, tables.Table]) -> dict:
-    """At a Memphis table: papyrus points per seat and their share of all points, Memphis's distributions per
-    game and the cards each hands out (the highest bidder's two, then the others' buys)."""
+    """At a Memphis table: papyrus points per seat and their share of all points, the foreign gifts' bonuses
+    likewise (the points they add to their classic types), Memphis's distributions per game and the cards each
+    hands out (the highest bidder's two, then the others' buys)."""
     sources = {s["source"]: s for s in analysis.points_by_source(c)}
     papyrus = sources.get("papyrus", {"share": 0.0, "per_seat": 0.0})
+    seats = max(tables.rows(c["seats"]), 1)
+    foreign = float(c["gifts"]["foreign_points"].sum()) / seats
     port = tables.where(c["closings"], market=MEMPHIS)
     games = max(tables.rows(c["games"]), 1)
     return {"papyrus_share": papyrus["share"], "papyrus_per_seat": papyrus["per_seat"],
+            "foreign_per_seat": foreign, "foreign_share": foreign / (sum(s["per_seat"] for s in sources.values()) or 1),
             "distributions": tables.rows(port) / games,
             "cards": analysis.interval(port["high_cards"] + port["bought"])}
 

@@ -165,12 +165,13 @@ def _answers(questions: list[Question], qv) -> list[tuple]:
 
 
 def _populations(cfg: atlas.AtlasConfig, subs) -> list[list]:
-    """Each population's tables and game counts, as played (policy alone: every table; searching: the subset)."""
-    rows = []
+    """Each population's tables and game counts, as played (policy alone: every table; searching: its subset,
+    which may be every table too)."""
+    rows, every = [], len(atlas.tables(cfg))
     for pop in atlas.populations(cfg):
         mine = [sub for _, p, sub in subs if p == pop]
         valued = [sub for sub in mine if sub.restricted]
-        rows.append([f"`{pop}`", "every table" if pop in cfg.populations else "search subset", len(mine),
+        rows.append([f"`{pop}`", "every table" if len(mine) == every else "search subset", len(mine),
                      mine[0].games if mine else 0, len(valued), valued[0].restricted.games if valued else "-"])
     return rows
 
@@ -314,7 +315,7 @@ def _cost(page: Page, cfg, subs) -> None:
     """Games/s per table (from each sub-study's run.json) and what the full scale would cost at these rates."""
     page.heading("Cost")
     rows, games, seconds = [], 0, 0.0
-    hours, full = {"policy alone": 0.0, "search subset": 0.0}, {"policy alone": 0, "search subset": 0}
+    hours, full = {"policy alone": 0.0, "searching": 0.0}, {"policy alone": 0, "searching": 0}
     for t, pop, sub in subs:
         try:
             run = json.loads((Path(sub.out) / "run.json").read_text(encoding="utf-8"))
@@ -324,7 +325,7 @@ def _cost(page: Page, cfg, subs) -> None:
         games, seconds = games + run["games"], seconds + run["seconds"]
         arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
         scale = max(1000, cfg.games) * (1 + arms)          # >= 1,000 games per table, population and arm
-        kind = "policy alone" if pop in cfg.populations else "search subset"
+        kind = "policy alone" if pop in cfg.populations else "searching"
         full[kind] += scale
         hours[kind] += scale / rate / 3600 if rate > 0 else 0.0      # a sub-study too short to time adds nothing
         rows.append([t.title, pop, run["games"], f"{run['seconds']:.1f}", f"{rate:.1f}"])

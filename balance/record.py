@@ -205,8 +205,8 @@ def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str,
 
     items = type_items(g)
     owners = (items > 0).sum(axis=0)
-    per_item = type_values(g, items)[None, :] + type_bonus(g)
-    points = items * per_item
+    bonus = items * type_bonus(g)
+    points = items * type_values(g, items)[None, :] + bonus
     base = base_scores(g).tolist()
     seats, gifts = [], []
     for s in range(n):
@@ -217,7 +217,7 @@ def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str,
                             int(g.state.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4),
                             forced[s]))
         for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
-            gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(owners[t]),
-                                int(bought[s, t]), round(float(paid[s, t]), 4)))
+            gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(bonus[s, t]),
+                                int(owners[t]), int(bought[s, t]), round(float(paid[s, t]), 4)))
     return {"games": games, "seats": seats, "gifts": gifts}
 

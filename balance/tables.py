@@ -26,8 +26,9 @@ COLUMNS: dict[str, list[str]] = {
     "seats": KEY + ["seat", "position", "bot", "score", "rank", "win", "money", "seals", "gift_points",
                     "deben_points", "seal_points", "character_points", "other_points", "characters_played",
                     "cards_bought", "deben_paid", "forced"],
-    # gift holdings at the end, one row per seat and gift type held or bought
-    "gifts": KEY + ["seat", "type", "items", "points", "owners", "cards_bought", "deben_paid"],
+    # gift holdings at the end, one row per seat and gift type held or bought; foreign_points: the part of
+    # points that the seat's foreign bonuses of the type add (Memphis, docs/rules.md §7.4; 0 without)
+    "gifts": KEY + ["seat", "type", "items", "points", "foreign_points", "owners", "cards_bought", "deben_paid"],
     # one row per market closing
     "closings": KEY + ["turn", "decision", "market", "stall", "condition", "closer", "servants", "winning_bid",
                        "high_seat", "high_paid", "high_cards", "bought", "halves", "cards_left"],

@@ -225,6 +225,28 @@ def test_gift_rows_add_up_to_the_seats():
     assert sum(t["seats"]["deben_paid"]) >= paid_bids
 
 
+def test_gift_rows_hold_the_foreign_bonuses_apart():
+    """docs/rules.md §7.4: a foreign gift's bonus adds to every item of its classic type its owner holds; the
+    gift rows hold those points apart (within the type's points) with Memphis, and none without."""
+    from nefertiti_env.core.scoring import type_bonus, type_items
+
+    found = 0
+    for seed in range(6):
+        for memphis in (True, False):
+            game = NefertitiGame(4, seed=seed, memphis=memphis, characters="expansion")
+            bots = [make_bot("greedy", seed=seed * 10 + s) for s in range(4)]
+            rows = record.play_recorded(game, bots, ["greedy"] * 4, ("main", "default", 4, seed))["gifts"]
+            gifts = dict(zip(tables.COLUMNS["gifts"], zip(*rows)))
+            items, bonus = type_items(game), type_bonus(game)
+            column = {name: t for t, name in enumerate(game.rules.type_names)}
+            for seat, kind, n, points, foreign in zip(*(gifts[k] for k in ("seat", "type", "items", "points",
+                                                                             "foreign_points"))):
+                assert n == items[seat, column[kind]] and foreign == n * bonus[seat, column[kind]]
+                assert 0 <= foreign <= points and (memphis or foreign == 0)
+                found += foreign > 0
+    assert found > 0
+
+
 # ------------------------------------------------------------- restricted play
 # the engine keeps restrictions: tests/test_restricted_play.py
 def test_restriction_names_are_checked_against_the_ruleset():

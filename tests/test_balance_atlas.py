@@ -213,8 +213,11 @@ def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
     for kind, v in atlas_questions.points_per_deben(cell).items():
         assert row[header.index(kind)] == ("-" if math.isnan(v) else f"{v:.2f}")
     assert row[header.index("papyrus")] != "-"                                # papyrus comes with Memphis
-    header, *rows = _rows(md, "### Memphis: papyrus and the Port's resolutions")
+    header, *rows = _rows(md, "### Memphis: papyrus, foreign gifts and the Port's resolutions")
     assert rows and all("Memphis on" in r[0] for r in rows)
+    row = next(r for r in rows if r[0] == "2 players, beginner, base characters, Memphis on" and r[1] == "greedy")
+    foreign = cell["gifts"]["foreign_points"].sum() / len(cell["seats"]["seat"])
+    assert row[header.index("foreign bonus points per seat")] == f"{foreign:.2f}"
     for png in ("atlas_gifts", "atlas_closings"):
         assert f"({png}.png)" in md and (out / f"{png}.png").stat().st_size > 1000
 
