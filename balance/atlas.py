@@ -37,9 +37,9 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
 The axes of `values` and of each `search` subset (players, setups, characters, memphis) narrow the
 atlas's tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is
 mandatory. Searching populations cost ten to fifty times more per game than a policy alone, so each
-subset's populations play its tables at its own game counts (`search` may also be one mapping); a question is answered by
-the populations that played its table, and a table a population did not play is "not played",
-never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
+subset's populations play its tables at its own game counts (`search` may also be one mapping). A
+question is answered by the populations that played its table, and a table a population did not
+play is "not played", never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
 the same deals (common random numbers), and the restricted arms replay the control's deals.
 """
 from __future__ import annotations
