@@ -28,6 +28,8 @@ examples:
   nefertiti train --config tiny_expert_iteration --out runs/tiny_ei
   nefertiti train --out runs/long --resume
   nefertiti train --config selfplay_4p --out runs/long --force   # start it over
+  nefertiti train --config whole_game --set seed=4051 --out runs/whole_game_seed2
+  nefertiti train --config whole_game --set env.ruleset=cheap_gold --set ppo.learning_rate=1e-4
 
 The run folder must be new, empty, or a training run's own folder: any other folder is
 refused and nothing in it is touched. Ctrl-C or SIGTERM stops the run and every worker
@@ -55,6 +57,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--total-timesteps", type=int, metavar="N",
                         help="train to N environment steps in all (overrides the config; with --resume, extends "
                              "or shortens the run)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="change one key of the config before the run, a dotted path to it and a YAML value "
+                             "(seed=7, env.ruleset=cheap_gold, ppo.net_arch=[128,128]); repeatable; checked like "
+                             "the file; the run folder's config.yaml keeps the result")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or table on the terminal")
     parser.set_defaults(func=run, extra="train")
 
@@ -74,6 +80,8 @@ def run(args) -> int:
             raise ConfigError("give --resume (continue the run) or --force (start it over), not both")
         if args.total_timesteps is not None and args.total_timesteps < 1:
             raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
+        if args.resume and args.set:
+            raise ConfigError("--resume continues a run with its saved config: --set starts a new run")
         try:
             config = load_config(resolve(args.config)) if args.config else None
         except FileNotFoundError as err:
@@ -83,10 +91,12 @@ def run(args) -> int:
         if args.resume:
             config = load_run_config(out, args.total_timesteps)
         else:
+            data = set_keys(config.to_dict(), args.set)
+            out = args.out or data.get("out", out)
             overrides = {"out": out}
             if args.total_timesteps is not None:
                 overrides["total_timesteps"] = args.total_timesteps
-            config = config_from_dict({**config.to_dict(), **overrides}, source=args.config)
+            config = config_from_dict({**data, **overrides}, source=args.config)
         with stop_on_sigterm():
             train(config, resume=args.resume, progress=not args.quiet, force=args.force)
     except (ConfigError, RunFolderError) as err:
@@ -104,6 +114,37 @@ def run(args) -> int:
         print(f"nefertiti train: cannot write: {err.strerror or err}{where}; {_saved(out)}", file=sys.stderr)
         return 1
     return 0
+
+
+def set_keys(data: dict, settings: list[str]) -> dict:
+    """`data` with each KEY=VALUE of `settings` set: KEY a dotted path through its tables, VALUE read as YAML.
+    A path through a value that is no table is a ConfigError; an unknown last key is left to the config's check,
+    which names it."""
+    import copy
+
+    import yaml
+
+    from nefertiti_env.training.config import ConfigError
+
+    data = copy.deepcopy(data)
+    for setting in settings:
+        key, sep, text = setting.partition("=")
+        path = key.strip().split(".")
+        if not sep or not all(path):
+            raise ConfigError(f"--set {setting!r}: give KEY=VALUE, KEY a dotted path such as env.ruleset")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"--set {setting!r}: the value is no YAML: {err}") from None
+        table = data
+        for i, name in enumerate(path[:-1]):
+            if table.get(name) is None:            # an absent or unset section becomes a table
+                table[name] = {}
+            table = table[name]
+            if not isinstance(table, dict):
+                raise ConfigError(f"--set {setting!r}: {'.'.join(path[:i + 1])} is a value, not a table of keys")
+        table[path[-1]] = value
+    return data
 
 
 def _saved(out) -> str:

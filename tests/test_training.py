@@ -277,6 +277,34 @@ def test_cli_errors_exit_2_without_traceback(tmp_path, capsys):
     assert "no run to resume" in capsys.readouterr().err
 
 
+def test_set_changes_dotted_keys_of_the_config_and_names_what_is_wrong(tmp_path, capsys):
+    """--set KEY=VALUE: YAML values at dotted paths, applied before the config's own check; the run folder keeps
+    the result."""
+    from nefertiti_cli import main
+    from nefertiti_cli.train import set_keys
+
+    data = tiny_config(tmp_path / "run", 256).to_dict()
+    changed = set_keys(data, ["seed=7", "env.ruleset=cheap_gold", "ppo.net_arch=[8, 8]", "ppo.learning_rate=1e-4"])
+    config = config_from_dict(changed)
+    assert (config.seed, config.env.ruleset, config.ppo.net_arch, config.ppo.learning_rate) == (
+        7, "cheap_gold", [8, 8], 1e-4)
+    assert data["seed"] == 3 and data["env"]["ruleset"] == "default"                 # the input is left as it was
+    config_file = write(tmp_path, data)
+    for setting, named in (("ppo.nope=1", "ppo.nope"), ("seed", "give KEY=VALUE"), ("seed.x=1", "seed is a value"),
+                           ("ppo.n_epochs=0", "ppo.n_epochs: Input should be greater than or equal to 1"),
+                           ("env.n_envs=[1", "the value is no YAML")):
+        assert main(["train", "--config", str(config_file), "--set", setting, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert named in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()                                          # nothing was started
+    assert main(["train", "--resume", "--out", str(tmp_path / "run"), "--set", "seed=1"]) == 2
+    assert "--set starts a new run" in capsys.readouterr().err
+    out = tmp_path / "other"
+    assert main(["train", "--config", str(config_file), "--set", "seed=11", "--set", f"out={out}",
+                 "--set", "evaluation.every_steps=10000", "--total-timesteps", "128", "--quiet"]) == 0
+    assert yaml.safe_load((out / "config.yaml").read_text())["seed"] == 11
+
+
 # ---------------------------------------------------------------- a tiny run
 
 def tiny_config(out, total, observation="v0"):
