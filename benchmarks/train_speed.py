@@ -4,11 +4,13 @@
 
 One training process (`training/batched_vec_env.BatchedVecEnv`, numba threads for the games and the
 compiled bots, one torch thread) per opponent mix: random tables only, random and snapshot tables
-(0.7/0.3, the quickstart's mix), snapshot tables only, three bankers (compiled, `bot_tables.py`). The snapshots are frozen copies of the learner's initial policy (what a
-run holds before its first scheduled snapshot; their cost does not depend on their weights). Split:
-collecting rollouts (engine, observations, the learner's and the snapshots' forward passes) and the
-PPO update. The first PPO iteration is a warm-up and is not counted. The defaults are configs/champion.yaml's
-(256 games x 64 steps per iteration, minibatch 1024, 4 epochs, two hidden layers of 128).
+(0.7/0.3, the quickstart's mix), snapshot tables only, three bankers (compiled, `bot_tables.py`), three
+`mcts:iterations=200` (a search bot per table, `search_tables.py`). The snapshots are frozen copies of
+the learner's initial policy (what a run holds before its first scheduled snapshot; their cost does not
+depend on their weights). Split: collecting rollouts (engine, observations, the learner's and the
+snapshots' forward passes) and the PPO update. The first PPO iteration is a warm-up and is not counted.
+The defaults are configs/champion.yaml's (256 games x 64 steps per iteration, minibatch 1024, 4 epochs,
+two hidden layers of 128).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from nefertiti_env.training.batched_vec_env import BatchedVecEnv
 
 MIXES = {"random": {"random": 1.0}, "random+snapshot": {"random": 0.7, "snapshot": 0.3}, "snapshot": {"snapshot": 1.0},
-         "banker": {"banker": 1.0},
+         "banker": {"banker": 1.0}, "mcts": {"mcts:iterations=200": 1.0},
          "champion": {"banker": 0.4, "snapshot": 0.3, "greedy": 0.1, "collector": 0.1, "random": 0.1}}
 
 

@@ -166,6 +166,58 @@ def test_bot_tables_play_the_heuristic_bots_moves():
     assert int(game.scores()[info["seat"]]) == info["score"]
 
 
+def test_search_tables_play_the_search_bots_moves_and_reproduce():
+    """At an mcts table one search bot, seeded per game, moves every opponent seat from the table's state row,
+    as MCTSBot.act does on a NefertitiGame: the game replays move for move with a bot started from the same
+    generator; and the same seed gives the same games."""
+    import copy
+
+    from nefertiti_env import NefertitiGame
+    from nefertiti_env.agents import make_bot
+    from nefertiti_env.vector import game_seed
+
+    spec = "mcts:iterations=12"
+
+    def run():
+        env = BatchedVecEnv(2, num_players=3, seed=11, observation="v1", opponents={spec: 1.0, "random": 1.0})
+        starts, draw = {}, env._draw_tables
+
+        def remember(started):          # each new search table's generator, before its first search
+            draw(started)
+            for i in np.flatnonzero(started).tolist():
+                if i in env.searchers:
+                    starts[i, int(env.venv.games[i])] = copy.deepcopy(env.searchers[i].rng.bit_generator.state)
+        env._draw_tables = remember
+        actions, ended = {}, []
+        env.reset()
+        rng = np.random.default_rng(2)
+        for _ in range(160):
+            chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+            for i, a in enumerate(chosen):
+                actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
+            env.step_async(chosen)
+            _, _, done, infos = env.step_wait()
+            ended += [(i, int(env.venv.games[i]) - 1, infos[i]) for i in np.flatnonzero(done)]
+        return starts, actions, ended
+
+    def outcomes(ended):
+        return [(i, k, info["seat"], info["opponents"], info["score"]) for i, k, info in ended]
+
+    starts, actions, ended = run()
+    assert outcomes(run()[2]) == outcomes(ended)                                 # the same seed, the same games
+    searched = [(i, k, info) for i, k, info in ended if info["opponents"] == spec]
+    assert searched and any(info["opponents"] == "random" for _, _, info in ended)
+    i, k, info = searched[0]
+    game = NefertitiGame(num_players=3, seed=int(game_seed(11, i, k)))
+    bot = make_bot(spec, seed=0)
+    bot.rng.bit_generator.state = starts[i, k]
+    learner = iter(actions[i, k])
+    while not game.is_over():
+        p = game.current_player
+        game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
+    assert int(game.scores()[info["seat"]]) == info["score"]
+
+
 def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
     """A fixed trained agent ("ppo:path=FILE", "champion") sits at every opponent seat and moves as
     `PPOAgent.act` would: the games replay move for move through NefertitiGame with that bot; an
@@ -254,7 +306,8 @@ def test_maskable_ppo_learns_on_it():
 
 def test_a_training_run_steps_its_games_on_it(tmp_path):
     """The trainer steps its games on BatchedVecEnv against random and snapshot tables (snapshots taken on
-    schedule join the pool, evaluation runs as usual); a searching bot is a config error naming it."""
+    schedule join the pool, evaluation runs as usual); a trained agent searching at play time is a config
+    error naming it."""
     from nefertiti_env.training.config import ConfigError, config_from_dict
     from nefertiti_env.training.trainer import RunPaths, Trainer
 
@@ -267,8 +320,9 @@ def test_a_training_run_steps_its_games_on_it(tmp_path):
     results = trainer.run()
     assert isinstance(trainer.venv.venv, BatchedVecEnv)
     assert results[0].games == 2 and RunPaths(tmp_path / "run").final_model.is_file()
-    with pytest.raises(ConfigError, match="cannot train against 'mcts'"):
-        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "mcts": 1.0}}})
+    with pytest.raises(ConfigError, match="cannot train against 'champion:search=8'"):
+        config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "champion:search=8": 1.0}}})
+    assert config_from_dict({**data, "opponents": {"weights": {"random": 1.0, "mcts": 1.0}}})
 
 
 def test_torch_keeps_its_thread_count_after_the_first_reset_and_an_evaluation():

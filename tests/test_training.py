@@ -239,7 +239,8 @@ def test_config_errors_name_every_problem_and_the_file(tmp_path):
 def test_saved_configs_from_before_the_one_training_path_load_and_the_worker_envs_choices_are_refused():
     """Saved runs hold `env.vector`, `env.workers` and `opponents.per_table`: they load, as no-ops (every run
     trains on the batched engine, one opponent kind per game); what only the removed worker envs did
-    (`vector: false`, the rank reward, searching opponents) is refused, naming it and what to use."""
+    (`vector: false`, the rank reward, trained agents searching at play time) is refused, naming it and what to
+    use."""
     for saved in ("docs/results/training/quickstart/config.yaml", "docs/results/champion/whole_game/config.yaml"):
         data = yaml.safe_load(open(saved))
         assert data["env"]["vector"] is True and "workers" in data["env"] and "per_table" in data["opponents"]
@@ -250,9 +251,8 @@ def test_saved_configs_from_before_the_one_training_path_load_and_the_worker_env
             ({"env": {"vector": False}}, "env: vector: false asked for the worker envs, which were removed"),
             ({"env": {"reward": "rank"}}, "env.reward: 'rank' was given only by the removed worker envs: use win_loss "
                                           "or score_diff"),
-            ({"opponents": {"weights": {"random": 1.0, "mcts:iterations=50": 1.0}}},
-             "opponents.weights: cannot train against 'mcts:iterations=50'"),
-            ({"opponents": {"weights": {"champion:search=32": 1.0}}}, "cannot train against 'champion:search=32'")):
+            ({"opponents": {"weights": {"champion:search=32": 1.0}}},
+             "opponents.weights: cannot train against 'champion:search=32'")):
         with pytest.raises(ConfigError, match=re.escape(words)):
             config_from_dict(edit)
 

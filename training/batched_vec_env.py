@@ -6,7 +6,8 @@ are played inside: by uniformly random legal moves in the compiled kernel (oppon
 by snapshots of the learner (policy files or policy objects): every snapshot table draws one of
 the newest `max_snapshots`, and all waiting snapshot tables are decided by one compiled call
 (`snapshot_tables.py`); by a fixed trained agent (`champion`, `ppo:path=...`), decided the same
-way; or by a heuristic bot in compiled code (`bot_tables.py`). A mix of kinds is drawn per game. As in
+way; by a heuristic bot in compiled code (`bot_tables.py`); or by a search bot (`mcts`), one per
+table, deciding from the table's state row (`search_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
 ended the game. Masks come through `env_method("action_masks")`. `nefertiti train` steps every
@@ -27,8 +28,11 @@ from nefertiti_env.agents.evaluation import Weights
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.vector import NefertitiVectorEnv
 
+from nefertiti_env.agents import make_bot
+
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
+from .search_tables import RowGame, searches
 from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tables
 
 MASKS = "action_masks"        # what MaskablePPO asks every env for (`env_method`)
@@ -88,7 +92,8 @@ class BatchedVecEnv(CompiledVecEnv):
     newest `max_snapshots`, as `opponents.OpponentPool` does; `deterministic`: their most likely
     action instead of a sample), a fixed trained agent ("champion", "ppo:path=FILE", played like a
     snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's),
-    or a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`). reward:
+    a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`), or a search bot
+    spec ("mcts:iterations=200", ...: one bot per table, seeded per game). reward:
     "win_loss" (+1/-1) or "score_diff" (the learner's final score less the others' mean, over 100).
     Other keywords: NefertitiVectorEnv's (seed, observation, ruleset, setup, memphis, characters,
     max_decisions).
@@ -115,7 +120,10 @@ class BatchedVecEnv(CompiledVecEnv):
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
         fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
-        self.bots = {k: bot_parameters(k) for k in self.kinds if k != SNAPSHOT and k not in fixed}
+        self.searching = [self.kinds.index(k) for k in self.kinds if k != SNAPSHOT and searches(k)]
+        self.searchers = {}                                      # a search table's bot, by its row
+        self.bots = {k: bot_parameters(k) for i, k in enumerate(self.kinds)
+                     if k != SNAPSHOT and k not in fixed and i not in self.searching}
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
@@ -205,11 +213,13 @@ class BatchedVecEnv(CompiledVecEnv):
 
     def _draw_tables(self, started: np.ndarray) -> None:
         """The opponents of each game just started: random (drawn by the env from the game's seed),
-        else a kind drawn with the weights, then a snapshot uniformly, or a bot with its own generator
-        (a fixed agent needs no draw)."""
+        else a kind drawn with the weights, then a snapshot uniformly, a bot with its own generator or a
+        search bot with its own seed (a fixed agent needs no draw)."""
         rows = np.flatnonzero(started & ~self.venv.random_tables())
         self.kind[started] = -1
         self.is_bot[started] = False
+        for i in np.flatnonzero(started).tolist():
+            self.searchers.pop(i, None)
         if not len(rows):
             return
         self.kind[rows] = kinds = self.rng.choice(len(self.kinds), size=len(rows), p=self.kind_probs)
@@ -217,7 +227,9 @@ class BatchedVecEnv(CompiledVecEnv):
             name = self.kinds[k]
             if k in self.fixed_stacks:
                 continue
-            if name == SNAPSHOT:
+            if k in self.searching:
+                self.searchers[i] = make_bot(name, seed=int(self.rng.integers(2**63)))
+            elif name == SNAPSHOT:
                 if not self.live:
                     raise RuntimeError("a game drew snapshot opponents but the env holds no snapshot yet "
                                        "(pass snapshots= or env_method('add_snapshot', path) first)")
@@ -230,10 +242,16 @@ class BatchedVecEnv(CompiledVecEnv):
     def _decide(self, rows: np.ndarray) -> np.ndarray:
         """The actions of these snapshot and fixed-agent tables' policies: the most likely legal one, or
         one sampled from its probabilities (Gumbel-max with this env's generator); one compiled call
-        for the snapshot tables and one per fixed agent."""
+        for the snapshot tables and one per fixed agent; and a search table's bot's, table by table."""
         actions = np.zeros(len(rows), dtype=np.int64)
         kinds = self.kind[rows]
-        groups = [(~np.isin(kinds, list(self.fixed_stacks)), self.stack, self.deterministic, self.snapshot)]
+        searched = np.isin(kinds, self.searching)
+        venv = self.venv
+        for j in np.flatnonzero(searched).tolist():
+            i = int(rows[j])
+            actions[j] = self.searchers[i].act(RowGame(venv.R, venv.rows[i], venv.masks[i]), int(venv.seats[i]))
+        groups = [(~np.isin(kinds, list(self.fixed_stacks)) & ~searched, self.stack, self.deterministic,
+                   self.snapshot)]
         groups += [(kinds == k, stack, deterministic, None) for k, (stack, deterministic) in self.fixed_stacks.items()]
         for at, stack, deterministic, snapshot in groups:
             if not at.any():

@@ -26,6 +26,7 @@ from nefertiti_env.encoding import OBSERVATIONS
 from .batched_vec_env import VECTOR_REWARDS
 from .bot_tables import seats_at_bot_tables
 from .opponents import RANDOM, SNAPSHOT
+from .search_tables import searches
 from .snapshot_tables import plays_at_snapshot_tables
 
 Count = Annotated[Int, Field(ge=1)]
@@ -52,8 +53,8 @@ def _check_specs(specs):
 
 def trains_against(kind: str) -> bool:
     """Whether the batched env can seat opponent `kind`: random moves in its kernel, snapshots and trained
-    agents without search through their actors, heuristic bots in compiled code."""
-    return kind in (RANDOM, SNAPSHOT) or seats_at_bot_tables(kind) or plays_at_snapshot_tables(kind)
+    agents without search through their actors, heuristic bots in compiled code, search bots table by table."""
+    return kind in (RANDOM, SNAPSHOT) or seats_at_bot_tables(kind) or plays_at_snapshot_tables(kind) or searches(kind)
 
 
 def _without(data, *keys):
@@ -186,9 +187,9 @@ class OpponentsConfig(Section):
         others = [kind for kind in weights if not trains_against(kind)]
         if others:
             raise ValueError(f"cannot train against {', '.join(map(repr, others))}: the batched engine seats "
-                             f"{RANDOM}, {SNAPSHOT}, heuristic bots (greedy, collector, banker and their specs) and "
-                             "trained agents without search (champion, ppo:path=...); searching opponents (mcts, "
-                             "search=...) were played only by the removed worker envs (evaluation.baselines "
+                             f"{RANDOM}, {SNAPSHOT}, heuristic bots (greedy, collector, banker and their specs), "
+                             "mcts and its specs, and trained agents without search (champion, ppo:path=...); a "
+                             "trained agent searching at play time (search=...) is not seated (evaluation.baselines "
                              "takes any bot)")
         if sum(weights.values()) <= 0:
             raise ValueError("weights must have a positive total")
