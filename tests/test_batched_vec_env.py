@@ -121,8 +121,8 @@ def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():
     assert 0.25 < kinds.count("random") / len(kinds) < 0.75
     with pytest.raises(ValueError, match="non-negative weights"):
         BatchedVecEnv(2, opponents={"random": 1, "banker": -1})
-    with pytest.raises(ValueError, match="not a heuristic bot"):
-        BatchedVecEnv(2, opponents={"mcts": 1})
+    with pytest.raises(ValueError, match="not a heuristic bot"):         # a trained agent searching at play time
+        BatchedVecEnv(2, opponents={"champion:search=8": 1})
 
 
 def test_bot_tables_play_the_heuristic_bots_moves():

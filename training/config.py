@@ -271,6 +271,24 @@ class ExpertIterationConfig(Section):
         return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
 
 
+class FineTuneConfig(Section):
+    """A second PPO stage: from the first stage's final model, `total_timesteps` more learner steps against
+    other opponents (search bots, say), at some of the tables, at its own learning rate; in the run folder's
+    `fine_tune/` (training/trainer.py `fine_tune_config`), resumable like the first. Off at 0 steps."""
+
+    total_timesteps: Annotated[Int, Field(ge=0)] = Field(0, description="learner steps of the stage (0: none)")
+    tables: list[TableConfig] = Field(default_factory=list, description="the stage's tables (empty: the run's)")
+    opponents: OpponentsConfig | None = Field(None, description="the stage's opponents (none: the run's)")
+    learning_rate: Annotated[Float, Field(gt=0)] | None = Field(None, description="none: the run's")
+
+    def stage_env(self, env: EnvConfig) -> EnvConfig:
+        """The run's `env` with the stage's tables in place of its table or mixture, checked."""
+        if not self.tables:
+            return env
+        data = {k: v for k, v in env.model_dump().items() if k not in TableOptions.model_fields}
+        return EnvConfig.model_validate({**data, "tables": [t.model_dump() for t in self.tables]})
+
+
 class Config(Section):
     """A whole training run. `out` is the run folder (checkpoints, logs, results)."""
 
@@ -287,6 +305,19 @@ class Config(Section):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
     expert_iteration: ExpertIterationConfig = Field(default_factory=ExpertIterationConfig)
+    fine_tune: FineTuneConfig = Field(default_factory=FineTuneConfig)
+
+    @model_validator(mode="after")
+    def _one_later_stage(self):
+        tune = self.fine_tune
+        if tune.total_timesteps and (self.expert_iteration.rounds or self.expert_iteration.start):
+            raise ValueError("give expert_iteration or fine_tune, not both: each is a stage after the PPO stage")
+        if tune.total_timesteps:                           # checked now, not after the PPO stage's hours
+            try:
+                tune.stage_env(self.env)
+            except ValidationError as err:
+                raise ValueError(f"fine_tune.tables: {err.errors()[0]['msg']}") from None
+        return self
 
     @model_validator(mode="after")
     def _rollout_fits(self):

@@ -45,7 +45,7 @@ from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
 from .batched_vec_env import BatchedVecEnv
-from .config import Config, ConfigError, TableConfig, config_from_dict, split_envs
+from .config import Config, ConfigError, FineTuneConfig, TableConfig, config_from_dict, split_envs
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
@@ -455,21 +455,44 @@ def _at_most(text: str, limit: int) -> bool:
 def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:
     """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
     its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
-    `start`). Returns the PPO stage's final evaluation results (none without that stage)."""
-    ei = config.expert_iteration
+    `start`) or its fine-tuning stage (`config.fine_tune`). Returns the last PPO stage's final evaluation results
+    (none without one)."""
+    ei, tune = config.expert_iteration, config.fine_tune.total_timesteps
     paths = RunPaths(config.out)
     results = []
     if ei.start:
         prepare(paths.out, RUN_KIND, resume=resume, force=force)
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
-    elif not (resume and ei.rounds and _ppo_stage_done(paths, config.total_timesteps)):
+    elif not (resume and (ei.rounds or tune) and _ppo_stage_done(paths, config.total_timesteps)):
         results = Trainer(config, resume=resume, progress=progress, force=force).run()
     if ei.rounds:
         from .expert_iteration import STAGE_FOLDER, run_stage
         run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / STAGE_FOLDER).is_dir(),
                   force=force, progress=progress)
+    if tune:
+        stage = fine_tune_config(config)
+        again = resume and RunPaths(stage.out).latest_checkpoint() is not None
+        # a stage stopped before its first checkpoint starts over (its own files only)
+        results = Trainer(stage, resume=again, progress=progress, force=force or (resume and not again)).run()
     return results
+
+
+FINE_TUNE_FOLDER = "fine_tune"
+
+
+def fine_tune_config(config: Config) -> Config:
+    """The fine-tuning stage of `config` as a run of its own in `out`/fine_tune: from the PPO stage's final
+    model, with the stage's steps, tables, opponents and learning rate, the rest as the run's."""
+    tune = config.fine_tune
+    data = {**config.to_dict(), "env": tune.stage_env(config.env).model_dump()}
+    if tune.opponents is not None:
+        data["opponents"] = tune.opponents.model_dump()
+    if tune.learning_rate is not None:
+        data["ppo"]["learning_rate"] = tune.learning_rate
+    data.update(total_timesteps=tune.total_timesteps, init_from=str(RunPaths(config.out).final_model),
+                out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump())
+    return config_from_dict(data, source=f"{config.out}: fine_tune")
 
 
 def _ppo_stage_done(paths: RunPaths, total_timesteps: int) -> bool:

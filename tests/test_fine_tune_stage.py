@@ -1,0 +1,77 @@
+"""The fine-tuning stage of `nefertiti train` (training/config.py `fine_tune`, training/trainer.py
+`fine_tune_config`): after the PPO stage, from its final model, a second PPO run in `fine_tune/` at the
+stage's tables against its opponents (a search bot here); a run stopped between the stages and resumed
+ends with the same model as one that went through; the section is checked."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from nefertiti_env.agents import policy_file
+from nefertiti_env.training import trainer
+from nefertiti_env.training.config import ConfigError, config_from_dict
+from nefertiti_env.training.trainer import RunPaths, load_run_config, train
+
+SEARCH = "mcts:iterations=4"
+
+
+def _config(out):
+    return config_from_dict({
+        "total_timesteps": 256, "seed": 5, "out": str(out), "checkpoint_every": 256,
+        "env": {"num_players": 3, "n_envs": 2, "observation": "v1"},
+        "opponents": {"weights": {"random": 1.0}},
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "evaluation": {"every_steps": 10_000, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1},
+        "fine_tune": {"total_timesteps": 256, "tables": [{"num_players": 3, "setup": "advanced"}],
+                      "opponents": {"weights": {SEARCH: 1.0}}, "learning_rate": 1e-3}})
+
+
+def _weights(path):
+    return policy_file.read(path)[1]["policy"]
+
+
+def _same(a, b) -> bool:
+    import torch
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_stage_fine_tunes_the_ppo_stage_s_model_at_its_tables_against_its_opponents(tmp_path):
+    run = tmp_path / "run"
+    results = train(_config(run), progress=False)
+    stage = RunPaths(run / "fine_tune")
+    saved = yaml.safe_load(stage.config.read_text())
+    assert saved["init_from"] == str(RunPaths(run).final_model) and saved["total_timesteps"] == 256
+    assert [t["setup"] for t in saved["env"]["tables"]] == ["advanced"] and saved["opponents"]["weights"] == {SEARCH: 1.0}
+    assert saved["ppo"]["learning_rate"] == 1e-3 and saved["fine_tune"]["total_timesteps"] == 0
+    assert not _same(_weights(RunPaths(run).final_model), _weights(stage.final_model))
+    assert results and results[0].games == 2 and stage.results_md.is_file()              # the stage's evaluation
+
+
+def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, monkeypatch):
+    train(_config(tmp_path / "through"), progress=False)
+    real = trainer.fine_tune_config
+
+    def stop(config):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(trainer, "fine_tune_config", stop)
+    with pytest.raises(KeyboardInterrupt):
+        train(_config(tmp_path / "legs"), progress=False)
+    monkeypatch.setattr(trainer, "fine_tune_config", real)
+    first = _weights(RunPaths(tmp_path / "legs").final_model)
+    train(load_run_config(tmp_path / "legs"), resume=True, progress=False)
+    assert _same(first, _weights(RunPaths(tmp_path / "legs").final_model))              # the PPO stage is kept
+    assert _same(_weights(tmp_path / "through/fine_tune/final_model.pt"),
+                 _weights(tmp_path / "legs/fine_tune/final_model.pt"))
+
+
+def test_the_section_is_checked():
+    with pytest.raises(ConfigError, match="give expert_iteration or fine_tune, not both"):
+        config_from_dict({"fine_tune": {"total_timesteps": 10}, "expert_iteration": {"rounds": 1}})
+    with pytest.raises(ConfigError, match="fine_tune.opponents.weights: .*cannot train against 'champion:search=4'"):
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "opponents": {"weights": {"champion:search=4": 1}}}})
+    with pytest.raises(ConfigError, match=re.escape("fine_tune.tables[0].num_players")):
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"num_players": 7}]}})
+    with pytest.raises(ConfigError, match="fine_tune.tables: .*cannot set up this table"):     # before any step
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"num_players": 2, "characters": "nope"}]}})
