@@ -24,11 +24,10 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from nefertiti_env import NUM_ACTIONS
+from nefertiti_env.agents import make_bot
 from nefertiti_env.agents.evaluation import Weights
 from nefertiti_env.core.engine import layout as L
 from nefertiti_env.vector import NefertitiVectorEnv
-
-from nefertiti_env.agents import make_bot
 
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
