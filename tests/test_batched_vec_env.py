@@ -34,6 +34,35 @@ def _check_episodes(ended):
         assert reward in (-1.0, 1.0) and info["win"] == (reward > 0) and info["score"] > 0
 
 
+def _recorded_play(env, steps, rng):
+    """Random legal learner moves for `steps` steps from a reset: the learner's actions per (env, game) and
+    the ended games as (env, game, info)."""
+    actions, ended = {}, []
+    env.reset()
+    for _ in range(steps):
+        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        for i, a in enumerate(chosen):
+            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
+        env.step_async(chosen)
+        _, _, done, infos = env.step_wait()
+        ended += [(i, int(env.venv.games[i]) - 1, infos[i]) for i in np.flatnonzero(done)]
+    return actions, ended
+
+
+def _replayed_score(env, i, k, info, actions, bot) -> int:
+    """The learner's final score in game k of env i replayed through NefertitiGame: its own actions at its
+    seat, `bot`'s at the others."""
+    from nefertiti_env import NefertitiGame
+    from nefertiti_env.vector import game_seed
+
+    game = NefertitiGame(num_players=env.venv.num_players, seed=int(game_seed(env.venv.seed, i, k)))
+    learner = iter(actions[i, k])
+    while not game.is_over():
+        p = game.current_player
+        game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
+    return int(game.scores()[info["seat"]])
+
+
 def test_random_opponents_are_played_inside_and_reproducible():
     """The learner's seat rotates by game; its terminal reward is +1/-1 (docs/rules.md §8 winners)."""
     runs = [_play(BatchedVecEnv(3, num_players=3, seed=4, observation="v1"), 150, np.random.default_rng(1))
@@ -128,9 +157,7 @@ def test_a_mix_of_random_and_snapshot_tables_drawn_per_game():
 def test_bot_tables_play_the_heuristic_bots_moves():
     """At a bot table the compiled bots move every opponent seat, as HeuristicBot.act would: the
     games replay move for move through NefertitiGame with banker bots seeded like the tables."""
-    from nefertiti_env import NefertitiGame
     from nefertiti_env.agents import make_bot
-    from nefertiti_env.vector import game_seed
 
     env = BatchedVecEnv(4, num_players=3, seed=9, observation="v1", opponents="banker")
     seeds = {}
@@ -141,29 +168,13 @@ def test_bot_tables_play_the_heuristic_bots_moves():
         for i in np.flatnonzero(started):
             seeds[(int(i), int(env.venv.games[i]))] = env.G[i].copy()
     env._draw_tables = remember
-    actions = {}
-    env.reset()
-    rng = np.random.default_rng(0)
-    ended = []
-    for _ in range(120):
-        masks = env.action_masks()
-        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        for i, a in enumerate(chosen):
-            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
-        env.step_async(chosen)
-        _, reward, done, infos = env.step_wait()
-        ended += [(i, infos[i]) for i in np.flatnonzero(done)]
-    assert ended and {info["opponents"] for _, info in ended} == {"banker"}
-    i, info = ended[0]
-    game = NefertitiGame(num_players=3, seed=int(game_seed(9, i, 0)))
+    actions, ended = _recorded_play(env, 120, np.random.default_rng(0))
+    assert ended and {info["opponents"] for _, _, info in ended} == {"banker"}
+    i, k, info = ended[0]
     bot = make_bot("banker", seed=0)
-    bot._G[:] = seeds[(i, 0)]
+    bot._G[:] = seeds[(i, k)]
     bot._G_ahead = True
-    learner = iter(actions[(i, 0)])
-    while not game.is_over():
-        p = game.current_player
-        game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
-    assert int(game.scores()[info["seat"]]) == info["score"]
+    assert _replayed_score(env, i, k, info, actions, bot) == info["score"]
 
 
 def test_search_tables_play_the_search_bots_moves_and_reproduce():
@@ -172,9 +183,7 @@ def test_search_tables_play_the_search_bots_moves_and_reproduce():
     generator; and the same seed gives the same games."""
     import copy
 
-    from nefertiti_env import NefertitiGame
     from nefertiti_env.agents import make_bot
-    from nefertiti_env.vector import game_seed
 
     spec = "mcts:iterations=12"
 
@@ -188,34 +197,19 @@ def test_search_tables_play_the_search_bots_moves_and_reproduce():
                 if i in env.searchers:
                     starts[i, int(env.venv.games[i])] = copy.deepcopy(env.searchers[i].rng.bit_generator.state)
         env._draw_tables = remember
-        actions, ended = {}, []
-        env.reset()
-        rng = np.random.default_rng(2)
-        for _ in range(160):
-            chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
-            for i, a in enumerate(chosen):
-                actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
-            env.step_async(chosen)
-            _, _, done, infos = env.step_wait()
-            ended += [(i, int(env.venv.games[i]) - 1, infos[i]) for i in np.flatnonzero(done)]
-        return starts, actions, ended
+        return (env, starts, *_recorded_play(env, 160, np.random.default_rng(2)))
 
     def outcomes(ended):
         return [(i, k, info["seat"], info["opponents"], info["score"]) for i, k, info in ended]
 
-    starts, actions, ended = run()
-    assert outcomes(run()[2]) == outcomes(ended)                                 # the same seed, the same games
+    env, starts, actions, ended = run()
+    assert outcomes(run()[3]) == outcomes(ended)                                 # the same seed, the same games
     searched = [(i, k, info) for i, k, info in ended if info["opponents"] == spec]
     assert searched and any(info["opponents"] == "random" for _, _, info in ended)
     i, k, info = searched[0]
-    game = NefertitiGame(num_players=3, seed=int(game_seed(11, i, k)))
     bot = make_bot(spec, seed=0)
     bot.rng.bit_generator.state = starts[i, k]
-    learner = iter(actions[i, k])
-    while not game.is_over():
-        p = game.current_player
-        game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
-    assert int(game.scores()[info["seat"]]) == info["score"]
+    assert _replayed_score(env, i, k, info, actions, bot) == info["score"]
 
 
 def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
@@ -223,9 +217,7 @@ def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
     `PPOAgent.act` would: the games replay move for move through NefertitiGame with that bot; an
     agent with search, or reading another observation, is refused."""
     from sb3_contrib import MaskablePPO
-    from nefertiti_env import NefertitiGame
     from nefertiti_env.agents import make_bot, policy_file
-    from nefertiti_env.vector import game_seed
 
     model = tmp_path / "frozen.pt"
     policy = MaskablePPO("MlpPolicy", BatchedVecEnv(1, num_players=3, observation="v1"),
@@ -234,26 +226,12 @@ def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
     spec = f"ppo:path={model}"
     env = BatchedVecEnv(3, num_players=3, seed=11, observation="v1", opponents=spec)
     env.env_method("add_snapshot", MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}).policy)
-    actions = {}
-    env.reset()
-    rng = np.random.default_rng(0)
-    ended = []
-    for _ in range(150):
-        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
-        for i, a in enumerate(chosen):
-            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
-        env.step_async(chosen)
-        _, _, done, infos = env.step_wait()
-        ended += [(i, infos[i]) for i in np.flatnonzero(done) if env.venv.games[i] == 1]
-    assert len(ended) == 3 and {info["opponents"] for _, info in ended} == {spec}
+    actions, ended = _recorded_play(env, 150, np.random.default_rng(0))
+    firsts = [(i, k, info) for i, k, info in ended if k == 0]
+    assert len(firsts) == 3 and {info["opponents"] for _, _, info in firsts} == {spec}
     bot = make_bot(spec, seed=0)
-    for i, info in ended:
-        game = NefertitiGame(num_players=3, seed=int(game_seed(11, i, 0)))
-        learner = iter(actions[(i, 0)])
-        while not game.is_over():
-            p = game.current_player
-            game.apply(next(learner) if p == info["seat"] else bot.act(game, p))
-        assert int(game.scores()[info["seat"]]) == info["score"]
+    for i, k, info in firsts:
+        assert _replayed_score(env, i, k, info, actions, bot) == info["score"]
     with pytest.raises(ValueError, match="not a heuristic bot"):
         BatchedVecEnv(2, opponents=f"{spec}:search=10")
     with pytest.raises(ValueError, match="reads 657 floats"):
