@@ -274,7 +274,7 @@ def character_value(R, base, action, seat, best, G, w, samples, depth, X) -> flo
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)        # the MCTS root valuation, in the training env's search threads
 def action_values(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     """The one-step value of every legal action for `seat` into keys[:n], values[:n] (return n),
     in a random order drawn from G (ties go to the first): the legal actions permuted, then on
@@ -320,7 +320,7 @@ def action_values(R, S, seat, G, w, samples, depth, keys, values, X) -> int:
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_action(R, S, seat, G, w, samples, depth, keys, values) -> int:
     """The action of highest `action_values` value (the first among equals): `HeuristicBot.act`
     in one call. It makes the work space itself: made in compiled code, a decision's scratch costs less

@@ -337,7 +337,7 @@ def leaf_values(R, g, V, rewards) -> None:
         rewards[p] = min(max((1.0 + x[0]) / 2, 0.0), 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)        # releases the GIL: the training env searches its tables in threads
 def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> int:
     """Run `iterations` searches from the root of a planted tree of `used` nodes (room for as many
     more), each on a fresh determinisation of S for `seat` copied into the `Work`'s g; return the nodes

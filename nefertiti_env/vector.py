@@ -14,6 +14,7 @@ depends on `seed` only, never on the number of threads or on which game ends fir
 """
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
@@ -259,6 +260,23 @@ def in_threads(kernel, n: int, chunks: int, *args, what: str = "the batched engi
         kernel(*args, *runs[0])
         for run in others:
             run.result()
+
+
+def map_in_threads(fn, items: list) -> list:
+    """[fn(item) for item in items], each thread (this one and the pool's) taking the next item when it is
+    done with one, so that items of unequal cost share the threads. For calls that spend most of their time
+    in a kernel that releases the GIL (the training env's search tables: `MCTSBot.act`); each call must touch
+    only its own objects."""
+    out, order = [None] * len(items), itertools.count()
+
+    def work() -> None:
+        while (k := next(order)) < len(items):
+            out[k] = fn(items[k])
+    others = [_pool().submit(work) for _ in range(min(len(items), numba.config.NUMBA_NUM_THREADS) - 1)]
+    work()
+    for run in others:
+        run.result()
+    return out
 
 
 _POOL: dict[int, ThreadPoolExecutor] = {}

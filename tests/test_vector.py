@@ -169,3 +169,16 @@ def test_inactive_games_ignore_their_actions():
     assert np.array_equal(env.rows[1:], rows[1:]) and not np.array_equal(env.rows[0], rows[0])
     with pytest.raises(IllegalActionError, match="env 0: action 1000000000"):
         env.step(np.full(8, 10**9, np.uint64), active=active)
+
+
+def test_map_in_threads_keeps_the_items_order_and_raises_their_errors():
+    """Items of unequal cost shared by the threads come back in their order; an item's error reaches the
+    caller."""
+    import time
+
+    from nefertiti_env.vector import map_in_threads
+
+    assert map_in_threads(lambda x: (time.sleep(0.01 * (x % 3)), x * x)[1], list(range(9))) == [x * x for x in range(9)]
+    assert map_in_threads(abs, []) == []
+    with pytest.raises(ZeroDivisionError):
+        map_in_threads(lambda x: 1 // x, [3, 2, 1, 0, 5])

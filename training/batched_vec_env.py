@@ -27,7 +27,7 @@ from nefertiti_env import NUM_ACTIONS
 from nefertiti_env.agents import make_bot
 from nefertiti_env.agents.evaluation import Weights
 from nefertiti_env.core.engine import layout as L
-from nefertiti_env.vector import NefertitiVectorEnv
+from nefertiti_env.vector import NefertitiVectorEnv, map_in_threads
 
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
@@ -241,14 +241,16 @@ class BatchedVecEnv(CompiledVecEnv):
     def _decide(self, rows: np.ndarray) -> np.ndarray:
         """The actions of these snapshot and fixed-agent tables' policies: the most likely legal one, or
         one sampled from its probabilities (Gumbel-max with this env's generator); one compiled call
-        for the snapshot tables and one per fixed agent; and a search table's bot's, table by table."""
+        for the snapshot tables and one per fixed agent; and each search table's bot's, the tables spread
+        over the threads (the search releases the GIL)."""
         actions = np.zeros(len(rows), dtype=np.int64)
         kinds = self.kind[rows]
         searched = np.isin(kinds, self.searching)
         venv = self.venv
-        for j in np.flatnonzero(searched).tolist():
-            i = int(rows[j])
-            actions[j] = self.searchers[i].act(RowGame(venv.R, venv.rows[i], venv.masks[i]), int(venv.seats[i]))
+
+        def search(i):
+            return self.searchers[i].act(RowGame(venv.R, venv.rows[i], venv.masks[i]), int(venv.seats[i]))
+        actions[searched] = map_in_threads(search, rows[searched].tolist())
         groups = [(~np.isin(kinds, list(self.fixed_stacks)) & ~searched, self.stack, self.deterministic,
                    self.snapshot)]
         groups += [(kinds == k, stack, deterministic, None) for k, (stack, deterministic) in self.fixed_stacks.items()]
