@@ -98,7 +98,12 @@ def test_play_page_completes_a_game_by_clicking_legal_moves(browser, tmp_path):
     from selenium.webdriver.common.by import By
 
     from nefertiti_cli.serve import PlaySession, make_server
+    from nefertiti_env.agents import make_bot
 
+    # the greedy bot's first decision compiles the bots' kernels when this process finds no cache (a fresh
+    # clone, a few minutes on a loaded machine): done here, before the page's waits for each move
+    warm = NefertitiGame(2, seed=5)
+    make_bot("greedy", seed=0).act(warm, warm.current_player)
     session = PlaySession(tmp_path / "games", dict(ruleset="default", setup="beginner", memphis=None,
                                                    characters="base"))
     session.new("random,greedy", seat=0, seed=5)
