@@ -119,7 +119,7 @@ class BatchedVecEnv(CompiledVecEnv):
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
         fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
-        self.searching = [self.kinds.index(k) for k in self.kinds if k != SNAPSHOT and searches(k)]
+        self.searching = [i for i, k in enumerate(self.kinds) if k != SNAPSHOT and searches(k)]
         self.searchers = {}                                      # a search table's bot, by its row
         self.bots = {k: bot_parameters(k) for i, k in enumerate(self.kinds)
                      if k != SNAPSHOT and k not in fixed and i not in self.searching}
