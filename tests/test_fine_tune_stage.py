@@ -25,7 +25,7 @@ def _config(out):
         "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "evaluation": {"every_steps": 10_000, "games": 2, "final_games": 2, "baselines": ["random"], "workers": 1},
         "fine_tune": {"total_timesteps": 256, "tables": [{"num_players": 3, "setup": "advanced"}],
-                      "opponents": {"weights": {SEARCH: 1.0}}, "learning_rate": 1e-3}})
+                      "opponents": {"weights": {SEARCH: 1.0}}, "learning_rate": 1e-3, "n_envs": 4, "n_steps": 64}})
 
 
 def _weights(path):
@@ -45,6 +45,7 @@ def test_the_stage_fine_tunes_the_ppo_stage_s_model_at_its_tables_against_its_op
     assert saved["init_from"] == str(RunPaths(run).final_model) and saved["total_timesteps"] == 256
     assert [t["setup"] for t in saved["env"]["tables"]] == ["advanced"] and saved["opponents"]["weights"] == {SEARCH: 1.0}
     assert saved["ppo"]["learning_rate"] == 1e-3 and saved["fine_tune"]["total_timesteps"] == 0
+    assert saved["env"]["n_envs"] == 4 and saved["ppo"]["n_steps"] == 64          # the stage's batch shape
     assert not _same(_weights(RunPaths(run).final_model), _weights(stage.final_model))
     assert results and results[0].games == 2 and stage.results_md.is_file()              # the stage's evaluation
 
@@ -75,3 +76,5 @@ def test_the_section_is_checked():
         config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"num_players": 7}]}})
     with pytest.raises(ConfigError, match="fine_tune.tables: .*cannot set up this table"):     # before any step
         config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"num_players": 2, "characters": "nope"}]}})
+    with pytest.raises(ConfigError, match="fine_tune: n_steps x n_envs: 8388608 observations"):
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "n_envs": 4096, "n_steps": 2048}})

@@ -280,13 +280,20 @@ class FineTuneConfig(Section):
     tables: list[TableConfig] = Field(default_factory=list, description="the stage's tables (empty: the run's)")
     opponents: OpponentsConfig | None = Field(None, description="the stage's opponents (none: the run's)")
     learning_rate: Annotated[Float, Field(gt=0)] | None = Field(None, description="none: the run's")
+    n_envs: Envs | None = Field(None, description="games stepped together (none: the run's); search opponents "
+                                                  "make each step dearer, so fewer games and longer rollouts")
+    n_steps: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] | None = Field(None, description="PPO steps per game "
+                                                                                      "(none: the run's)")
 
     def stage_env(self, env: EnvConfig) -> EnvConfig:
-        """The run's `env` with the stage's tables in place of its table or mixture, checked."""
-        if not self.tables:
-            return env
-        data = {k: v for k, v in env.model_dump().items() if k not in TableOptions.model_fields}
-        return EnvConfig.model_validate({**data, "tables": [t.model_dump() for t in self.tables]})
+        """The run's `env` with the stage's tables in place of its table or mixture and its n_envs, checked."""
+        data = env.model_dump()
+        if self.tables:
+            data = {k: v for k, v in data.items() if k not in TableOptions.model_fields}
+            data["tables"] = [t.model_dump() for t in self.tables]
+        if self.n_envs is not None:
+            data["n_envs"] = self.n_envs
+        return EnvConfig.model_validate(data)
 
 
 class Config(Section):
@@ -314,9 +321,12 @@ class Config(Section):
             raise ValueError("give expert_iteration or fine_tune, not both: each is a stage after the PPO stage")
         if tune.total_timesteps:                           # checked now, not after the PPO stage's hours
             try:
-                tune.stage_env(self.env)
+                env = tune.stage_env(self.env)
             except ValidationError as err:
                 raise ValueError(f"fine_tune.tables: {err.errors()[0]['msg']}") from None
+            if (tune.n_steps or self.ppo.n_steps) * env.n_envs > MAX_ROLLOUT:
+                raise ValueError(f"fine_tune: n_steps x n_envs: {(tune.n_steps or self.ppo.n_steps) * env.n_envs} "
+                                 f"observations per rollout, at most {MAX_ROLLOUT}")
         return self
 
     @model_validator(mode="after")

@@ -483,13 +483,15 @@ FINE_TUNE_FOLDER = "fine_tune"
 
 def fine_tune_config(config: Config) -> Config:
     """The fine-tuning stage of `config` as a run of its own in `out`/fine_tune: from the PPO stage's final
-    model, with the stage's steps, tables, opponents and learning rate, the rest as the run's."""
+    model, with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
     tune = config.fine_tune
     data = {**config.to_dict(), "env": tune.stage_env(config.env).model_dump()}
     if tune.opponents is not None:
         data["opponents"] = tune.opponents.model_dump()
     if tune.learning_rate is not None:
         data["ppo"]["learning_rate"] = tune.learning_rate
+    if tune.n_steps is not None:
+        data["ppo"]["n_steps"] = tune.n_steps
     data.update(total_timesteps=tune.total_timesteps, init_from=str(RunPaths(config.out).final_model),
                 out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump())
     return config_from_dict(data, source=f"{config.out}: fine_tune")
