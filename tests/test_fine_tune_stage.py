@@ -4,6 +4,7 @@ stage's tables against its opponents (a search bot here); a run stopped between 
 ends with the same model as one that went through; the section is checked."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -48,6 +49,12 @@ def test_the_stage_fine_tunes_the_ppo_stage_s_model_at_its_tables_against_its_op
     assert saved["env"]["n_envs"] == 4 and saved["ppo"]["n_steps"] == 64          # the stage's batch shape
     assert not _same(_weights(RunPaths(run).final_model), _weights(stage.final_model))
     assert results and results[0].games == 2 and stage.results_md.is_file()              # the stage's evaluation
+    time = json.loads(stage.summary.read_text())["time"]                               # where its time went
+    assert time["searched_decisions"] > 0 and time["opponent_seconds"]["search"] > 0
+    assert time["update_seconds"] > 0 and 0 < time["rollout_seconds"] < json.loads(stage.summary.read_text())["train_seconds"]
+    assert json.loads(RunPaths(run).summary.read_text())["time"]["searched_decisions"] == 0     # random opponents
+    line = trainer.where_the_time_went(time)
+    assert f"{time['searched_decisions']:,} searched decisions" in line and "PPO updates" in line
 
 
 def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, monkeypatch):

@@ -595,12 +595,17 @@ def test_resume_restores_policy_optimiser_and_counters_from_the_checkpoint(tmp_p
     config["env"].update(vector=True, workers=2)
     config["opponents"]["per_table"] = False
     (run / "config.yaml").write_text(yaml.safe_dump(config))
+    state_file = RunPaths(run).latest_checkpoint() / "state.json"
+    state = json.loads(state_file.read_text())
+    assert state.pop("timing")["rollout_seconds"] > 0
+    state_file.write_text(json.dumps(state))                 # as saved before the training time was split
     saved = torch.load(RunPaths(run).latest_checkpoint() / "model.pt", weights_only=True)
     trainer = Trainer(load_run_config(run), resume=True)
     trainer._setup()
     trainer.venv.close()
     model = trainer.model
     assert (model.num_timesteps, model._n_updates) == (256, 1)
+    assert trainer.state["timing"]["from_step"] == 256 and trainer.state["timing"]["rollout_seconds"] == 0
     assert all(torch.equal(v, saved["policy"][k]) for k, v in model.policy.state_dict().items())
     moments = model.policy.optimizer.state_dict()["state"]
     assert moments and all(torch.equal(moments[i]["exp_avg"], saved["optimizer"]["state"][i]["exp_avg"])

@@ -19,6 +19,8 @@ observation to bootstrap from: info["terminal_observation"] is the next game's f
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -37,6 +39,7 @@ from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tabl
 MASKS = "action_masks"        # what MaskablePPO asks every env for (`env_method`)
 ADD_SNAPSHOT = "add_snapshot"
 VECTOR_REWARDS = ("win_loss", "score_diff")      # the AEC env's rewards this env gives (`env.aec.final_rewards`)
+OPPONENT_PARTS = ("heuristic bots", "policies", "search")    # how the opponents' thinking time is split (`timing`)
 
 
 def score_diff(finals: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -136,6 +139,8 @@ class BatchedVecEnv(CompiledVecEnv):
         self.samples = np.ones(num_envs, dtype=np.int64)
         self.depth = np.zeros(num_envs, dtype=np.int64)
         self.rows = np.arange(num_envs)
+        self.seconds = dict.fromkeys(OPPONENT_PARTS, 0.0)
+        self.searched_decisions = 0
         for snapshot in snapshots:
             self._add_snapshot(snapshot)
         self.fixed_stacks = {}                                   # a fixed agent's actor, by its index in kinds
@@ -198,7 +203,9 @@ class BatchedVecEnv(CompiledVecEnv):
                 return
             bots = waiting & self.is_bot
             if bots.any():
+                start = time.perf_counter()
                 play_bots(venv.R, venv.rows, bots, seats, self.G, self.W, self.samples, self.depth)
+                self.seconds["heuristic bots"] += time.perf_counter() - start
                 _, _, _, rewards, terminated, truncated, info = venv.resume(bots)
             else:
                 actions = np.zeros(self.num_envs, dtype=np.int64)
@@ -250,7 +257,11 @@ class BatchedVecEnv(CompiledVecEnv):
 
         def search(i):
             return self.searchers[i].act(RowGame(venv.R, venv.rows[i], venv.masks[i]), int(venv.seats[i]))
+        start = time.perf_counter()
         actions[searched] = map_in_threads(search, rows[searched].tolist())
+        self.seconds["search"] += time.perf_counter() - start
+        self.searched_decisions += int(searched.sum())
+        start = time.perf_counter()
         groups = [(~np.isin(kinds, list(self.fixed_stacks)) & ~searched, self.stack, self.deterministic,
                    self.snapshot)]
         groups += [(kinds == k, stack, deterministic, None) for k, (stack, deterministic) in self.fixed_stacks.items()]
@@ -264,7 +275,13 @@ class BatchedVecEnv(CompiledVecEnv):
                 logits += self.rng.gumbel(size=logits.shape)
             logits[self.venv.masks[group] == 0] = -np.inf
             actions[at] = logits.argmax(axis=1)
+        self.seconds["policies"] += time.perf_counter() - start
         return actions
+
+    def timing(self) -> dict:
+        """Seconds the opponents took to decide, by OPPONENT_PARTS, and the search bots' decisions, since
+        this env was made: where a rollout's time goes besides the learner's own steps."""
+        return {"opponent_seconds": dict(self.seconds), "searched_decisions": self.searched_decisions}
 
     def _add_snapshot(self, snapshot) -> None:
         """A new snapshot for the games to come; the oldest of more than `max_snapshots` is no longer

@@ -11,7 +11,7 @@ so adding a table leaves the others' games unchanged.
 from __future__ import annotations
 
 import numpy as np
-from .batched_vec_env import BatchedVecEnv, CompiledVecEnv
+from .batched_vec_env import OPPONENT_PARTS, BatchedVecEnv, CompiledVecEnv
 
 
 def table_seed(seed: int, table: int) -> int:
@@ -59,6 +59,12 @@ class TableMixVecEnv(CompiledVecEnv):
 
     def action_masks(self) -> np.ndarray:
         return np.concatenate([part.action_masks() for part in self.parts])
+
+    def timing(self) -> dict:
+        """The tables' timings, summed."""
+        parts = [part.timing() for part in self.parts]
+        return {"opponent_seconds": {k: sum(t["opponent_seconds"][k] for t in parts) for k in OPPONENT_PARTS},
+                "searched_decisions": sum(t["searched_decisions"] for t in parts)}
 
     def _add_snapshot(self, snapshot) -> None:
         """A new opponent for the games to come at every table's snapshot tables."""

@@ -44,7 +44,7 @@ from nefertiti_env.agents.ppo import FINAL_MODEL, model_file
 from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
-from .batched_vec_env import BatchedVecEnv
+from .batched_vec_env import OPPONENT_PARTS, BatchedVecEnv
 from .config import Config, ConfigError, FineTuneConfig, TableConfig, config_from_dict, split_envs
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
@@ -177,11 +177,13 @@ class Trainer:
         self.checkpoint_dir = latest
         self.state = read_checkpoint_state(latest) if resume else {
             "num_timesteps": 0, "last_snapshot": None, "last_eval": None, "last_checkpoint": 0,
-            "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [],
+            "train_seconds": 0.0, "eval_seconds": 0.0, "session_seeds": [], "timing": _timing(0),
             "pool": OpponentPool(config.opponents.weights, max_snapshots=config.opponents.max_snapshots,
                                  snapshot_deterministic=config.opponents.snapshot_deterministic).state()}
         self.pool = OpponentPool(**{**self.state["pool"], "snapshots": [str(self.paths.out / p) for p in
                                                                          self.state["pool"]["snapshots"]]})
+        # a checkpoint saved before the time was split has none: it is split from that step on
+        self.state.setdefault("timing", _timing(self.state["num_timesteps"]))
         self.model = None
         self.venv = None
 
@@ -212,6 +214,7 @@ class Trainer:
         else:                                   # one batch per table (training/table_mix.py says why)
             counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
             venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
+        self.games, self._games_timing = venv, venv.timing()
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
         p = cfg.ppo
@@ -320,6 +323,15 @@ class Trainer:
             self.checkpoint(step)
         self._clock = time.perf_counter()
 
+    def on_rollout_end(self, seconds: float) -> None:
+        """Add a rollout's seconds and its opponents' thinking (the env's counters since the last rollout)."""
+        timing, now = self.state["timing"], self.games.timing()
+        timing["rollout_seconds"] += seconds
+        for part, total in now["opponent_seconds"].items():
+            timing["opponent_seconds"][part] += total - self._games_timing["opponent_seconds"][part]
+        timing["searched_decisions"] += now["searched_decisions"] - self._games_timing["searched_decisions"]
+        self._games_timing = now
+
     # ------------------------------------------------------------ run
     def run(self) -> list[MatchResult]:
         """Train to `total_timesteps` (continuing a resumed run), then evaluate, report and return the results."""
@@ -363,6 +375,7 @@ class Trainer:
         summary = {"timesteps": step, "train_seconds": round(train_s, 1),
                    "eval_seconds": round(self.state["eval_seconds"], 1),
                    "steps_per_second": round(step / train_s, 1) if train_s else None,
+                   "time": _time_split(self.state["timing"], train_s),
                    # a run replays bit for bit only on the same torch and CPU kernel (AVX2, AVX512, ...)
                    "torch": torch.__version__, "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
                    "results": [r.row(step) for r in results]}
@@ -371,10 +384,40 @@ class Trainer:
             print_table(results, title)
             print(f"training {train_s:.0f} s ({summary['steps_per_second']} env steps/s), evaluation "
                   f"{self.state['eval_seconds']:.0f} s; results in {paths.results_md}, curve in {paths.curve}")
+            print(where_the_time_went(summary["time"]))
 
     def _say(self, text: str) -> None:
         if self.progress:
             tqdm.write(text)
+
+
+def _timing(step: int) -> dict:
+    return {"from_step": step, "rollout_seconds": 0.0, "opponent_seconds": dict.fromkeys(OPPONENT_PARTS, 0.0),
+            "searched_decisions": 0}
+
+
+def _time_split(timing: dict, train_seconds: float) -> dict:
+    """Where the training time went: the rollouts (the games stepped, the learner's forward passes and the
+    opponents' thinking, split by kind) and the PPO updates (the rest), from step `from_step` on."""
+    search = timing["opponent_seconds"]["search"]
+    return {**timing, "rollout_seconds": round(timing["rollout_seconds"], 1),
+            "opponent_seconds": {part: round(seconds, 1) for part, seconds in timing["opponent_seconds"].items()},
+            "update_seconds": round(train_seconds - timing["rollout_seconds"], 1)
+            if timing["from_step"] == 0 else None,
+            "searched_decisions_per_second": round(timing["searched_decisions"] / search, 1) if search else None}
+
+
+def where_the_time_went(split: dict) -> str:
+    """One line of `_time_split`: what the rollouts and the opponents took, and the search's speed."""
+    parts = ", ".join(f"{part} {seconds:.0f} s" for part, seconds in split["opponent_seconds"].items() if seconds)
+    since = f" (from step {split['from_step']:,})" if split["from_step"] else ""
+    line = f"rollouts {split['rollout_seconds']:.0f} s{since}, of which opponents: {parts or 'none timed'}"
+    if split["update_seconds"] is not None:
+        line += f"; PPO updates {split['update_seconds']:.0f} s"
+    if split["searched_decisions"]:
+        line += (f"; {split['searched_decisions']:,} searched decisions, "
+                 f"{split['searched_decisions_per_second']:,} per second of search")
+    return line
 
 
 class TrainingCallback(BaseCallback):
@@ -403,8 +446,10 @@ class TrainingCallback(BaseCallback):
 
     def _on_rollout_start(self):
         self.trainer.on_rollout_start(self.model.num_timesteps)
+        self.rollout_start = time.perf_counter()
 
     def _on_rollout_end(self):
+        self.trainer.on_rollout_end(time.perf_counter() - self.rollout_start)
         for kind, wins in self.wins_against.items():
             self.logger.record(f"rollout/win_rate_vs/{kind}", float(np.mean(wins)))
         for table, wins in self.wins_at.items():
