@@ -12,6 +12,10 @@
     rulesets:                       # name: packaged ruleset name or file; the first is the baseline
       default: default
       cheap_gold: cheap_gold
+      cheap_gold retrained: cheap_gold
+    ruleset_lineups:                # optional: a ruleset's own line-ups (agents trained under it)
+      cheap_gold retrained:
+        4: [ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt]
     restricted:                     # optional: one seat forbidden a character or a market
       games: 1000                   # games per arm (the unrestricted control is one more arm)
       player_counts: [4]
@@ -138,6 +142,9 @@ class StudyConfig(Section):
                                                                        "the first is the baseline")]
     player_counts: Annotated[list[Int], Field(min_length=1)]
     lineups: dict[int, list[BotSpec]] = Field(description="one bot spec per seat for each player count")
+    ruleset_lineups: dict[str, dict[int, list[BotSpec]]] = Field(
+        default_factory=dict, description="a ruleset's own line-ups, in place of `lineups` (agents trained under "
+                                          "that ruleset); the same player counts")
     restricted: RestrictedStudy | None = None
 
     @field_validator("player_counts")
@@ -160,6 +167,24 @@ class StudyConfig(Section):
             raise ValueError("; ".join(wrong))
         return lineups
 
+    @field_validator("ruleset_lineups")
+    @classmethod
+    def _ruleset_lineups(cls, by_ruleset, info: ValidationInfo):
+        wrong = [f"{name!r}: no such ruleset in rulesets" for name in by_ruleset
+                 if "rulesets" in info.data and name not in info.data["rulesets"]]
+        for name, lineups in by_ruleset.items():
+            if "lineups" in info.data and sorted(lineups) != sorted(info.data["lineups"]):
+                wrong.append(f"{name!r}: line-ups for {sorted(lineups)} players, lineups has {sorted(info.data['lineups'])}")
+            wrong += [f"{name!r}: {n} players need {n} bot specs (one per seat), got {len(bots)}"
+                      for n, bots in lineups.items() if len(bots) != n]
+        if wrong:
+            raise ValueError("; ".join(wrong))
+        return by_ruleset
+
+    def lineup(self, ruleset: str, players: int) -> list[str]:
+        """The line-up `ruleset` plays at `players`: its own, else the study's."""
+        return self.ruleset_lineups.get(ruleset, self.lineups)[players]
+
     @property
     def baseline(self) -> str:
         return next(iter(self.rulesets))
@@ -171,8 +196,10 @@ class StudyConfig(Section):
             r = self.restricted
             data["restricted"] = {"games": r.games, "player_counts": r.player_counts, "bot": r.bot,
                                   "forbid": [{x.kind: x.name} for x in r.forbid]}
-        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets", "restricted",
-                 "workers", "out")
+        if not self.ruleset_lineups:
+            del data["ruleset_lineups"]
+        order = ("seed", "setup", "memphis", "characters", "games", "player_counts", "lineups", "rulesets",
+                 "ruleset_lineups", "restricted", "workers", "out")
         return {k: data[k] for k in order if k in data}
 
 

@@ -77,8 +77,10 @@ def write(folder: str | Path) -> Path:
       "(Benjamini-Yekutieli), so selected findings keep their coverage. Every other interval is reported, "
       "none selected, at 95%. An interval holding 0 finds no effect, which is not evidence of none "
       "(restricted play gives the minimum detectable effect of its games, at 80% power).\n")
+    own = study.get("ruleset_lineups") or {}
     w(table(["players", "games per ruleset", "line-up (seats rotate over games)"],
-            [[n, study["games"], ", ".join(study["lineups"][n])] for n in counts]))
+            [[n, study["games"], ", ".join(study["lineups"][n])
+              + "".join(f"; under `{r}`: {', '.join(own[r][n])}" for r in names if r in own)] for n in counts]))
 
     w("\n## Headlines\n")
     for n in counts:
@@ -97,7 +99,7 @@ def write(folder: str | Path) -> Path:
     _markets(w, base, counts, cells, folder)
     _shape(w, base, counts, cells, folder)
     if len(names) > 1:
-        _rulesets(w, names, counts, cells, fairness, folder, findings)
+        _rulesets(w, names, counts, cells, fairness, folder, findings, own)
     text = findings.fill("\n".join(out).replace(SUMMARY, findings.summary()))
     path = folder / "report.md"
     path.write_text(text + "\n", encoding="utf-8")
@@ -263,10 +265,12 @@ def _shape(w, base, counts, cells, folder):
     w("![game length, margins, lead changes](game_shape.png)\n")
 
 
-def _rulesets(w, names, counts, cells, fairness, folder, findings):
+def _rulesets(w, names, counts, cells, fairness, folder, findings, own):
     base = names[0]
     w("## 6. Ruleset comparison\n")
-    w(f"Each ruleset plays the same deals (seeds) with the same line-ups. Differences are other - `{base}`: "
+    players = ("the same line-ups, except " + ", ".join(f"`{r}`" for r in names if r in own)
+               + ", played by its own (the line-up table above)") if own else "the same line-ups"
+    w(f"Each ruleset plays the same deals (seeds) with {players}. Differences are other - `{base}`: "
       "proportions by Newcombe's interval and the chi-squared test, means by Welch's interval and t test.\n")
     for other in names[1:]:
         for n in counts:

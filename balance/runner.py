@@ -77,7 +77,7 @@ def schedule(cfg: StudyConfig) -> list[Job]:
 
     for name in cfg.rulesets:
         for n in cfg.player_counts:
-            games("main", name, n, cfg.games, cfg.lineups[n])
+            games("main", name, n, cfg.games, cfg.lineup(name, n))
     r = cfg.restricted
     if r is not None:
         for n in r.player_counts:

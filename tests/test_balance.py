@@ -324,6 +324,28 @@ def test_a_study_plays_at_the_table_its_options_name(monkeypatch):
     assert any(key == "player_counts" and "mandatory with 5 players" in reason for key, reason in err.value.problems)
 
 
+def test_a_ruleset_can_play_its_own_line_ups(tmp_path):
+    """Rule variants played by agents trained under them (`ruleset_lineups`): that ruleset's games seat its
+    line-up, the others the study's; the report says so; the names and sizes are checked."""
+    own = {"with greedy": {3: ["greedy"] * 3}}
+    cfg = config.parse({**GOOD, "games": 3, "player_counts": [3], "lineups": {3: ["random"] * 3}, "restricted": None,
+                        "rulesets": {"default": "default", "with greedy": "default"}, "ruleset_lineups": own,
+                        "out": str(tmp_path)})
+    assert config.parse(cfg.to_dict()) == cfg and "ruleset_lineups" not in config.parse(GOOD).to_dict()
+    seated = {(job.ruleset, job.bots) for job in runner.schedule(cfg)}
+    assert seated == {("default", ("random",) * 3), ("with greedy", ("greedy",) * 3)}
+    runner.run(cfg, workers=1, progress=False)
+    text = report.write(tmp_path).read_text()
+    assert "random, random, random; under `with greedy`: greedy, greedy, greedy" in text
+    assert "with the same line-ups, except `with greedy`, played by its own" in text
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "ruleset_lineups": {"mine": {3: ["random"] * 3},
+                                                  "cheap_gold": {3: ["random"] * 2, 4: ["random"] * 4}}})
+    problem = dict(err.value.problems)["ruleset_lineups"]
+    assert "'mine': no such ruleset in rulesets" in problem and "'mine': line-ups for [3] players, lineups has [3, 4]" in problem
+    assert "'cheap_gold': 3 players need 3 bot specs (one per seat), got 2" in problem
+
+
 def test_config_round_trip():
     cfg = config.parse(GOOD)
     assert config.parse(cfg.to_dict()) == config.parse(GOOD)
