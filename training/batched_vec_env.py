@@ -257,10 +257,11 @@ class BatchedVecEnv(CompiledVecEnv):
 
         def search(i):
             return self.searchers[i].act(RowGame(venv.R, venv.rows[i], venv.masks[i]), int(venv.seats[i]))
-        start = time.perf_counter()
-        actions[searched] = map_in_threads(search, rows[searched].tolist())
-        self.seconds["search"] += time.perf_counter() - start
-        self.searched_decisions += int(searched.sum())
+        if searched.any():
+            start = time.perf_counter()
+            actions[searched] = map_in_threads(search, rows[searched].tolist())
+            self.seconds["search"] += time.perf_counter() - start
+            self.searched_decisions += int(searched.sum())
         start = time.perf_counter()
         groups = [(~np.isin(kinds, list(self.fixed_stacks)) & ~searched, self.stack, self.deterministic,
                    self.snapshot)]
