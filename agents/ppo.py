@@ -89,6 +89,11 @@ class PPOAgent(Agent):
                                 value=value, leaf_value=leaf_value) if search else None
         super().__init__(seed)
 
+    @property
+    def weights_file(self) -> Path:
+        """The file this agent's weights were loaded from (a study checks it has not changed: balance/weights.py)."""
+        return model_file(SHIPPED.get(self.path, self.path))
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if self.searcher is not None:

@@ -38,7 +38,7 @@ import numpy as np
 
 from nefertiti_env import NefertitiGame
 
-from . import make_bot, parse_spec, play_game
+from . import make_bot, parse_spec, play_game, weights
 from .run_folder import RunFolderError, complete_lines, line_numbers, prepare, write_text
 from .stats import mean_ci, plackett_luce, ranks_of, wilson
 from .workers import ordered_map
@@ -173,8 +173,12 @@ def play_in_folder(out: str | os.PathLike, kind: str, params: dict, jobs: list[J
     resume, force, ray and errors: as `run_in_folder`."""
     folder = prepare(out, kind, resume=resume, force=force)
     done = _continue(folder, kind, params) if resume else 0
-    if not resume:
+    specs = {b for job in jobs for b in job.bots}
+    if resume:
+        weights.check(folder, specs)
+    else:
         write_text(folder / f"{kind}.json", json.dumps(params, indent=2) + "\n")
+        weights.record(folder, specs)
     fields = _game_fields(len(jobs[0].bots))
     played = []
     try:

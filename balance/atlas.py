@@ -54,6 +54,7 @@ from pydantic import BeforeValidator, Field, ValidationError
 
 from nefertiti_env import load_ruleset
 from nefertiti_env.agents.config import Int, Section, problems
+from nefertiti_env.agents import weights
 from nefertiti_env.agents.run_folder import prepare, write_text
 
 from . import config as study_config
@@ -275,9 +276,15 @@ def run(cfg: AtlasConfig, workers: int | None = None, progress: bool = True, res
     """Play every sub-study (finished ones are skipped on --resume); returns each session's figures with its
     table and population (empty for a sub-study already complete)."""
     folder = prepare(cfg.out, KIND, resume=resume, force=force)
+    subs = studies(cfg)
+    populations = {population for _, population, _ in subs}
+    if resume:                          # before the finished sub-studies are skipped unchecked
+        weights.check(folder, populations)
+    else:
+        weights.record(folder, populations)
     write_text(folder / ATLAS, yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     out = []
-    for table, population, sub in studies(cfg):
+    for table, population, sub in subs:
         done = runner.finished_games(sub.out)
         total = len(runner.schedule(sub))
         if resume and done == total and (Path(sub.out) / "run.json").exists():

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from nefertiti_env.agents import make_bot
+from nefertiti_env.agents import make_bot, weights
 from nefertiti_env.agents.run_folder import RunFolderError, complete_lines, prepare, write_text
 from nefertiti_env.agents.tournament import derive_seed
 from nefertiti_env.agents.workers import ordered_map
@@ -135,16 +135,20 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     workers = workers or cfg.workers
     folder = prepare(cfg.out, KIND, resume=resume, force=force)
     done = _continue(folder, cfg) if resume else 0
-    if not resume:
-        write_text(folder / STUDY, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     jobs = schedule(cfg)
+    specs = {b for job in jobs for b in job.bots}
+    if resume:
+        weights.check(folder, specs)
+    else:
+        write_text(folder / STUDY, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        weights.record(folder, specs)
     decisions = 0
     start = time.perf_counter()
     try:
         with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
                 progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
                              disable=not progress) as bar, \
-                ordered_map(workers, 16, ray, {b for job in jobs for b in job.bots}) as map_:
+                ordered_map(workers, 16, ray, specs) as map_:
             for rows in map_(_play, jobs[done:]):
                 journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
                 journal.flush()

@@ -3,7 +3,9 @@ independent replay, restricted play, config validation, the CLI, reproducibility
 the report and the notebook."""
 from __future__ import annotations
 
+import json
 import math
+import re
 import os
 import shutil
 from pathlib import Path
@@ -488,3 +490,32 @@ def test_every_closing_kind_has_its_wording_in_the_lab_tables(kind):
     row = np.full(NUM_BIDS, -1)
     row[[v for r in grid for v in r if v != 4]] = 0                 # all but one square: not closed for being full
     assert record.condition(closing, closing.all_squares & ~(1 << 4), 5, row) != "full"
+
+
+def test_a_study_resumed_with_other_weights_behind_a_spec_is_refused(tmp_path):
+    """A spec names weights (`ppo:path=...`, `champion`); a study resumed after the file behind it changed would
+    mix two agents' games under one name: refused, naming the spec, and nothing is played or lost."""
+    from shutil import copyfile
+
+    from nefertiti_env.agents.run_folder import RunFolderError
+    from nefertiti_env.agents.champion import CHAMPION_FILES
+    from nefertiti_env.agents import weights
+
+    model = tmp_path / "agent.pt"
+    copyfile(CHAMPION_FILES[2], model)
+    spec = f"ppo:path={model}"
+    cfg = config.parse({**GOOD, "games": 2, "player_counts": [3], "lineups": {3: [spec, "random", "random"]},
+                        "rulesets": {"default": "default"}, "restricted": None, "out": str(tmp_path / "study")})
+    runner.run(cfg, workers=1, progress=False)
+    saved = json.loads((tmp_path / "study" / weights.WEIGHTS).read_text())
+    assert list(saved) == [spec] and len(saved[spec]) == 64                          # random loads no weights
+    runner.run(cfg, workers=1, progress=False, resume=True)                          # the same weights: fine
+    games = (tmp_path / "study" / "games.csv").read_bytes()
+    copyfile(CHAMPION_FILES[1], model)                                               # other weights, same spec
+    with pytest.raises(RunFolderError, match=re.escape(f"the weights behind {spec} differ from those this run "
+                                                       "started with (weights.json)")):
+        runner.run(cfg, workers=1, progress=False, resume=True)
+    assert (tmp_path / "study" / "games.csv").read_bytes() == games
+    (tmp_path / "study" / weights.WEIGHTS).unlink()                                  # a study saved before the check
+    runner.run(cfg, workers=1, progress=False, resume=True)
+    assert json.loads((tmp_path / "study" / weights.WEIGHTS).read_text()) != saved   # recorded from now on

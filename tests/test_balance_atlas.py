@@ -394,3 +394,25 @@ def test_seats_are_also_pooled_per_player_count(small_atlas):
     assert pooled["estimate"][0] == pytest.approx(100 * (wins / games - 0.5), abs=1e-3)    # in points
     header, *rows = _rows((out / "atlas.md").read_text(), "### Pooled seats per player count")
     assert [r[0] for r in rows] == ["All tables of 2 players, pooled"] * 2 + ["All tables of 5 players, pooled"] * 5
+
+
+def test_an_atlas_resumed_with_other_weights_behind_a_population_is_refused(tmp_path, capsys):
+    """Checked before the finished sub-studies are skipped: a new `champion` must not join an atlas whose
+    other sub-studies the old one played."""
+    from shutil import copyfile
+
+    from nefertiti_env.agents.champion import CHAMPION_FILES
+
+    model, path, out = tmp_path / "agent.pt", tmp_path / "atlas.yaml", tmp_path / "out"
+    copyfile(CHAMPION_FILES[2], model)
+    spec = f"ppo:path={model}"
+    raw = {**{k: v for k, v in TINY.items() if k not in ("search", "values")}, "populations": [spec, "greedy"],
+           "players": [2], "memphis": [False], "games": 2, "out": str(out)}
+    path.write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(path), "--quiet"]) == 0
+    assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
+    copyfile(CHAMPION_FILES[1], model)
+    capsys.readouterr()
+    assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert f"the weights behind {spec} differ from those this run started with" in err and "Traceback" not in err

@@ -139,6 +139,24 @@ def test_resume_refuses_other_parameters_and_a_run_needs_resume_or_force(tmp_pat
 
 
 # ------------------------------------------------------------- SIGTERM stops every worker
+def test_resume_refuses_other_weights_behind_a_bot_spec(tmp_path, capsys):
+    """`ppo:path=FILE` (or `champion`) names weights: a run resumed after the file changed is refused, not mixed."""
+    import shutil
+
+    from nefertiti_env.agents.champion import CHAMPION_FILES
+
+    model, out = tmp_path / "agent.pt", tmp_path / "run"
+    shutil.copyfile(CHAMPION_FILES[2], model)
+    argv = ["tournament", "--players", "3", "--bots", f"ppo:path={model},random,random", "--games", "3", "--quiet",
+            "--out", str(out)]
+    assert main(argv) == 0 and main([*argv, "--resume"]) == 0
+    assert list(json.loads((out / "weights.json").read_text())) == [f"ppo:path={model}"]
+    shutil.copyfile(CHAMPION_FILES[1], model)
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 2
+    assert f"the weights behind ppo:path={model} differ from those this run started with" in capsys.readouterr().err
+
+
 def test_sigterm_stops_the_workers_saves_and_says_how_to_resume(tmp_path, uninterrupted):
     out = tmp_path / "run"
     proc = start([*TOURNAMENT, "--out", str(out), "--workers", "2"])
