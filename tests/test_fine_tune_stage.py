@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+import numba
 import pytest
 import yaml
 
@@ -51,10 +52,14 @@ def test_the_stage_fine_tunes_the_ppo_stage_s_model_at_its_tables_against_its_op
     assert results and results[0].games == 2 and stage.results_md.is_file()              # the stage's evaluation
     time = json.loads(stage.summary.read_text())["time"]                               # where its time went
     assert time["searched_decisions"] > 0 and time["opponent_seconds"]["search"] > 0
-    assert time["update_seconds"] > 0 and 0 < time["rollout_seconds"] < json.loads(stage.summary.read_text())["train_seconds"]
+    train_seconds = json.loads(stage.summary.read_text())["train_seconds"]
+    saved_timing = json.loads((stage.latest_checkpoint() / "state.json").read_text())["timing"]
+    assert saved_timing["update_seconds"] > 0 and time["rollout_seconds"] > 0 and time["other_seconds"] >= 0
+    assert abs(time["rollout_seconds"] + time["update_seconds"] + time["other_seconds"] - train_seconds) < 0.5
     assert json.loads(RunPaths(run).summary.read_text())["time"]["searched_decisions"] == 0     # random opponents
     line = trainer.where_the_time_went(time)
     assert f"{time['searched_decisions']:,} searched decisions" in line and "PPO updates" in line
+    assert time["opponent_seconds"]["search"] <= time["rollout_seconds"] * numba.config.NUMBA_NUM_THREADS   # in rollouts
 
 
 def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, monkeypatch):

@@ -182,8 +182,10 @@ class Trainer:
                                  snapshot_deterministic=config.opponents.snapshot_deterministic).state()}
         self.pool = OpponentPool(**{**self.state["pool"], "snapshots": [str(self.paths.out / p) for p in
                                                                          self.state["pool"]["snapshots"]]})
-        # a checkpoint saved before the time was split has none: it is split from that step on
-        self.state.setdefault("timing", _timing(self.state["num_timesteps"]))
+        # a checkpoint saved before the time was split (or split otherwise) is split from its step on
+        if set(self.state.get("timing", {})) != set(_timing(0)):
+            self.state["timing"] = _timing(self.state["num_timesteps"])
+        self._rollout_end = None
         self.model = None
         self.venv = None
 
@@ -214,7 +216,7 @@ class Trainer:
         else:                                   # one batch per table (training/table_mix.py says why)
             counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
             venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
-        self.games, self._games_timing = venv, venv.timing()
+        self.games = venv
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
         p = cfg.ppo
@@ -314,6 +316,7 @@ class Trainer:
     def on_rollout_start(self, step: int) -> None:
         """Between two PPO iterations (the policy has learnt from every step counted so far)."""
         cfg = self.config
+        self._updated()
         self.state["train_seconds"] += time.perf_counter() - self._clock
         if step - (self.state["last_snapshot"] or 0) >= cfg.opponents.snapshot_every:
             self.snapshot(step)
@@ -321,16 +324,23 @@ class Trainer:
             self.periodic_evaluation(step)
         if step - self.state["last_checkpoint"] >= cfg.checkpoint_every:
             self.checkpoint(step)
-        self._clock = time.perf_counter()
+        self._clock = self._rollout_start = time.perf_counter()
+        self._games_timing = self.games.timing()
 
-    def on_rollout_end(self, seconds: float) -> None:
-        """Add a rollout's seconds and its opponents' thinking (the env's counters since the last rollout)."""
+    def on_rollout_end(self) -> None:
+        """Add the rollout's seconds and its opponents' thinking (the env's counters since it started)."""
         timing, now = self.state["timing"], self.games.timing()
-        timing["rollout_seconds"] += seconds
+        self._rollout_end = time.perf_counter()
+        timing["rollout_seconds"] += self._rollout_end - self._rollout_start
         for part, total in now["opponent_seconds"].items():
             timing["opponent_seconds"][part] += total - self._games_timing["opponent_seconds"][part]
         timing["searched_decisions"] += now["searched_decisions"] - self._games_timing["searched_decisions"]
-        self._games_timing = now
+
+    def _updated(self) -> None:
+        """Add the PPO update that followed the last rollout (SB3 runs it between the callbacks)."""
+        if self._rollout_end is not None:
+            self.state["timing"]["update_seconds"] += time.perf_counter() - self._rollout_end
+            self._rollout_end = None
 
     # ------------------------------------------------------------ run
     def run(self) -> list[MatchResult]:
@@ -346,6 +356,7 @@ class Trainer:
             if remaining > 0:
                 self._clock = time.perf_counter()
                 self.model.learn(remaining, callback=TrainingCallback(self), reset_num_timesteps=not self.resume)
+                self._updated()
                 self.state["train_seconds"] += time.perf_counter() - self._clock
             step = self.model.num_timesteps
             if self.state["last_checkpoint"] != step:
@@ -392,28 +403,31 @@ class Trainer:
 
 
 def _timing(step: int) -> dict:
-    return {"from_step": step, "rollout_seconds": 0.0, "opponent_seconds": dict.fromkeys(OPPONENT_PARTS, 0.0),
-            "searched_decisions": 0}
+    return {"from_step": step, "rollout_seconds": 0.0, "update_seconds": 0.0,
+            "opponent_seconds": dict.fromkeys(OPPONENT_PARTS, 0.0), "searched_decisions": 0}
 
 
 def _time_split(timing: dict, train_seconds: float) -> dict:
-    """Where the training time went: the rollouts (the games stepped, the learner's forward passes and the
-    opponents' thinking, split by kind) and the PPO updates (the rest), from step `from_step` on."""
+    """Where the training time went, from step `from_step` on: the rollouts (the games stepped, the learner's
+    forward passes, and the opponents' thinking: by kind, summed over the threads that think at once), the PPO
+    updates, and the rest (start-up, the first compile; known when the split began with the run)."""
     search = timing["opponent_seconds"]["search"]
     return {**timing, "rollout_seconds": round(timing["rollout_seconds"], 1),
-            "opponent_seconds": {part: round(seconds, 1) for part, seconds in timing["opponent_seconds"].items()},
-            "update_seconds": round(train_seconds - timing["rollout_seconds"], 1)
+            "update_seconds": round(timing["update_seconds"], 1),
+            "other_seconds": round(train_seconds - timing["rollout_seconds"] - timing["update_seconds"], 1)
             if timing["from_step"] == 0 else None,
+            "opponent_seconds": {part: round(seconds, 1) for part, seconds in timing["opponent_seconds"].items()},
             "searched_decisions_per_second": round(timing["searched_decisions"] / search, 1) if search else None}
 
 
 def where_the_time_went(split: dict) -> str:
     """One line of `_time_split`: what the rollouts and the opponents took, and the search's speed."""
     parts = ", ".join(f"{part} {seconds:.0f} s" for part, seconds in split["opponent_seconds"].items() if seconds)
-    since = f" (from step {split['from_step']:,})" if split["from_step"] else ""
-    line = f"rollouts {split['rollout_seconds']:.0f} s{since}, of which opponents: {parts or 'none timed'}"
-    if split["update_seconds"] is not None:
-        line += f"; PPO updates {split['update_seconds']:.0f} s"
+    since = f"from step {split['from_step']:,}: " if split["from_step"] else ""
+    line = (f"{since}rollouts {split['rollout_seconds']:.0f} s (opponents thinking: {parts or 'none'}), "
+            f"PPO updates {split['update_seconds']:.0f} s")
+    if split["other_seconds"] is not None:
+        line += f", start-up and the rest {split['other_seconds']:.0f} s"
     if split["searched_decisions"]:
         line += (f"; {split['searched_decisions']:,} searched decisions, "
                  f"{split['searched_decisions_per_second']:,} per second of search")
@@ -446,10 +460,9 @@ class TrainingCallback(BaseCallback):
 
     def _on_rollout_start(self):
         self.trainer.on_rollout_start(self.model.num_timesteps)
-        self.rollout_start = time.perf_counter()
 
     def _on_rollout_end(self):
-        self.trainer.on_rollout_end(time.perf_counter() - self.rollout_start)
+        self.trainer.on_rollout_end()
         for kind, wins in self.wins_against.items():
             self.logger.record(f"rollout/win_rate_vs/{kind}", float(np.mean(wins)))
         for table, wins in self.wins_at.items():
