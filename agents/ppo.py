@@ -91,7 +91,7 @@ class PPOAgent(Agent):
 
     @property
     def weights_file(self) -> Path:
-        """The file this agent's weights were loaded from (a study checks it has not changed: balance/weights.py)."""
+        """The file this agent's weights were loaded from (a resumed run checks it has not changed: agents/weights.py)."""
         return model_file(SHIPPED.get(self.path, self.path))
 
     def reset(self, seed: int | None = None) -> None:

@@ -110,6 +110,12 @@ BotSpec = Annotated[str, AfterValidator(_bot),
                     Field(description="a bot spec (agents.make_bot): random, greedy, mcts:iterations=400, ...")]
 
 
+def _seat_problems(lineups: dict[int, list[str]]) -> list[str]:
+    """A line-up of n players has n bot specs, one per seat."""
+    return [f"{n} players need {n} bot specs (one per seat), got {len(bots)}" for n, bots in lineups.items()
+            if len(bots) != n]
+
+
 class RestrictedStudy(Section):
     """Restricted play: one seat forbidden one option, every seat played by `bot`."""
 
@@ -156,8 +162,7 @@ class StudyConfig(Section):
     @field_validator("lineups")
     @classmethod
     def _lineups(cls, lineups, info: ValidationInfo):
-        wrong = [f"{n} players need {n} bot specs (one per seat), got {len(bots)}" for n, bots in lineups.items()
-                 if len(bots) != n]
+        wrong = _seat_problems(lineups)
         if "player_counts" in info.data:             # else player_counts has its own problem
             counts = info.data["player_counts"]
             wrong += [f"{n} players: no such player count in player_counts {counts}" for n in lineups
@@ -175,8 +180,7 @@ class StudyConfig(Section):
         for name, lineups in by_ruleset.items():
             if "lineups" in info.data and sorted(lineups) != sorted(info.data["lineups"]):
                 wrong.append(f"{name!r}: line-ups for {sorted(lineups)} players, lineups has {sorted(info.data['lineups'])}")
-            wrong += [f"{name!r}: {n} players need {n} bot specs (one per seat), got {len(bots)}"
-                      for n, bots in lineups.items() if len(bots) != n]
+            wrong += [f"{name!r}: {problem}" for problem in _seat_problems(lineups)]
         if wrong:
             raise ValueError("; ".join(wrong))
         return by_ruleset

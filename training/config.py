@@ -271,6 +271,12 @@ class ExpertIterationConfig(Section):
         return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
 
 
+def _check_rollout(what: str, n_steps: int, n_envs: int) -> None:
+    """A PPO rollout holds n_steps x n_envs observations: at most MAX_ROLLOUT."""
+    if n_steps * n_envs > MAX_ROLLOUT:
+        raise ValueError(f"{what}: {n_steps * n_envs} observations per rollout, at most {MAX_ROLLOUT}")
+
+
 class FineTuneConfig(Section):
     """A second PPO stage: from the first stage's final model, `total_timesteps` more learner steps against
     other opponents (search bots, say), at some of the tables, at its own learning rate; in the run folder's
@@ -324,16 +330,12 @@ class Config(Section):
                 env = tune.stage_env(self.env)
             except ValidationError as err:
                 raise ValueError(f"fine_tune.tables: {err.errors()[0]['msg']}") from None
-            if (tune.n_steps or self.ppo.n_steps) * env.n_envs > MAX_ROLLOUT:
-                raise ValueError(f"fine_tune: n_steps x n_envs: {(tune.n_steps or self.ppo.n_steps) * env.n_envs} "
-                                 f"observations per rollout, at most {MAX_ROLLOUT}")
+            _check_rollout("fine_tune: n_steps x n_envs", tune.n_steps or self.ppo.n_steps, env.n_envs)
         return self
 
     @model_validator(mode="after")
     def _rollout_fits(self):
-        if self.ppo.n_steps * self.env.n_envs > MAX_ROLLOUT:
-            raise ValueError(f"ppo.n_steps x env.n_envs: {self.ppo.n_steps * self.env.n_envs} observations per "
-                             f"rollout, at most {MAX_ROLLOUT}")
+        _check_rollout("ppo.n_steps x env.n_envs", self.ppo.n_steps, self.env.n_envs)
         return self
 
     @field_validator("init_from")
