@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from nefertiti_env.agents import policy_file
+from nefertiti_env.agents.champion import CHAMPION_FILE
 from nefertiti_env.training import trainer
 from nefertiti_env.training.config import ConfigError, config_from_dict
 from nefertiti_env.training.trainer import RunPaths, load_run_config, train
@@ -79,6 +80,21 @@ def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, mo
                  _weights(tmp_path / "legs/fine_tune/final_model.pt"))
 
 
+def test_a_stage_given_its_start_skips_the_ppo_stage_and_trains_as_after_it(tmp_path):
+    """`fine_tune.start`: the second stage of a run whose first stage was trained before (the shipped
+    agent's fine-tuning) is the same stage, bit for bit, as the one that follows the first in one run."""
+    train(_config(tmp_path / "through"), progress=False)
+    given = _config(tmp_path / "given").to_dict()
+    given["fine_tune"]["start"] = str(RunPaths(tmp_path / "through").final_model)
+    train(config_from_dict(given), progress=False)
+    assert not RunPaths(tmp_path / "given").final_model.exists()                      # no PPO stage
+    assert _same(_weights(tmp_path / "through/fine_tune/final_model.pt"),
+                 _weights(tmp_path / "given/fine_tune/final_model.pt"))
+    train(load_run_config(tmp_path / "given"), resume=True, progress=False)         # resumed: nothing to redo
+    assert _same(_weights(tmp_path / "through/fine_tune/final_model.pt"),
+                 _weights(tmp_path / "given/fine_tune/final_model.pt"))
+
+
 def test_the_section_is_checked():
     with pytest.raises(ConfigError, match="give expert_iteration or fine_tune, not both"):
         config_from_dict({"fine_tune": {"total_timesteps": 10}, "expert_iteration": {"rounds": 1}})
@@ -90,3 +106,7 @@ def test_the_section_is_checked():
         config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"num_players": 2, "characters": "nope"}]}})
     with pytest.raises(ConfigError, match="fine_tune: n_steps x n_envs: 8388608 observations"):
         config_from_dict({"fine_tune": {"total_timesteps": 10, "n_envs": 4096, "n_steps": 2048}})
+    with pytest.raises(ConfigError, match="fine_tune.start: no model at 'nowhere.pt'"):
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "start": "nowhere.pt"}})
+    with pytest.raises(ConfigError, match="fine_tune.start: the stage has no steps"):
+        config_from_dict({"fine_tune": {"start": str(CHAMPION_FILE)}})

@@ -278,11 +278,15 @@ def _check_rollout(what: str, n_steps: int, n_envs: int) -> None:
 
 
 class FineTuneConfig(Section):
-    """A second PPO stage: from the first stage's final model, `total_timesteps` more learner steps against
-    other opponents (search bots, say), at some of the tables, at its own learning rate; in the run folder's
-    `fine_tune/` (training/trainer.py `fine_tune_config`), resumable like the first. Off at 0 steps."""
+    """A second PPO stage: from the first stage's final model (or from `start`, skipping the first stage),
+    `total_timesteps` more learner steps against other opponents (search bots, say), at some of the tables,
+    at its own learning rate; in the run folder's `fine_tune/` (training/trainer.py `fine_tune_config`),
+    resumable like the first. Off at 0 steps."""
 
     total_timesteps: Annotated[Int, Field(ge=0)] = Field(0, description="learner steps of the stage (0: none)")
+    start: str = Field("", description="a model .pt or run folder to start the stage from, skipping the PPO "
+                                       "stage (empty: after the PPO stage, from its final model): the second "
+                                       "stage of a run whose first stage is already trained")
     tables: list[TableConfig] = Field(default_factory=list, description="the stage's tables (empty: the run's)")
     opponents: OpponentsConfig | None = Field(None, description="the stage's opponents (none: the run's)")
     learning_rate: Annotated[Float, Field(gt=0)] | None = Field(None, description="none: the run's")
@@ -290,6 +294,11 @@ class FineTuneConfig(Section):
                                                   "make each step dearer, so fewer games and longer rollouts")
     n_steps: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] | None = Field(None, description="PPO steps per game "
                                                                                       "(none: the run's)")
+
+    @field_validator("start")
+    @classmethod
+    def _start(cls, start):
+        return _model_exists(start)
 
     def stage_env(self, env: EnvConfig) -> EnvConfig:
         """The run's `env` with the stage's tables in place of its table or mixture and its n_envs, checked."""
@@ -325,6 +334,8 @@ class Config(Section):
         tune = self.fine_tune
         if tune.total_timesteps and (self.expert_iteration.rounds or self.expert_iteration.start):
             raise ValueError("give expert_iteration or fine_tune, not both: each is a stage after the PPO stage")
+        if tune.start and not tune.total_timesteps:
+            raise ValueError("fine_tune.start: the stage has no steps (give fine_tune.total_timesteps)")
         if tune.total_timesteps:                           # checked now, not after the PPO stage's hours
             try:
                 env = tune.stage_env(self.env)

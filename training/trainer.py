@@ -513,12 +513,13 @@ def _at_most(text: str, limit: int) -> bool:
 def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:
     """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
     its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
-    `start`) or its fine-tuning stage (`config.fine_tune`). Returns the last PPO stage's final evaluation results
+    `start`) or its fine-tuning stage (`config.fine_tune`; instead of the PPO stage too when it names its
+    `start`). Returns the last PPO stage's final evaluation results
     (none without one)."""
     ei, tune = config.expert_iteration, config.fine_tune.total_timesteps
     paths = RunPaths(config.out)
     results = []
-    if ei.start:
+    if ei.start or config.fine_tune.start:                 # a later stage from a given model: no PPO stage
         prepare(paths.out, RUN_KIND, resume=resume, force=force)
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -541,7 +542,7 @@ FINE_TUNE_FOLDER = "fine_tune"
 
 def fine_tune_config(config: Config) -> Config:
     """The fine-tuning stage of `config` as a run of its own in `out`/fine_tune: from the PPO stage's final
-    model, with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
+    model (or the stage's `start`), with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
     tune = config.fine_tune
     data = {**config.to_dict(), "env": tune.stage_env(config.env).model_dump()}
     if tune.opponents is not None:
@@ -550,7 +551,7 @@ def fine_tune_config(config: Config) -> Config:
         data["ppo"]["learning_rate"] = tune.learning_rate
     if tune.n_steps is not None:
         data["ppo"]["n_steps"] = tune.n_steps
-    data.update(total_timesteps=tune.total_timesteps, init_from=str(RunPaths(config.out).final_model),
+    data.update(total_timesteps=tune.total_timesteps, init_from=tune.start or str(RunPaths(config.out).final_model),
                 out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump())
     return config_from_dict(data, source=f"{config.out}: fine_tune")
 
