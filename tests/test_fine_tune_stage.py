@@ -46,6 +46,7 @@ def test_the_stage_fine_tunes_the_ppo_stage_s_model_at_its_tables_against_its_op
     stage = RunPaths(run / "fine_tune")
     saved = yaml.safe_load(stage.config.read_text())
     assert saved["init_from"] == str(RunPaths(run).final_model) and saved["total_timesteps"] == 256
+    assert saved["init_optimizer"] is False                       # a fresh optimiser: the policy alone carries over
     assert [t["setup"] for t in saved["env"]["tables"]] == ["advanced"] and saved["opponents"]["weights"] == {SEARCH: 1.0}
     assert saved["ppo"]["learning_rate"] == 1e-3 and saved["fine_tune"]["total_timesteps"] == 0
     assert saved["env"]["n_envs"] == 4 and saved["ppo"]["n_steps"] == 64          # the stage's batch shape
@@ -84,8 +85,10 @@ def test_a_stage_given_its_start_skips_the_ppo_stage_and_trains_as_after_it(tmp_
     """`fine_tune.start`: the second stage of a run whose first stage was trained before (the shipped
     agent's fine-tuning) is the same stage, bit for bit, as the one that follows the first in one run."""
     train(_config(tmp_path / "through"), progress=False)
+    shipped = tmp_path / "stage1.pt"                            # the policy alone, as the package ships it
+    policy_file.save(shipped, policy_file.load_policy(RunPaths(tmp_path / "through").final_model))
     given = _config(tmp_path / "given").to_dict()
-    given["fine_tune"]["start"] = str(RunPaths(tmp_path / "through").final_model)
+    given["fine_tune"]["start"] = str(shipped)
     train(config_from_dict(given), progress=False)
     assert not RunPaths(tmp_path / "given").final_model.exists()                      # no PPO stage
     assert _same(_weights(tmp_path / "through/fine_tune/final_model.pt"),

@@ -322,6 +322,9 @@ class Config(Section):
                                                 "contention")
     init_from: str = Field("", description="start from this model's weights: a model .pt or a run folder "
                                            "(fine-tuning)")
+    init_optimizer: bool = Field(True, description="with init_from, also its optimiser state, where the file has "
+                                                   "one (a fine_tune stage starts afresh: its data and learning "
+                                                   "rate are new, and the shipped policy files carry none)")
     env: EnvConfig = Field(default_factory=EnvConfig)
     opponents: OpponentsConfig = Field(default_factory=OpponentsConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)

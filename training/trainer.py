@@ -238,9 +238,9 @@ class Trainer:
         self.model.set_logger(Logger(str(paths.logs), [AppendingCSV(paths.progress), self.tensorboard]))
 
     def _load_initial_weights(self, model: Path) -> None:
-        """Fine-tuning: the new run starts from another model's policy and optimiser state."""
+        """Fine-tuning: the new run starts from another model's policy (and optimiser state: `init_optimizer`)."""
         try:
-            policy_file.load_into(self.model.policy, model)
+            policy_file.load_into(self.model.policy, model, optimizer=self.config.init_optimizer)
         except ModelFileError as err:
             raise ConfigError(f"init_from: {err} (this run's ppo.net_arch is {self.config.ppo.net_arch}, "
                               f"observation {self.config.env.observation})") from None
@@ -542,7 +542,7 @@ FINE_TUNE_FOLDER = "fine_tune"
 
 def fine_tune_config(config: Config) -> Config:
     """The fine-tuning stage of `config` as a run of its own in `out`/fine_tune: from the PPO stage's final
-    model (or the stage's `start`), with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
+    policy (or the stage's `start`) with a fresh optimiser, with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
     tune = config.fine_tune
     data = {**config.to_dict(), "env": tune.stage_env(config.env).model_dump()}
     if tune.opponents is not None:
@@ -552,6 +552,7 @@ def fine_tune_config(config: Config) -> Config:
     if tune.n_steps is not None:
         data["ppo"]["n_steps"] = tune.n_steps
     data.update(total_timesteps=tune.total_timesteps, init_from=tune.start or str(RunPaths(config.out).final_model),
+                init_optimizer=False,       # from the policy alone, as from a shipped file: the same stage either way
                 out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump())
     return config_from_dict(data, source=f"{config.out}: fine_tune")
 
