@@ -1,13 +1,18 @@
 """The shipped champion: the whole-game PPO policy `configs/whole_game.yaml` trains, packaged with the project.
 
+It is trained in two stages: PPO over twelve tables of the game, then PPO against search bots at the tables
+where the first stage stayed below the bar. The first stage's policy ships as `champion_stage1.pt`
+(`ppo:path=<CHAMPION_STAGE1_FILE>`): what the fine-tuning changed stays measurable, and the balance atlas
+published so far was played by it.
+
 Its weights are a nefertiti model file (`agents/policy_file.py`: tensors and JSON only, loaded
 with `torch.load(weights_only=True)`, no unpickling), `champion.pt` next to this module, so
 `champion` is a bot name like any other: `nefertiti play --bots human,champion,banker,banker`,
 tournaments, the ladder, the balance lab, and training opponents. docs/champion.md tells how it
 was trained and how it fares at each table against the bankers and MCTS.
 
-A second agent, trained by the same config with another seed, ships as `champion_run2.pt` and plays as
-`champion:run=2`: two independently trained agents let the balance atlas tell a property of the game
+A second agent, trained by the config's first stage with another seed, ships as `champion_run2.pt` and plays
+as `champion:run=2`: two independently trained agents let the balance atlas tell a property of the game
 from a convention of one policy (docs/balance_atlas.md).
 
 For the search's leaves the champion ships a value fitted to game outcomes at every table of its training
@@ -26,7 +31,9 @@ from pathlib import Path
 from .ppo import CHAMPION, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
-# training run -> its weights: `configs/whole_game.yaml` as written (run 1, the champion), and with `seed: 4051`
+CHAMPION_STAGE1_FILE = Path(__file__).with_name("champion_stage1.pt")
+# training run -> its weights: `configs/whole_game.yaml` as written (run 1, the champion), and its first stage
+# with `seed: 4051`
 CHAMPION_FILES = {1: CHAMPION_FILE, 2: Path(__file__).with_name("champion_run2.pt")}
 CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 # the champion's actor with the critic fitted for the search's leaves (`python -m nefertiti_env.training.value_fit

@@ -9,13 +9,13 @@ import torch
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import BOTS, LADDER_BOTS, MCTSBot, make_bot, policy_file
-from nefertiti_env.agents.champion import (CHAMPION_4P_FILE, CHAMPION_FILE, CHAMPION_FILES, CHAMPION_VALUE_FILE,
-                                           ChampionBot)
+from nefertiti_env.agents.champion import (CHAMPION_4P_FILE, CHAMPION_FILE, CHAMPION_FILES, CHAMPION_STAGE1_FILE,
+                                           CHAMPION_VALUE_FILE, ChampionBot)
 from nefertiti_env.encoding.versions import version_of_size
 
 
-@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_FILES[2], "v2"), (CHAMPION_VALUE_FILE, "v2"),
-                                           (CHAMPION_4P_FILE, "v1")])
+@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_STAGE1_FILE, "v2"), (CHAMPION_FILES[2], "v2"),
+                                           (CHAMPION_VALUE_FILE, "v2"), (CHAMPION_4P_FILE, "v1")])
 def test_the_weights_ship_small_and_load_without_unpickling(path, version):
     """The whole-game champion reads v2 (the table it sits at); the previous 4-player one, kept for
     comparison, reads v1."""
@@ -24,6 +24,12 @@ def test_the_weights_ship_small_and_load_without_unpickling(path, version):
     assert data["format"] == policy_file.FORMAT and "optimizer" not in data
     meta, _ = policy_file.read(path)
     assert version_of_size(meta["obs_size"]) == version and meta["num_actions"] == 147
+
+
+def test_the_shipped_weights_together_stay_within_10_mb():
+    """Every weights file the package ships (pyproject's package data) adds to a user's install."""
+    shipped = sorted(CHAMPION_FILE.parent.glob("*.pt"))
+    assert CHAMPION_STAGE1_FILE in shipped and sum(p.stat().st_size for p in shipped) <= 10 * 2**20
 
 
 def test_champion_is_a_bot_name_and_plays_legal_games():
