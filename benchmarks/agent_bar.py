@@ -27,7 +27,6 @@ import sys
 import time
 from pathlib import Path
 
-from nefertiti_env.agents.champion import CHAMPION_FILE
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env.training.evaluation import evaluate
 
@@ -96,7 +95,7 @@ def main(argv=None) -> int:
     agent = agent_spec(args.model, args.sample)
     start = time.perf_counter()
     leaves = f"; its search's leaves valued by its critic at weight {args.leaf_value:g}" if args.leaf_value else ""
-    lines = [f"agent: {args.model or CHAMPION_FILE}{', sampling its actions' if args.sample else ''}{leaves}; "
+    lines = [f"agent: {args.model or 'the shipped champion (agents/champion.pt)'}{', sampling its actions' if args.sample else ''}{leaves}; "
              f"{args.games} games per match, game seeds {SEED} + i",
              "", "| table | agent | against n-1 | games | wins | win rate | 95% Wilson interval | target | met | "
                  "agent's ms per decision |", "|---|---|---|---|---|---|---|---|---|---|"]
