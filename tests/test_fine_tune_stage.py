@@ -98,6 +98,17 @@ def test_a_stage_given_its_start_skips_the_ppo_stage_and_trains_as_after_it(tmp_
                  _weights(tmp_path / "given/fine_tune/final_model.pt"))
 
 
+def test_a_leg_cannot_end_the_first_stage_early_by_step_count(tmp_path, capsys):
+    """`--total-timesteps` would end the first stage early and start the second from that unfinished model."""
+    from nefertiti_cli import main
+
+    config = tmp_path / "run.yaml"
+    config.write_text(yaml.safe_dump(_config(tmp_path / "run").to_dict()))
+    assert main(["train", "--config", str(config), "--total-timesteps", "128", "--quiet"]) == 2
+    assert "--total-timesteps ends the first stage early" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 def test_the_section_is_checked():
     with pytest.raises(ConfigError, match="give expert_iteration or fine_tune, not both"):
         config_from_dict({"fine_tune": {"total_timesteps": 10}, "expert_iteration": {"rounds": 1}})
