@@ -95,7 +95,8 @@ def main(argv=None) -> int:
     agent = agent_spec(args.model, args.sample)
     start = time.perf_counter()
     leaves = f"; its search's leaves valued by its critic at weight {args.leaf_value:g}" if args.leaf_value else ""
-    lines = [f"agent: {args.model or 'the shipped champion (agents/champion.pt)'}{', sampling its actions' if args.sample else ''}{leaves}; "
+    who = args.model or "the shipped champion (agents/champion.pt)"
+    lines = [f"agent: {who}{', sampling its actions' if args.sample else ''}{leaves}; "
              f"{args.games} games per match, game seeds {SEED} + i",
              "", "| table | agent | against n-1 | games | wins | win rate | 95% Wilson interval | target | met | "
                  "agent's ms per decision |", "|---|---|---|---|---|---|---|---|---|---|"]

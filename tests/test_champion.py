@@ -14,8 +14,9 @@ from nefertiti_env.agents.champion import (CHAMPION_4P_FILE, CHAMPION_FILE, CHAM
 from nefertiti_env.encoding.versions import version_of_size
 
 
-@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_STAGE1_FILE, "v2"), (CHAMPION_FILES[2], "v2"),
-                                           (CHAMPION_VALUE_FILE, "v2"), (CHAMPION_4P_FILE, "v1")])
+@pytest.mark.parametrize("path, version", [(CHAMPION_FILE, "v2"), (CHAMPION_STAGE1_FILE, "v2"),
+                                           (CHAMPION_FILES[2], "v2"), (CHAMPION_VALUE_FILE, "v2"),
+                                           (CHAMPION_4P_FILE, "v1")])
 def test_the_weights_ship_small_and_load_without_unpickling(path, version):
     """The whole-game champion reads v2 (the table it sits at); the previous 4-player one, kept for
     comparison, reads v1."""

@@ -514,8 +514,7 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
     """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
     its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
     `start`) or its fine-tuning stage (`config.fine_tune`; instead of the PPO stage too when it names its
-    `start`). Returns the last PPO stage's final evaluation results
-    (none without one)."""
+    `start`). Returns the last PPO stage's final evaluation results (none without one)."""
     ei, tune = config.expert_iteration, config.fine_tune.total_timesteps
     paths = RunPaths(config.out)
     results = []
@@ -542,7 +541,8 @@ FINE_TUNE_FOLDER = "fine_tune"
 
 def fine_tune_config(config: Config) -> Config:
     """The fine-tuning stage of `config` as a run of its own in `out`/fine_tune: from the PPO stage's final
-    policy (or the stage's `start`) with a fresh optimiser, with the stage's steps, tables, opponents, learning rate and batch shape, the rest as the run's."""
+    policy (or the stage's `start`) with a fresh optimiser, with the stage's steps, tables, opponents, learning
+    rate and batch shape, the rest as the run's."""
     tune = config.fine_tune
     data = {**config.to_dict(), "env": tune.stage_env(config.env).model_dump()}
     if tune.opponents is not None:
