@@ -97,7 +97,7 @@ def run(args) -> int:
             if args.total_timesteps is not None:
                 overrides["total_timesteps"] = args.total_timesteps
             config = config_from_dict({**data, **overrides}, source=args.config)
-        if args.total_timesteps is not None and _stage_follows(config):
+        if args.total_timesteps is not None and config.stage_follows:
             raise ConfigError("--total-timesteps ends the first stage early, and the run's later stage (fine_tune or "
                               "expert_iteration) would then start from that unfinished model: end a leg with Ctrl-C "
                               "or kill -TERM instead, and continue with --resume")
@@ -118,12 +118,6 @@ def run(args) -> int:
         print(f"nefertiti train: cannot write: {err.strerror or err}{where}; {_saved(out)}", file=sys.stderr)
         return 1
     return 0
-
-
-def _stage_follows(config) -> bool:
-    """A later stage starts from the first stage's final model (none does when it names its own start)."""
-    tune, rounds = config.fine_tune, config.expert_iteration
-    return bool((tune.total_timesteps and not tune.start) or (rounds.rounds and not rounds.start))
 
 
 def set_keys(data: dict, settings: list[str]) -> dict:

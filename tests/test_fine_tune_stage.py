@@ -124,3 +124,15 @@ def test_the_section_is_checked():
         config_from_dict({"fine_tune": {"total_timesteps": 10, "start": "nowhere.pt"}})
     with pytest.raises(ConfigError, match="fine_tune.start: the stage has no steps"):
         config_from_dict({"fine_tune": {"start": str(CHAMPION_FILE)}})
+
+
+def test_which_stages_a_run_has():
+    """A later stage given its start (a file, or `champion` for the shipped agent) replaces the PPO stage; without
+    one it follows that stage, which must then run to its end."""
+    after = config_from_dict({"fine_tune": {"total_timesteps": 10}})
+    assert after.stage_follows and not after.skips_ppo_stage
+    given = config_from_dict({"fine_tune": {"total_timesteps": 10, "start": "champion"}})
+    assert given.fine_tune.start == str(CHAMPION_FILE) and given.skips_ppo_stage and not given.stage_follows
+    rounds = config_from_dict({"expert_iteration": {"rounds": 1, "start": "champion"}})
+    assert rounds.skips_ppo_stage and not rounds.stage_follows
+    assert not config_from_dict({}).stage_follows and not config_from_dict({}).skips_ppo_stage

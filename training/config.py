@@ -237,6 +237,13 @@ def _model_exists(path: str) -> str:
     return path
 
 
+def _stage_start(start: str) -> str:
+    """A later stage's `start`: the shipped agent's file for `champion`, else a model that exists (or empty)."""
+    from nefertiti_env.agents.champion import CHAMPION_FILE
+
+    return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
+
+
 class ExpertIterationConfig(Section):
     """Expert iteration (training/expert_iteration.py): `rounds` rounds of search self-play games at the run's
     tables, the policy as the search's root prior, then the policy fitted to the search's visits and its value
@@ -263,12 +270,7 @@ class ExpertIterationConfig(Section):
     ray: str | None = Field(None, description="a Ray cluster's address (or auto) to play the search games on "
                                               "instead of `workers` processes (docs/cluster.md)")
 
-    @field_validator("start")
-    @classmethod
-    def _start(cls, start):
-        from nefertiti_env.agents.champion import CHAMPION_FILE
-
-        return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
+    _start = field_validator("start")(_stage_start)
 
 
 def _check_rollout(what: str, n_steps: int, n_envs: int) -> None:
@@ -285,8 +287,8 @@ class FineTuneConfig(Section):
 
     total_timesteps: Annotated[Int, Field(ge=0)] = Field(0, description="learner steps of the stage (0: none)")
     start: str = Field("", description="a model .pt or run folder to start the stage from, skipping the PPO "
-                                       "stage (empty: after the PPO stage, from its final model): the second "
-                                       "stage of a run whose first stage is already trained")
+                                       "stage (empty: after the PPO stage, from its final model; `champion`: "
+                                       "the shipped agent): the second stage of a run whose first is trained")
     tables: list[TableConfig] = Field(default_factory=list, description="the stage's tables (empty: the run's)")
     opponents: OpponentsConfig | None = Field(None, description="the stage's opponents (none: the run's)")
     learning_rate: Annotated[Float, Field(gt=0)] | None = Field(None, description="none: the run's")
@@ -295,10 +297,7 @@ class FineTuneConfig(Section):
     n_steps: Annotated[Int, Field(ge=1, le=MAX_ROLLOUT)] | None = Field(None, description="PPO steps per game "
                                                                                       "(none: the run's)")
 
-    @field_validator("start")
-    @classmethod
-    def _start(cls, start):
-        return _model_exists(start)
+    _start = field_validator("start")(_stage_start)
 
     def stage_env(self, env: EnvConfig) -> EnvConfig:
         """The run's `env` with the stage's tables in place of its table or mixture and its n_envs, checked."""
@@ -346,6 +345,16 @@ class Config(Section):
                 raise ValueError(f"fine_tune.tables: {err.errors()[0]['msg']}") from None
             _check_rollout("fine_tune: n_steps x n_envs", tune.n_steps or self.ppo.n_steps, env.n_envs)
         return self
+
+    @property
+    def skips_ppo_stage(self) -> bool:
+        """A later stage names its own start, so the run has no PPO stage."""
+        return bool(self.expert_iteration.start or self.fine_tune.start)
+
+    @property
+    def stage_follows(self) -> bool:
+        """A later stage starts from the PPO stage's final model (so that stage must run to its end)."""
+        return bool((self.fine_tune.total_timesteps or self.expert_iteration.rounds) and not self.skips_ppo_stage)
 
     @model_validator(mode="after")
     def _rollout_fits(self):

@@ -518,7 +518,7 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
     ei, tune = config.expert_iteration, config.fine_tune.total_timesteps
     paths = RunPaths(config.out)
     results = []
-    if ei.start or config.fine_tune.start:                 # a later stage from a given model: no PPO stage
+    if config.skips_ppo_stage:                             # a later stage from a given model
         prepare(paths.out, RUN_KIND, resume=resume, force=force)
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
