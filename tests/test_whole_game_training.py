@@ -78,6 +78,33 @@ def test_a_mixture_batch_holds_each_table_in_its_rows_and_replays_from_its_seed(
     assert np.array_equal(obs, again) and not np.array_equal(obs, run(5)[0])
 
 
+def test_a_table_may_name_its_own_opponents(tmp_path):
+    """docs/training.md, `env.tables`: a table's `opponents` replace the run's there and only there (an exploiter
+    trained at one table seated at that table alone); its specs are checked as the run's are."""
+    from nefertiti_env.training.trainer import table_args
+
+    config = config_from_dict({"env": {"observation": "v2", "n_envs": 5, "tables": [
+        TWO_TABLES[0], {**TWO_TABLES[1], "opponents": {"greedy": 1.0}}]},
+        "opponents": {"weights": {"banker": 1.0, "random": 1.0}}})
+    tables = config.env.table_list()
+    assert "opponents" not in table_args(config, tables[0])
+    assert table_args(config, tables[1])["opponents"] == {"greedy": 1.0}
+    env = TableMixVecEnv([(t.label(), n, table_args(config, t)) for t, n in zip(tables, (2, 3))], seed=1,
+                         opponents=config.opponents.weights, observation="v2")
+    env.reset()
+    rng, seen = np.random.default_rng(0), set()
+    for _ in range(400):
+        env.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+        _, _, dones, infos = env.step_wait()
+        seen |= {(info["table"], info["opponents"]) for info, done in zip(infos, dones) if done}
+    assert {kind for table, kind in seen if table.startswith("5p")} == {"greedy"}
+    assert {kind for table, kind in seen if table.startswith("2p")} == {"banker", "random"}
+    with pytest.raises(ConfigError, match=r"env.tables\[0\].opponents: cannot train against 'champion:search=4'"):
+        config_from_dict({"env": {"tables": [{"opponents": {"champion:search=4": 1.0}}]}})
+    with pytest.raises(ConfigError, match=r"fine_tune.tables\[0\].opponents: weights must have a positive total"):
+        config_from_dict({"fine_tune": {"total_timesteps": 10, "tables": [{"opponents": {"banker": 0.0}}]}})
+
+
 def tiny_mixture(out, total):
     return config_from_dict({
         "total_timesteps": total, "seed": 3, "out": str(out), "checkpoint_every": 128,

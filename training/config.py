@@ -57,6 +57,29 @@ def trains_against(kind: str) -> bool:
     return kind in (RANDOM, SNAPSHOT) or seats_at_bot_tables(kind) or plays_at_snapshot_tables(kind) or searches(kind)
 
 
+def _opponent_weights(weights: dict[str, float] | None):
+    """Opponent weights the batched engine can seat: bot specs or snapshot, with a positive total."""
+    if weights is None:
+        return weights
+    try:
+        _check_specs(weights)
+    except ValueError as err:
+        raise ValueError(f"{err} (a key is a bot spec or {SNAPSHOT!r})") from None
+    others = [kind for kind in weights if not trains_against(kind)]
+    if others:
+        raise ValueError(f"cannot train against {', '.join(map(repr, others))}: the batched engine seats "
+                         f"{RANDOM}, {SNAPSHOT}, heuristic bots (greedy, collector, banker and their specs), "
+                         "mcts and its specs, and trained agents without search (champion, ppo:path=...); a "
+                         "trained agent searching at play time (search=...) is not seated (evaluation.baselines "
+                         "takes any bot)")
+    if sum(weights.values()) <= 0:
+        raise ValueError("weights must have a positive total")
+    return weights
+
+
+Weights = dict[str, Annotated[Float, Field(ge=0)]]
+
+
 def _without(data, *keys):
     """`data` without keys that saved configs still hold but that no longer change anything, so that a run
     trained before resumes."""
@@ -89,6 +112,11 @@ class TableConfig(TableOptions):
 
     weight: Annotated[Float, Field(gt=0)] = Field(1.0, description="share of the environments (n_envs split in "
                                                                    "proportion, at least one each)")
+    opponents: Weights | None = Field(None, description="this table's opponent weights, in place of the run's "
+                                                      "(`opponents.weights`; its snapshots are the run's): an "
+                                                      "exploiter trained at one table, say, seated there alone")
+
+    _opponents = field_validator("opponents")(_opponent_weights)
 
 
 class EnvConfig(TableOptions):
@@ -165,7 +193,7 @@ class OpponentsConfig(Section):
     `max_snapshots` are kept), playing sampled or greedy actions.
     """
 
-    weights: dict[str, Annotated[Float, Field(ge=0)]] = Field(default_factory=lambda: {"random": 1.0})
+    weights: Weights = Field(default_factory=lambda: {"random": 1.0})
     snapshot_every: Count = 50_000
     max_snapshots: Annotated[Int, Field(ge=1, le=1000)] = 20
     snapshot_deterministic: bool = False
@@ -177,23 +205,7 @@ class OpponentsConfig(Section):
         envs; now every game's opponent seats are one kind, which is what `per_table: true` asked for."""
         return _without(data, "per_table")
 
-    @field_validator("weights")
-    @classmethod
-    def _weights(cls, weights):
-        try:
-            _check_specs(weights)
-        except ValueError as err:
-            raise ValueError(f"{err} (a key is a bot spec or {SNAPSHOT!r})") from None
-        others = [kind for kind in weights if not trains_against(kind)]
-        if others:
-            raise ValueError(f"cannot train against {', '.join(map(repr, others))}: the batched engine seats "
-                             f"{RANDOM}, {SNAPSHOT}, heuristic bots (greedy, collector, banker and their specs), "
-                             "mcts and its specs, and trained agents without search (champion, ppo:path=...); a "
-                             "trained agent searching at play time (search=...) is not seated (evaluation.baselines "
-                             "takes any bot)")
-        if sum(weights.values()) <= 0:
-            raise ValueError("weights must have a positive total")
-        return weights
+    _weights = field_validator("weights")(_opponent_weights)
 
 
 class PPOConfig(Section):

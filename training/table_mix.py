@@ -20,12 +20,13 @@ def table_seed(seed: int, table: int) -> int:
 
 
 class TableMixVecEnv(CompiledVecEnv):
-    """tables: (label, n_envs, game options) per table; the other keywords are BatchedVecEnv's, shared.
-    info per env: BatchedVecEnv's keys and `table`, the label of the table its row plays."""
+    """tables: (label, n_envs, options) per table; the other keywords are BatchedVecEnv's, shared unless a
+    table's options name them (its own opponents, say). info per env: BatchedVecEnv's keys and `table`, the
+    label of the table its row plays."""
 
     def __init__(self, tables: list[tuple[str, int, dict]], seed: int = 0, **common):
         self.labels = [label for label, _, _ in tables]
-        self.parts = [BatchedVecEnv(n, seed=table_seed(seed, j), **common, **options)
+        self.parts = [BatchedVecEnv(n, seed=table_seed(seed, j), **{**common, **options})
                       for j, (_, n, options) in enumerate(tables)]
         shapes = {part.observation_space.shape for part in self.parts}
         if len(shapes) > 1:

@@ -161,6 +161,12 @@ def game_args(config: Config, table: TableConfig) -> dict:
     return {"ruleset": config.env.ruleset, **table.game_options()}
 
 
+def table_args(config: Config, table: TableConfig) -> dict:
+    """The training env's options at one of the run's tables: its game options, and its own opponent weights
+    where it names them."""
+    return {**game_args(config, table), **({} if table.opponents is None else {"opponents": table.opponents})}
+
+
 class Trainer:
     """One training run in `config.out`; `run()` trains (or resumes) and reports."""
 
@@ -212,10 +218,10 @@ class Trainer:
                       max_snapshots=cfg.opponents.max_snapshots, deterministic=cfg.opponents.snapshot_deterministic,
                       seed=session_seed, observation=cfg.env.observation, reward=cfg.env.reward)
         if len(tables) == 1:
-            venv = BatchedVecEnv(cfg.env.n_envs, **common, **game_args(cfg, tables[0]))
+            venv = BatchedVecEnv(cfg.env.n_envs, **{**common, **table_args(cfg, tables[0])})
         else:                                   # one batch per table (training/table_mix.py says why)
             counts = split_envs(cfg.env.n_envs, [t.weight for t in tables])
-            venv = TableMixVecEnv([(t.label(), n, game_args(cfg, t)) for t, n in zip(tables, counts)], **common)
+            venv = TableMixVecEnv([(t.label(), n, table_args(cfg, t)) for t, n in zip(tables, counts)], **common)
         self.games = venv
         self.venv = VecMonitor(venv)
         self.state["session_seeds"].append(session_seed)
