@@ -7,11 +7,11 @@ on the atlas's cells, and a cell of several tables or populations is pooled into
 analyses count games right. The tests (Memphis's change of each position's win rate, the tutors'
 cost to each position) are `Question`s, adjusted with every other test of the atlas.
 
-What the sub-studies do not record, these questions cannot answer: a tutor's placements and takes are
-not logged. (Foreign gifts score as their classic type; gifts.csv holds a type's points and, apart, the
-part its foreign bonuses add.) The neutral owner's holdings are (a gift type's `owners`
-counts it), so the tutors are measured by what their cards cost the players: the points a seat's gifts
-lose because the neutral owner also holds their type.
+The tutors are measured two ways: what they do (the `tutors` table: where each was placed, what it took,
+how often a chance to place one was declined) and what their cards cost the players: the points a seat's
+gifts lose because the neutral owner also holds their type (a gift type's `owners` counts it). (Foreign
+gifts score as their classic type; gifts.csv holds a type's points and, apart, the part its foreign
+bonuses add.)
 """
 from __future__ import annotations
 
@@ -111,6 +111,26 @@ def tutor_question(table, cells: dict[str, dict], type_values: np.ndarray, type_
                                 detectable_mean(first, second)))
         q.extra["cost"][pop] = (analysis.interval(first), analysis.interval(second))
     return q
+
+
+def tutor_use(c: dict[str, tables.Table]) -> list[dict]:
+    """Per position (0 = the first player): tutors placed per game, the share of chances declined, and what
+    the resolved ones took (Deben or a gift), their mean bid and the markets most used."""
+    t, games = c["tutors"], tables.rows(c["games"])
+    out = []
+    for position in range(2):
+        mine = tables.select(t, t["position"] == position)
+        placed = mine["outcome"] != "declined"
+        resolved = placed & (mine["outcome"] != "unresolved")
+        took = Counter(mine["outcome"][resolved].tolist())
+        markets = Counter(mine["market"][placed].tolist())
+        out.append({"per_game": placed.sum() / games if games else math.nan,
+                    "declined": 1 - placed.mean() if mine["outcome"].size else math.nan,
+                    "deben": took["deben"] / resolved.sum() if resolved.any() else math.nan,
+                    "unresolved": 1 - resolved.sum() / placed.sum() if placed.any() else math.nan,
+                    "bid": float(mine["bid"][placed].mean()) if placed.any() else math.nan,
+                    "markets": {m: k / placed.sum() for m, k in markets.most_common()}})
+    return out
 
 
 # -------------------------------------------------------------- closings

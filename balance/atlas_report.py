@@ -135,7 +135,9 @@ def write(folder: str | Path) -> Path:
                    by_table, pops)
     atlas_parts.memphis_economy(page, cells, by_table, played)
     if tutors:
-        _tutors(page, [q for q in table_seats if q.extra["players"] == 2], tutors, qv, by_table, pops)
+        _tutors(page, [q for q in table_seats if q.extra["players"] == 2], tutors, qv, by_table, pops,
+                {(q.table, pop): atlas_questions.tutor_use(cells[q.table, pop]) for q in tutors
+                 for pop in q.extra["cost"]})
     atlas_parts.closings(page, cells, by_table, played)
     atlas_parts.gifts(page, cells, by_table, played)
     _cost(page, cfg, subs)
@@ -295,20 +297,40 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
         page.figure(path, "Largest seat edge with Memphis off and on (first table of each player count)")
 
 
-def _tutors(page: Page, seats: list[Question], tutors: list[Question], qv, by_table, pops: list[str]) -> None:
+def _tutors(page: Page, seats: list[Question], tutors: list[Question], qv, by_table, pops: list[str],
+            use: dict[tuple[str, str], list[dict]]) -> None:
     """At 2 players every game has tutors, so the 2-player seat questions are the tutor game's fairness; the
-    tutors' own effect is what their cards cost each position."""
+    tutors' own effect is what they do and what their cards cost each position."""
     page.heading("The tutors at 2 players")
     page.text("Every 2-player game is played with tutors (there is no tutor-free control in the atlas), so the "
-              "2-player seat questions below are the fairness of the tutor game. Tutor placements and takes are "
-              "not recorded; the neutral owner's gifts are, so the tutors are measured by what their cards cost "
-              "the players: the points a seat's gifts lose because the neutral owner also holds their type (items "
-              "x the value with one owner fewer minus the value scored), the first player minus the second.")
+              "2-player seat questions below are the fairness of the tutor game. The tutors' own effect is "
+              "what their cards cost the players: the points a seat's gifts lose because the neutral owner also "
+              "holds their type (items x the value with one owner fewer minus the value scored), the first "
+              "player minus the second.")
     _questions(page, "Seats at 2 players (with tutors)", seats, qv, by_table, pops)
     _questions(page, "Points lost to the tutors' cards", tutors, qv, by_table, pops)
     page.table(["table", "population", "position 1: points lost per game", "position 2"],
                [[by_table[q.table].title, pop, num(first), num(second)]
                 for q in tutors for pop, (first, second) in q.extra["cost"].items()])
+    page.text("What the tutors do, by position (first player / second): tutors placed per game; the share of "
+              "chances to place one that were declined; of those resolved, the share that took Deben (the rest "
+              "took a gift for the neutral owner); the share still on the board when the game ended; their mean "
+              "bid; the markets they were placed at, most used first. A study played before tutors were "
+              "recorded shows none.")
+
+    def both(rows, key, fmt):
+        return " / ".join("-" if math.isnan(r[key]) else fmt(r[key]) for r in rows)
+
+    def share(x: float) -> str:
+        return f"{100 * x:.0f}%"
+
+    page.table(["table", "population", "placed per game", "declined", "took Deben", "unresolved", "mean bid",
+                "markets (position 1)"],
+               [[by_table[name].title, pop, both(rows, "per_game", lambda x: f"{x:.2f}"),
+                 both(rows, "declined", share), both(rows, "deben", share), both(rows, "unresolved", share),
+                 both(rows, "bid", lambda x: f"{x:.1f}"),
+                 ", ".join(f"{m} {share(x)}" for m, x in list(rows[0]["markets"].items())[:3]) or "-"]
+                for (name, pop), rows in use.items()])
 
 
 def _cost(page: Page, cfg, subs) -> None:

@@ -17,7 +17,8 @@ import numpy as np
 
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.limits import COIN, MAX_PLAYERS, NUM_BIDS
-from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, TURN_PHASES, TUTOR
+from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, PH_TUTOR_RES, \
+    TURN_PHASES, TUTOR
 from nefertiti_env.core.scoring import base_scores, scores_of, type_bonus, type_items, type_values
 
 from nefertiti_env.agents.stats import ranks_of
@@ -71,6 +72,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     history = g.history                    # the referee's view of a finished game: every action, private ones too
     restricted = "forbidden" in g.options  # restricted play: count the decisions its restriction was lifted
     forced = [0] * n
+    tutors: list[list] = []                # 2 players: each tutor placed or declined (the `tutors` table)
+    on_board: dict[tuple[int, int], list] = {}     # (market, bid) -> the row of the tutor standing there
 
     while g.phase != PH_OVER:
         seat, ph = int(s.actor), g.phase
@@ -82,6 +85,13 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         a = bots[seat].act(g, seat)
         watch = -1
         if ph in TURN_PHASES:                         # place (servant or tutor), close, character or done
+            if ph == PH_TUTOR and (a < A.CLOSE or len(g.legal_actions()) > 1):
+                m, bid = divmod(a - A.PLACE, NUM_BIDS) if a < A.CLOSE else (-1, -1)
+                tutors.append([turn, len(history), seat, (seat - int(s.first_player)) % n, labels[seat],
+                               _market_name(g, m) if m >= 0 else "", bid, "unresolved" if m >= 0 else "declined",
+                               ""])
+                if m >= 0:
+                    on_board[m, bid] = tutors[-1]
             if a < A.CHARACTER:
                 if a < A.CLOSE:
                     watch, v = divmod(a - A.PLACE, NUM_BIDS)
@@ -113,6 +123,12 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                 if t is not None:
                     bought[seat, t] += 1
                     paid[seat, t] += s.res_order[s.res_pos]
+        elif ph == PH_TUTOR_RES:
+            m = int(s.res_market)
+            tutor = on_board.pop((m, int(s.res_order[s.res_pos])))
+            t = None if a == A.TAKE_DEBEN else _gift_type(kind_type, s.slots[m, a - A.CARD])
+            tutor[7] = "deben" if a == A.TAKE_DEBEN else rules.type_names[t] if t is not None else "card"
+            tutor[8] = int(s.reserve[m])
         decision = len(history)
         g.apply(a)
 
@@ -136,13 +152,17 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
     characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]
-    return {"closings": closings, "characters": characters,
+    return {"closings": closings, "characters": characters, "tutors": [key + tuple(row) for row in tutors],
             **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
 
 
 def _gift_type(kind_type: list[int], code: int) -> int | None:
     """The gift type of a card code, None for a card that is no gift (its Deben are not a gift's price)."""
     return kind_type[code] if code < len(kind_type) else None
+
+
+def _market_name(g, m: int) -> str:
+    return g.rules.markets[m].name if m < len(g.rules.markets) else "Memphis"
 
 
 def _state(g):
@@ -171,7 +191,7 @@ def _close(g, rec: _Closing, key, paid, bought) -> tuple:
         for t in filter(lambda t: t is not None, rec.high_types):
             bought[rec.high_seat, t] += 1
             paid[rec.high_seat, t] += rec.bid / len(rec.high_types)
-    name = g.rules.markets[m].name if m < len(g.rules.markets) else "Memphis"
+    name = _market_name(g, m)
     stall = f"{name} {('left', 'right')[rec.side]}" if m < len(g.rules.markets) else name
     return key + (rec.turn, rec.decision, name, stall, rec.condition, rec.closer, rec.servants,
                   rec.bid, rec.high_seat, int(rec.high_paid), len(rec.high_types), rec.bought, rec.halves,

@@ -35,6 +35,10 @@ COLUMNS: dict[str, list[str]] = {
     # one row per character played
     "characters": KEY + ["turn", "decision", "seat", "position", "bot", "character", "choices",
                          "points_gained", "deben_gained", "score_gain", "margin_gain"],
+    # 2 players (docs/rules.md §8): one row per tutor placed, and per chance to place one declined (market
+    # empty, bid -1); outcome: "declined", "deben" (the tutor took Deben from a Reserve that held `reserve`),
+    # the gift type it took for the neutral owner, or "unresolved" (still on the board at the end)
+    "tutors": KEY + ["turn", "decision", "seat", "position", "bot", "market", "bid", "outcome", "reserve"],
 }
 # an atlas's own table, in its top folder: every answer its report judges (atlas.md's figures as data), one row
 # per question and population; win-rate questions in points of win rate (unit pp), the others in points; q is
@@ -45,7 +49,7 @@ _SCHEMAS = {**COLUMNS, **ATLAS_COLUMNS}
 
 # columns read as text even when every value looks like a number (e.g. winners "2", or "0;2" if shared)
 TEXT = {"arm", "ruleset", "winners", "bot", *(f"bot_{s}" for s in range(MAX_PLAYERS)), "type", "market", "stall",
-        "condition", "character", "choices", "kind", "table", "subject", "unit", "population", "verdict"}
+        "condition", "character", "choices", "outcome", "kind", "table", "subject", "unit", "population", "verdict"}
 
 Table = dict[str, np.ndarray]
 
@@ -88,7 +92,16 @@ def read(folder: str | Path, name: str) -> Table:
 
 
 def read_all(folder: str | Path) -> dict[str, Table]:
-    return {name: read(folder, name) for name in COLUMNS}
+    """Every table of a study folder; a study played before tutors were recorded reads as having none."""
+    out = {}
+    for name in COLUMNS:
+        try:
+            out[name] = read(folder, name)
+        except FileNotFoundError:
+            if name != "tutors":
+                raise
+            out[name] = {c: np.array([], dtype=str if c in TEXT else np.int64) for c in COLUMNS[name]}
+    return out
 
 
 def _column(values) -> np.ndarray:

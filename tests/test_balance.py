@@ -21,7 +21,7 @@ from nefertiti_env import NefertitiGame
 from nefertiti_env.core import actions as A
 from nefertiti_env.core.engine.closing import CLOSING_KINDS, Closing
 from nefertiti_env.core.limits import NUM_BIDS
-from nefertiti_env.core.phases import PH_HIGH, PH_SHAME, PH_TURN
+from nefertiti_env.core.phases import PH_HIGH, PH_SHAME, PH_TURN, PH_TUTOR, PH_TUTOR_RES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,6 +195,33 @@ def test_recorder_agrees_with_an_independent_replay(players, seed):
         if decision in high_paid:                                                 # observed at the closing
             assert paid == high_paid[decision]
     assert len(t.get("characters", {}).get("character", ())) == characters == int(game.state.char_played.sum())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_recorder_tutor_rows_follow_the_game(seed):
+    """docs/rules.md §8 and §4.3: each tutor placed (or a chance to place one declined) is a row, and each
+    resolved tutor's row says what it took, as an independent replay of the game's actions sees it."""
+    game, t, _ = _recorded(2, seed)
+    replay = NefertitiGame(2, seed=seed)
+    placed, declined, took = [], 0, []
+    for action in game.history:
+        if replay.phase == PH_TUTOR:
+            if action < A.CLOSE:
+                placed.append(divmod(action - A.PLACE, NUM_BIDS))
+            else:
+                declined += len(replay.legal_actions()) > 1
+        elif replay.phase == PH_TUTOR_RES:
+            m = replay.state.res_market
+            took.append("deben" if action == A.TAKE_DEBEN else
+                        replay.rules.type_names[replay.rules.kind_type[replay.state.slots[m, action - A.CARD]]])
+        replay.apply(action)
+    rows = t["tutors"]
+    outcome = list(rows["outcome"])
+    assert placed and outcome.count("declined") == declined
+    assert [(game.rules.markets[m].name if m < len(game.rules.markets) else "Memphis", bid) for m, bid in placed] \
+        == [(m, b) for m, b, o in zip(rows["market"], rows["bid"], outcome) if o != "declined"]
+    assert sorted(o for o in outcome if o not in ("declined", "unresolved")) == sorted(took)
+    assert all(p == (s - game.state.first_player) % 2 for s, p in zip(rows["seat"], rows["position"]))
 
 
 def test_recorder_character_rows_measure_the_power():
@@ -412,6 +439,17 @@ def test_study_tables_cover_every_arm_and_ruleset(study):
     seats = tables.where(tabs["seats"], arm="main", ruleset="default", players=4)
     assert sorted(seats["position"][seats["game"] == 0].tolist()) == [0, 1, 2, 3]
     assert np.allclose(np.bincount(seats["game"], weights=seats["win"]), 1)   # one win per game, shared or not
+
+
+def test_a_study_played_before_tutors_were_recorded_reads_as_having_none(study, tmp_path):
+    older = shutil.copytree(study[0], tmp_path / "older")
+    (older / "tutors.csv").unlink()
+    tabs = tables.read_all(older)
+    assert list(tabs["tutors"]) == tables.COLUMNS["tutors"] and tables.rows(tabs["tutors"]) == 0
+    assert tables.rows(tabs["games"]) == tables.rows(tables.read_all(study[0])["games"])
+    (older / "seats.csv").unlink()
+    with pytest.raises(FileNotFoundError):
+        tables.read_all(older)
 
 
 def test_report_has_every_section_and_figure(study):

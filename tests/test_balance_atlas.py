@@ -203,6 +203,10 @@ def test_the_parts_of_the_game_are_answered_from_the_sub_studies(small_atlas):
     cost = atlas_questions.neutral_cost(cell, np.asarray(rules.type_values), list(rules.type_names))
     first = [r for r in _rows(md, "| table | population | position 1: points lost") if r[1] == "greedy"][1]
     assert first[2].startswith(f"{cost[cell['seats']['position'] == 0].mean():.1f} [")
+    use = [r for r in _rows(md, "| table | population | placed per game") if r[1] == "greedy"][1]   # Memphis on
+    placed, games = cell["tutors"]["outcome"] != "declined", tables.rows(cell["games"])
+    assert placed.any() and use[2] == " / ".join(f"{(placed & (cell['tutors']['position'] == p)).sum() / games:.2f}"
+                                                 for p in (0, 1))
     header, *rows = _rows(md, "## Stall closings per table")
     for table in {r[0] for r in rows}:                                        # each game has one closing that ends it
         ends = [int(r[4].rstrip("%")) for r in rows if r[0] == table and r[4] != "-"]
@@ -305,7 +309,7 @@ def test_recorder_buys_cards_that_are_no_gift():
 @pytest.mark.parametrize("which", ["shipped", "full"])
 def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
     """notebooks/atlas.ipynb runs without an error on the shipped atlas (its report and answers.csv) and on a
-    full one, where it also recomputes seats, a character's value, closings, gifts and the tutors' cost."""
+    full one, where it also recomputes seats, a character's value, closings, gifts, the tutors' cost and use."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     root = Path(__file__).resolve().parents[1]
@@ -324,6 +328,7 @@ def test_atlas_notebook_queries_an_atlas(which, small_atlas, monkeypatch):
         assert sum("image/png" in o.get("data", {}) for o in outputs) == 1              # the seat figure
         assert "value of the Thief" in text and "players, greedy" in text
         assert "ended" in text and "points per Deben" in text and "points lost to the tutors' cards" in text
+        assert "tutors placed per game" in text
 
 
 def _option(table, pop, control, restricted, games=1000):

@@ -20,10 +20,10 @@ def _table(name: str, rows: list[dict]) -> tables.Table:
             for c in tables.COLUMNS[name]}
 
 
-def _cell(games: int, seats=(), gifts=(), closings=()) -> dict[str, tables.Table]:
+def _cell(games: int, seats=(), gifts=(), closings=(), tutors=()) -> dict[str, tables.Table]:
     return {"games": _table("games", [{"game": g} for g in range(games)]), "seats": _table("seats", list(seats)),
             "gifts": _table("gifts", list(gifts)), "closings": _table("closings", list(closings)),
-            "characters": _table("characters", [])}
+            "characters": _table("characters", []), "tutors": _table("tutors", list(tutors))}
 
 
 def test_pooled_cells_keep_their_games_apart():
@@ -61,6 +61,23 @@ def test_the_tutors_cost_is_the_value_the_neutral_owner_takes_from_a_type():
                                                gifts + [{**g, "game": 1} for g in gifts])}, values, names)
     assert q.answers[0].estimate[0] == pytest.approx(cost[0] - cost[1])
     assert q.extra["cost"]["pop"][0][0] == pytest.approx(cost[0])
+
+
+def test_what_the_tutors_do_per_position():
+    """docs/rules.md §8: a tutor is placed or the chance declined; once resolved it took Deben or a gift (§4.3)."""
+    tutors = [{"position": 0, "market": "Gizeh", "bid": 4, "outcome": "deben"},
+              {"position": 0, "market": "Gizeh", "bid": 2, "outcome": "gold"},
+              {"position": 0, "market": "Louqsor", "bid": 3, "outcome": "unresolved"},
+              {"position": 0, "bid": -1, "outcome": "declined"},
+              {"position": 1, "bid": -1, "outcome": "declined"},
+              {"position": 1, "market": "Memphis", "bid": 5, "outcome": "harp"}]
+    first, second = Q.tutor_use(_cell(2, tutors=tutors))
+    assert first["per_game"] == pytest.approx(1.5) and first["declined"] == pytest.approx(0.25)
+    assert first["deben"] == pytest.approx(0.5) and first["unresolved"] == pytest.approx(1 / 3)
+    assert first["bid"] == pytest.approx(3) and first["markets"] == pytest.approx({"Gizeh": 2 / 3, "Louqsor": 1 / 3})
+    assert second["per_game"] == pytest.approx(0.5) and second["declined"] == pytest.approx(0.5)
+    assert second["deben"] == 0 and second["markets"] == {"Memphis": 1.0}
+    assert all(math.isnan(v) for k, v in Q.tutor_use(_cell(2))[0].items() if k not in ("per_game", "markets"))
 
 
 def test_the_last_classic_closing_ends_the_game():
