@@ -11,7 +11,7 @@ with `torch.load(weights_only=True)`, no unpickling), `champion.pt` next to this
 tournaments, the ladder, the balance lab, and training opponents. docs/champion.md tells how it
 was trained and how it fares at each table against the bankers and MCTS.
 
-A second agent, trained by the config's first stage with another seed, ships as `champion_run2.pt` and plays
+A second agent, trained by the same config (both stages) with another seed, ships as `champion_run2.pt` and plays
 as `champion:run=2`: two independently trained agents let the balance atlas tell a property of the game
 from a convention of one policy (docs/balance_atlas.md).
 
