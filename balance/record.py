@@ -24,6 +24,9 @@ from nefertiti_env.core.scoring import base_scores, scores_of, type_bonus, type_
 from nefertiti_env.agents.stats import ranks_of
 
 from .stats import lead_change_rows
+from .tables import COLUMNS, KEY
+
+TUTOR_FIELDS = COLUMNS["tutors"][len(KEY):]
 
 CONDITIONS = {"bid_sum": "bid sum {total}", "connected_group": "group of {size}", "line": "line of {length}",
               "count": "{count} servants", "diagonal": "diagonal"}
@@ -72,8 +75,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     history = g.history                    # the referee's view of a finished game: every action, private ones too
     restricted = "forbidden" in g.options  # restricted play: count the decisions its restriction was lifted
     forced = [0] * n
-    tutors: list[list] = []                # 2 players: each tutor placed or declined (the `tutors` table)
-    on_board: dict[tuple[int, int], list] = {}     # (market, bid) -> the row of the tutor standing there
+    tutors: list[dict] = []                # 2 players: each tutor placed or declined (the `tutors` table)
+    on_board: dict[tuple[int, int], dict] = {}     # (market, bid) -> the row of the tutor standing there
 
     while g.phase != PH_OVER:
         seat, ph = int(s.actor), g.phase
@@ -87,9 +90,10 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         if ph in TURN_PHASES:                         # place (servant or tutor), close, character or done
             if ph == PH_TUTOR and (a < A.CLOSE or len(g.legal_actions()) > 1):
                 m, bid = divmod(a - A.PLACE, NUM_BIDS) if a < A.CLOSE else (-1, -1)
-                tutors.append([turn, len(history), seat, (seat - int(s.first_player)) % n, labels[seat],
-                               _market_name(g, m) if m >= 0 else "", bid, "unresolved" if m >= 0 else "declined",
-                               ""])
+                tutors.append({"turn": turn, "decision": len(history), "seat": seat,
+                               "position": (seat - int(s.first_player)) % n, "bot": labels[seat],
+                               "market": _market_name(g, m) if m >= 0 else "", "bid": bid,
+                               "outcome": "unresolved" if m >= 0 else "declined", "reserve": ""})
                 if m >= 0:
                     on_board[m, bid] = tutors[-1]
             if a < A.CHARACTER:
@@ -127,8 +131,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             m = int(s.res_market)
             tutor = on_board.pop((m, int(s.res_order[s.res_pos])))
             t = None if a == A.TAKE_DEBEN else _gift_type(kind_type, s.slots[m, a - A.CARD])
-            tutor[7] = "deben" if a == A.TAKE_DEBEN else rules.type_names[t] if t is not None else "card"
-            tutor[8] = int(s.reserve[m])
+            tutor["outcome"] = "deben" if a == A.TAKE_DEBEN else rules.type_names[t] if t is not None else "card"
+            tutor["reserve"] = int(s.reserve[m])
         decision = len(history)
         g.apply(a)
 
@@ -152,7 +156,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
     characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]
-    return {"closings": closings, "characters": characters, "tutors": [key + tuple(row) for row in tutors],
+    return {"closings": closings, "characters": characters, "tutors": [key + tuple(row[f] for f in TUTOR_FIELDS) for row in tutors],
             **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
 
 
