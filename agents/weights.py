@@ -31,7 +31,9 @@ def record(folder: Path, specs) -> None:
 
 def check(folder: Path, specs) -> None:
     """Refuse to resume the run in `folder` when a spec's weights differ from the saved ones (RunFolderError).
-    A folder saved before the weights were recorded gets them recorded now: it cannot be checked."""
+    A spec the run did not have before (a population added to an atlas, say) has no games yet: its weights
+    are recorded now. A folder saved before the weights were recorded gets them recorded now: it cannot be
+    checked."""
     path = Path(folder) / WEIGHTS
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
@@ -42,8 +44,11 @@ def check(folder: Path, specs) -> None:
         raise RunFolderError(f"{path} is unreadable: the weights this run started with are unknown; start it "
                              "over with --force") from None
     now = digests(specs)
-    changed = sorted(spec for spec in set(now) | set(saved) & set(specs) if now.get(spec) != saved.get(spec))
+    changed = sorted(spec for spec in set(saved) & set(specs) if now.get(spec) != saved.get(spec))
     if changed:
         raise RunFolderError(f"{folder}: the weights behind {', '.join(changed)} differ from those this run "
                              f"started with ({WEIGHTS}): resuming would mix two agents' games under one name; "
                              "put those weights back, or start the run over with --force")
+    added = {spec: digest for spec, digest in now.items() if spec not in saved}
+    if added:
+        write_text(path, json.dumps({**saved, **added}, indent=1, sort_keys=True) + "\n")

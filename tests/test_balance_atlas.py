@@ -421,3 +421,25 @@ def test_an_atlas_resumed_with_other_weights_behind_a_population_is_refused(tmp_
     assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 2
     err = capsys.readouterr().err
     assert f"the weights behind {spec} differ from those this run started with" in err and "Traceback" not in err
+
+
+def test_an_atlas_resumed_with_a_population_added_plays_only_the_new_one(tmp_path):
+    """A searching population added to a finished atlas: --resume plays its sub-studies alone, keeps the
+    others' games, and records its weights so that a later resume checks them too."""
+    import json
+
+    from nefertiti_env.agents import weights
+
+    path, out = tmp_path / "atlas.yaml", tmp_path / "out"
+    raw = {**{k: v for k, v in TINY.items() if k not in ("search", "values")}, "populations": ["greedy"],
+           "players": [2], "memphis": [False], "games": 2, "out": str(out)}
+    path.write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(path), "--quiet"]) == 0
+    greedy = out / "2p-beginner-base-no-memphis" / "greedy"
+    before = {f.name: f.read_bytes() for f in greedy.rglob("*") if f.is_file() and f.suffix != ".json"}
+    path.write_text(yaml.safe_dump({**raw, "search": {"populations": ["champion:search=20"], "games": 2}}))
+    assert main(["balance", "--config", str(path), "--quiet", "--resume"]) == 0
+    assert {f.name: f.read_bytes() for f in greedy.rglob("*") if f.is_file() and f.suffix != ".json"} == before
+    searched = out / "2p-beginner-base-no-memphis" / atlas.slug("champion:search=20")
+    assert runner.finished_games(searched) == 2
+    assert "champion:search=20" in json.loads((out / weights.WEIGHTS).read_text())
