@@ -22,6 +22,7 @@ from nefertiti_env.vector import NefertitiVectorEnv
 # one spec per bot kind `agents.make_bot` knows (small search budgets: the restriction, not the play, is tested)
 SPECS = {"random": "random", "greedy": "greedy", "collector": "collector", "banker": "banker",
          "mcts": "mcts:iterations=30", "ppo": f"ppo:path={CHAMPION_FILE}:deterministic=0", "champion": "champion"}
+SEARCHING = ["champion:search=30"]       # the policy as the search's prior: the atlas's searching agent
 LOUQSOR, THIEF = Restriction("market", "Louqsor"), Restriction("character", "Thief")
 
 
@@ -65,12 +66,11 @@ def _taken_unrestricted(spec: str, seed: int, restriction: Restriction, seat: in
     return taken
 
 
-@pytest.mark.parametrize("kind", sorted(SPECS))
-def test_restricted_seat_never_takes_a_forbidden_action_outside_forced_decisions(kind):
-    """Every bot kind, four full games per restriction (the restricted seat rotating): the seat takes a
-    forbidden action only in a decision the engine counts as forced; the same games unrestricted show the
-    bot does place on Louqsor, so without the restriction this test fails."""
-    spec = SPECS[kind]
+@pytest.mark.parametrize("spec", [SPECS[kind] for kind in sorted(SPECS)] + SEARCHING)
+def test_restricted_seat_never_takes_a_forbidden_action_outside_forced_decisions(spec):
+    """Every bot kind and the searching agent, four full games per restriction (the restricted seat
+    rotating): the seat takes a forbidden action only in a decision the engine counts as forced; the same
+    games unrestricted show the bot does place on Louqsor, so without the restriction this test fails."""
     unrestricted = 0
     for restriction in (LOUQSOR, THIEF):
         for seed in range(4):
