@@ -11,6 +11,11 @@ width to it. A critic of 64 units costs a fraction of the 256x256 one at each le
 seat. The policy's actor is copied bit for bit, so the policy alone plays exactly as before and only
 `ppo:path=<out>/value.pt:search=N:leaf_value=1` changes.
 
+Expert iteration (`training/search_games.py`) also plays games and fits a network to them, but other rows
+for another part: the deciding seat's search visits and outcome in the policy's own searched self-play, to
+train the whole policy with its optimiser. A leaf needs every seat's outcome, in games of any line-up, and a
+critic fitted alone with early stopping on held-out games; so each keeps its own game loop and fit.
+
     python -m nefertiti_env.training.value_fit --start champion --players 4 --games 3000 --out runs/value_fit
     python -m nefertiti_env.training.value_fit --tables whole_game --games 500     # every table the agent trains at
 
