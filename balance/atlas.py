@@ -37,7 +37,8 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
 The axes of `values` and of each `search` subset (players, setups, characters, memphis) narrow the
 atlas's tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is
 mandatory. Searching populations cost ten to fifty times more per game than a policy alone, so each
-subset's populations play its tables at its own game counts (`search` may also be one mapping). A
+subset's populations play its tables at its own game counts (`search` may also be one mapping); a
+population may sit in several subsets that share no table, to play some tables at other counts. A
 question is answered by the populations that played its table, and a table a population did not
 play is "not played", never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
 the same deals (common random numbers), and the restricted arms replay the control's deals.
@@ -162,16 +163,16 @@ def searched(cfg: AtlasConfig, table: Table) -> bool:
     return any(part.picks(table) for part in cfg.search)
 
 
-def subset(cfg: AtlasConfig, population: str) -> Search | None:
-    """The search subset a population belongs to (None: a policy-alone population)."""
-    return next((part for part in cfg.search if population in part.populations), None)
+def subset(cfg: AtlasConfig, population: str, table: Table) -> Search | None:
+    """The search subset in which a population plays a table (None: a policy-alone population)."""
+    return next((part for part in cfg.search if population in part.populations and part.picks(table)), None)
 
 
 def populations(cfg: AtlasConfig, table: Table | None = None) -> list[str]:
     """The populations that play a table (every policy-alone one, the searching ones on their subsets), or
     the whole atlas's without a table."""
-    return [*cfg.populations, *(p for part in cfg.search if table is None or part.picks(table)
-                                for p in part.populations)]
+    return list(dict.fromkeys([*cfg.populations, *(p for part in cfg.search if table is None or part.picks(table)
+                                                   for p in part.populations)]))
 
 
 def markets(cfg: AtlasConfig) -> list[str]:
@@ -205,7 +206,7 @@ def study(cfg: AtlasConfig, table: Table, population: str) -> dict:
     """The raw config of one sub-study: the population in every seat of the table (plus its restricted arms),
     at the game counts of its kind (policy alone or searching)."""
     n = table.players
-    search = subset(cfg, population)
+    search = subset(cfg, population, table)
     games = search.games if search else cfg.games
     raw = {"seed": cfg.seed, "setup": table.setup, "memphis": table.memphis, "characters": table.characters,
            "games": games, "player_counts": [n], "lineups": {n: [population] * n},
@@ -244,14 +245,19 @@ def parse(data, source: str = "<dict>") -> AtlasConfig:
     if cfg.values is not None and isinstance(cfg.values.markets, list):
         bad = [m for m in cfg.values.markets if m not in known]
         wrong += [("values.markets", f"unknown market(s) {bad} (known: {', '.join(known)})")] if bad else []
-    slugs = [slug(p) for p in cfg.populations]
+    alone = {slug(p) for p in cfg.populations}
     for i, part in enumerate(cfg.search):
-        twice = [p for p in part.populations if slug(p) in slugs]
-        slugs += [slug(p) for p in part.populations]
-        wrong += [(f"search.{i}.populations", f"{twice} already in populations or an earlier subset (a "
-                                              "population plays every table or one search subset)")] if twice else []
+        twice = [p for p in part.populations if slug(p) in alone]
+        wrong += [(f"search.{i}.populations", f"{twice} already in populations (a population plays every "
+                                              "table or search subsets)")] if twice else []
     if not wrong:
         grid = tables(cfg)
+        for i, part in enumerate(cfg.search):
+            for j, earlier in enumerate(cfg.search[:i]):
+                both = [p for p in part.populations if slug(p) in {slug(q) for q in earlier.populations}]
+                common = [t.name for t in grid if part.picks(t) and earlier.picks(t)]
+                wrong += [(f"search.{i}.populations", f"{both} already play {', '.join(common)} in search.{j} "
+                                                      "(a population's subsets share no table)")] if both and common else []
         parts = [("values", cfg.values), *((f"search.{i}", part) for i, part in enumerate(cfg.search))]
         wrong += [(key, "picks none of the atlas's tables") for key, part in parts
                   if part is not None and not any(part.picks(t) for t in grid)]

@@ -29,7 +29,7 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     names = [t.name for t in atlas.tables(cfg)]
     assert len(names) == len(set(names)) == 3 * 8 + 4          # 2-4 players: 2 x 2 x 2; 5 players: Memphis on only
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
-    assert len(cfg.populations) >= 3 and [part.populations for part in cfg.search][0] == ["mcts"]
+    assert len(cfg.populations) >= 3 and {"mcts", "champion:search=800"} <= set(cfg.search[0].populations)
     valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
     assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4, 5}
     assert all(t.memphis == (t.players == 5) for t in valued)      # Memphis off, but where it is mandatory
@@ -76,7 +76,23 @@ def test_search_subsets_each_play_their_tables_at_their_counts():
     assert subs["2p-beginner-base-no-memphis", "greedy"].restricted is not None
     assert subs["5p-beginner-base-memphis", "mcts"].games == 3
     assert atlas.populations(cfg) == ["greedy", "banker", "random", "mcts"]
-    assert atlas.subset(cfg, "mcts").games == 3 and atlas.subset(cfg, "greedy") is None
+    five = next(t for t in atlas.tables(cfg) if t.players == 5)
+    assert atlas.subset(cfg, "mcts", five).games == 3 and atlas.subset(cfg, "greedy", five) is None
+
+
+def test_a_population_in_two_subsets_plays_each_subsets_tables_at_its_counts():
+    """Restricted arms at one table, seat fairness alone at another: one population, two subsets, no table
+    in common (sharing one is refused: which counts would it play?)."""
+    arms = {**TINY["search"], "populations": ["mcts"], "value_games": 3}
+    seats = {"populations": ["mcts"], "games": 5, "value_games": 0, "players": [5]}
+    cfg = atlas.parse({**TINY, "search": [arms, seats]})
+    subs = {t.name: sub for t, pop, sub in atlas.studies(cfg) if pop == "mcts"}
+    assert subs["2p-beginner-base-no-memphis"].games == 2 and subs["2p-beginner-base-no-memphis"].restricted.games == 3
+    assert subs["5p-beginner-base-memphis"].games == 5 and subs["5p-beginner-base-memphis"].restricted is None
+    assert atlas.populations(cfg) == ["greedy", "banker", "mcts"]
+    with pytest.raises(config.ConfigError) as err:
+        atlas.parse({**TINY, "search": [arms, {**seats, "players": [2, 5]}]})
+    assert "search.1.populations" in str(err.value) and "2p-beginner-base-no-memphis" in str(err.value)
 
 
 def test_a_memphis_axis_keeps_the_tables_where_memphis_is_mandatory():
@@ -98,7 +114,7 @@ SEARCH = {"populations": ["mcts"], "games": 2}
                                       ({"values": {"games": 4, "markets": ["Rome"]}}, "values.markets"),
                                       ({"values": {"games": 4, "players": [3]}}, "values: picks none"),
                                       ({"search": {**SEARCH, "populations": ["greedy"]}}, "search.0.populations"),
-                                      ({"search": [SEARCH, SEARCH]}, "search.1.populations"),
+                                      ({"search": [SEARCH, SEARCH]}, "already play"),
                                       ({"search": {**SEARCH, "memphis": [None]}}, "search.0.memphis"),
                                       ({"search": {**SEARCH, "value_games": -1}}, "search.0.value_games"),
                                       ({"search": [SEARCH, {**SEARCH, "populations": ["random"],
