@@ -45,6 +45,7 @@ def write(folder: str | Path) -> Path:
     data = {(t.name, pop): tables.read_all(sub.out) for t, pop, sub in subs}
     by_table = {t.name: t for t, _, _ in subs}
     played = {name: atlas.populations(cfg, t) for name, t in by_table.items()}
+    restricted = {(t.name, pop) for t, pop, sub in subs if sub.restricted}    # a search subset may play no arm
     cells = {(t.name, pop): analysis.cell(data[t.name, pop], "main", "default", t.players) for t, pop, _ in subs}
     findings = Findings(RATE)
     questions: list[Question] = []
@@ -64,8 +65,8 @@ def write(folder: str | Path) -> Path:
     values = {}
     for t in by_table.values():
         if atlas.valued(cfg, t):
-            values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]},
-                                              atlas.options(cfg, t))
+            values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]
+                                                             if (t.name, p) in restricted}, atlas.options(cfg, t))
             questions += values[t.name]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values

@@ -402,6 +402,21 @@ def test_the_report_pools_each_option_over_the_valued_tables(tmp_path):
     assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
 
 
+def test_a_searching_population_without_arms_at_valued_tables_values_no_option(tmp_path):
+    """`value_games: 0` at valued tables: the population answers the seat questions there and no option
+    question (it played no restricted arm), and the pooled values are the other populations'."""
+    raw = {**TINY, "games": 2, "values": {"games": 2, "markets": ["Gizeh"], "players": [2, 5], "memphis": [False]},
+           "search": {"populations": ["random"], "games": 2, "value_games": 0, "players": [2, 5]},
+           "out": str(tmp_path / "out")}
+    path = tmp_path / "atlas.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(path), "--quiet"]) == 0
+    answers = tables.read(tmp_path / "out", "answers")
+    mine = tables.where(answers, population="random")
+    assert set(mine["kind"].tolist()) >= {"seat"} and not {"character", "market"} & set(mine["kind"].tolist())
+    assert tables.rows(tables.where(answers, table="pooled", population="greedy")) > 0
+
+
 def test_seats_are_also_pooled_per_player_count(small_atlas):
     """The headline seat question: each position's wins summed over the tables of its player count."""
     _, out = small_atlas
