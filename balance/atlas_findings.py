@@ -11,6 +11,11 @@ detectable effect at the games played. Every p-value of the atlas goes into one 
 - "policy": some population finds an effect the others do not share: a convention of that
   policy, reported with every population's figure;
 - "none": no population finds an effect; below the minimum detectable effect it is not measured.
+
+A pooled question is judged among the populations that pooled the most tables: a searching population
+that played two of a player count's eight tables answers it over another mix of tables, so its figure is
+reported beside the others' but does not make or break their agreement (its own tables' questions compare
+it like for like).
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ class Answer:
     p: float
     detectable: float
     test: int = -1                            # index of its test in the atlas's Findings
+    tables: int = 1                           # tables pooled into the answer
 
 
 @dataclass
@@ -51,12 +57,14 @@ class Question:
             findings.test(a.p)
 
     def verdict(self, q: np.ndarray, rate: float) -> str:
-        found = [a for a in self.answers if not math.isnan(q[a.test]) and q[a.test] < rate]
+        most = max((a.tables for a in self.answers), default=1)
+        judged = [a for a in self.answers if a.tables == most]
+        found = [a for a in judged if not math.isnan(q[a.test]) and q[a.test] < rate]
         if not found:
             return "none"
-        signs = {np.sign(a.estimate[0]) for a in self.answers}
-        common = max(a.estimate[1] for a in self.answers) <= min(a.estimate[2] for a in self.answers)
-        return "game" if len(signs) == 1 and common and len(self.answers) > 1 else "policy"
+        signs = {np.sign(a.estimate[0]) for a in judged}
+        common = max(a.estimate[1] for a in judged) <= min(a.estimate[2] for a in judged)
+        return "game" if len(signs) == 1 and common and len(judged) > 1 else "policy"
 
 
 def seat_questions(table, n: int, by_population: dict[str, dict]) -> list[Question]:
@@ -78,13 +86,16 @@ def _seat_answer(population: str, wins: float, games: int, n: int) -> Answer:
                   detectable_difference(1 / n, games, math.inf))
 
 
-def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], int]]) -> list[Question]:
+def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], int, int]]) -> list[Question]:
     """Each position's win rate against parity over every table of n players a population played (its wins by
-    position and games summed): the headline seat question, at several times one table's games."""
+    position, games and tables summed): the headline seat question, at several times one table's games."""
     out = []
     for pos in range(n):
         q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n})
-        q.answers += [_seat_answer(pop, wins[pos], games, n) for pop, (wins, games) in by_population.items()]
+        for pop, (wins, games, count) in by_population.items():
+            answer = _seat_answer(pop, wins[pos], games, n)
+            answer.tables = count
+            q.answers.append(answer)
         out.append(q)
     return out
 
@@ -165,7 +176,7 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
             w = np.asarray(weights)
             d, se = float(w @ np.asarray(values) / w.sum()), float(1 / math.sqrt(w.sum()))
             pooled.answers.append(Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)),
-                                         detectable(se)))
+                                         detectable(se), tables=len(weights)))
             pooled.extra[pop] = {"tables": len(weights)}
         out.append(pooled)
     return out

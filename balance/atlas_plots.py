@@ -23,20 +23,24 @@ def _legend_once(fig: Figure, axes) -> None:
                    fontsize=8, frameon=False)
 
 
-def seats(pooled: dict[int, dict[str, tuple[list[float], int]]]) -> Figure:
+def seats(pooled: dict[int, dict[str, tuple[list[float], int, int]]]) -> Figure:
     """Win rate by position per player count (pooled over its tables), one bar per population, parity dashed.
-    pooled: players -> population -> (wins per position, games)."""
+    pooled: players -> population -> (wins per position, games, tables); a population that played fewer of
+    the count's tables than the others says how many in the title of its panel."""
     counts = sorted(pooled)
     fig, axes = _grid(1, len(counts), 3.6 * len(counts), 3.4)
     for ax, n in zip(axes[0], counts):
         pops = list(pooled[n])
         width = 0.8 / len(pops)
+        most = max(count for _, _, count in pooled[n].values())
+        fewer = []
         for k, pop in enumerate(pops):
-            wins, games = pooled[n][pop]
+            wins, games, count = pooled[n][pop]
             _bars(ax, [str(p + 1) for p in range(n)], [proportion(w, games) for w in wins],
                   color=f"C{k}", offset=(k - (len(pops) - 1) / 2) * width, width=width, label=pop)
+            fewer += [f"{pop}: {count} of {most} tables"] if count < most else []
         ax.axhline(1 / n, color="black", linestyle="--", linewidth=1)
-        ax.set_title(f"{n} players")
+        ax.set_title(f"{n} players" + "".join(f"\n({text})" for text in fewer), fontsize=9 if fewer else None)
         ax.set_xlabel("position in turn order")
         ax.set_ylabel("win rate (95% CI)")
     _legend_once(fig, axes)

@@ -56,8 +56,8 @@ def write(folder: str | Path) -> Path:
         table_seats += seat_questions(t, n, mine)
         for pop, c in mine.items():
             s = seat_summary(c, n)
-            wins, games = pooled[n].get(pop, ([0.0] * n, 0))
-            pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"])
+            wins, games, count = pooled[n].get(pop, ([0.0] * n, 0, 0))
+            pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"], count + 1)
             seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
     pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]

@@ -138,6 +138,18 @@ def test_verdict_game_policy_none():
     assert _question((0.10, 0.05, 0.15)).verdict(q[:1], 0.05) == "policy"                      # one population
 
 
+def test_a_pooled_verdict_is_judged_among_the_populations_that_pooled_the_most_tables():
+    """Two populations over eight tables agree; a third over two of them disagrees: another mix of tables,
+    so it is reported but does not judge. Over as many tables as the others, it would."""
+    q = np.array([0.001, 0.001, 0.001])
+    question = _question((0.03, 0.02, 0.04), (0.03, 0.02, 0.04), (0.07, 0.05, 0.09))
+    for answer, tables in zip(question.answers, (8, 8, 2)):
+        answer.tables = tables
+    assert question.verdict(q, 0.05) == "game"
+    question.answers[2].tables = 8
+    assert question.verdict(q, 0.05) == "policy"
+
+
 @pytest.fixture(scope="module")
 def small_atlas(tmp_path_factory):
     folder = tmp_path_factory.mktemp("atlas")
