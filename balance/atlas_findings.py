@@ -79,11 +79,12 @@ def seat_questions(table, n: int, by_population: dict[str, dict]) -> list[Questi
     return out
 
 
-def _seat_answer(population: str, wins: float, games: int, n: int) -> Answer:
-    """A position's win rate against parity 1/n: its edge (rate - 1/n) with the Wilson interval."""
+def _seat_answer(population: str, wins: float, games: int, n: int, tables: int = 1) -> Answer:
+    """A position's win rate against parity 1/n over `tables` tables: its edge (rate - 1/n) with the Wilson
+    interval."""
     rate = proportion(wins, games)
     return Answer(population, tuple(x - 1 / n for x in rate), p_rate(wins, games, 1 / n),
-                  detectable_difference(1 / n, games, math.inf))
+                  detectable_difference(1 / n, games, math.inf), tables=tables)
 
 
 def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], int, int]]) -> list[Question]:
@@ -92,10 +93,8 @@ def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], in
     out = []
     for pos in range(n):
         q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n})
-        for pop, (wins, games, count) in by_population.items():
-            answer = _seat_answer(pop, wins[pos], games, n)
-            answer.tables = count
-            q.answers.append(answer)
+        q.answers += [_seat_answer(pop, wins[pos], games, n, count)
+                      for pop, (wins, games, count) in by_population.items()]
         out.append(q)
     return out
 
