@@ -3,7 +3,9 @@
 Every table starts with the key of its game (arm, ruleset, players, game), so tables
 join on it. Reading gives a `Table`: a dict of numpy columns (text for the columns
 in TEXT, numbers otherwise), which is all the analyses and the notebook need; no
-data-frame library is required.
+data-frame library is required. Text is numpy's variable-width StringDType: a
+fixed-width column is as wide as its longest cell in every row (a bot spec of 48
+characters costs 192 bytes a row), which made an atlas's report hold 16 GB.
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ TEXT = {"arm", "ruleset", "winners", "bot", *(f"bot_{s}" for s in range(MAX_PLAY
         "condition", "character", "choices", "outcome", "kind", "table", "subject", "unit", "population", "verdict"}
 
 Table = dict[str, np.ndarray]
+STRING = np.dtypes.StringDType()
 
 
 def write(folder: Path, name: str, rows: list[tuple]) -> Path:
@@ -86,7 +89,7 @@ def read(folder: str | Path, name: str) -> Table:
             raise TableError(f"{path} line {line}: {len(row)} cells, expected {len(header)}")
     cols = list(zip(*rows)) if rows else [()] * len(header)
     try:
-        return {h: np.array(c, dtype=str) if h in TEXT else _column(c) for h, c in zip(header, cols)}
+        return {h: np.array(c, dtype=STRING) if h in TEXT else _column(c) for h, c in zip(header, cols)}
     except ValueError as err:
         raise TableError(f"{path}: a number column holds text ({err})") from None
 
@@ -100,7 +103,7 @@ def read_all(folder: str | Path) -> dict[str, Table]:
         except FileNotFoundError:
             if name != "tutors":
                 raise
-            out[name] = {c: np.array([], dtype=str if c in TEXT else np.int64) for c in COLUMNS[name]}
+            out[name] = {c: np.array([], dtype=STRING if c in TEXT else np.int64) for c in COLUMNS[name]}
     return out
 
 
