@@ -35,7 +35,7 @@ from nefertiti_env.agents.workers import ordered_map
 from nefertiti_env import NefertitiGame, load_ruleset
 
 from . import tables
-from .config import StudyConfig
+from .config import ConfigError, StudyConfig, parse
 from .record import play_recorded
 from .restrict import Restriction
 
@@ -205,18 +205,36 @@ def finished_games(folder: str | Path) -> int:
 
 
 def _continue(folder: Path, cfg: StudyConfig) -> int:
-    """Check that `cfg` is the saved study's (but for workers and out) and cut a killed run's
-    journal back to its whole games; returns how many games are finished."""
+    """Check that `cfg` is the saved study's (but for workers and out), or extends it, and cut a killed
+    run's journal back to its whole games; returns how many games are finished.
+
+    A study extends the saved one when the saved schedule is the start of its own (restricted arms added
+    to a study that had none, or arms appended to its `forbid` list): its games are kept, the new ones
+    played, and `study.yaml` becomes the new config. So a larger atlas reuses a finished one's games."""
     def study(d):
         return {k: v for k, v in yaml.safe_load(yaml.safe_dump(d)).items() if k not in ("workers", "out")}
 
     try:
-        saved = study(yaml.safe_load((folder / STUDY).read_text(encoding="utf-8")))
+        raw = yaml.safe_load((folder / STUDY).read_text(encoding="utf-8"))
+        saved = study(raw)
     except (OSError, yaml.YAMLError, AttributeError):
         raise RunFolderError(f"{folder} has no readable {STUDY}: it cannot be resumed; "
                              "start it over with --force") from None
     changed = [k for k, v in study(cfg.to_dict()).items() if saved.get(k) != v]
-    if changed:
+    if changed and not _extends(raw, cfg):
         raise RunFolderError(f"{folder} holds a study with another {', '.join(changed)} (see its {STUDY}): "
-                             "resume it with the same config and options, or choose another --out")
+                             "resume it with the same config and options (or one that only adds games after "
+                             "its own), or choose another --out")
+    if changed:
+        write_text(folder / STUDY, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     return complete_lines(folder / JOURNAL)
+
+
+def _extends(saved_raw: dict, cfg: StudyConfig) -> bool:
+    """Whether the saved study's games are the first games of `cfg`'s schedule, deal for deal."""
+    try:
+        saved = parse({**saved_raw, "out": cfg.out}, STUDY)
+    except (ConfigError, TypeError):
+        return False
+    before = schedule(saved)
+    return before == schedule(cfg)[:len(before)]

@@ -557,3 +557,32 @@ def test_a_study_resumed_with_other_weights_behind_a_spec_is_refused(tmp_path):
     (tmp_path / "study" / weights.WEIGHTS).unlink()                                  # a study saved before the check
     runner.run(cfg, workers=1, progress=False, resume=True)
     assert json.loads((tmp_path / "study" / weights.WEIGHTS).read_text()) != saved   # recorded from now on
+
+
+def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_whole(tmp_path):
+    """A finished study whose games are the start of a larger one's schedule (restricted arms added, then more
+    arms appended) is resumed, not refused: it plays only the new games and ends with the larger study's tables,
+    byte for byte. A change to games already played is still refused, and nothing is lost."""
+    from nefertiti_env.agents.run_folder import RunFolderError
+
+    small = {**GOOD, "games": 4, "player_counts": [4], "lineups": {4: ["random"] * 4},
+             "rulesets": {"default": "default"}, "restricted": None}
+    one_arm = {**small, "restricted": {"games": 3, "player_counts": [4], "bot": "random",
+                                       "forbid": [{"character": "Thief"}]}}
+    two_arms = {**small, "restricted": {**one_arm["restricted"], "forbid": [{"character": "Thief"},
+                                                                           {"market": "Louqsor"}]}}
+    whole, grown = tmp_path / "whole", tmp_path / "grown"
+    runner.run(config.parse({**two_arms, "out": str(whole)}), workers=1, progress=False)
+    runner.run(config.parse({**small, "out": str(grown)}), workers=1, progress=False)
+    assert runner.finished_games(grown) == 4
+    for step, new in ((one_arm, 6), (two_arms, 3)):          # the control and the Thief's arm; then Louqsor's
+        figures = runner.run(config.parse({**step, "out": str(grown)}), workers=1, progress=False, resume=True)
+        assert figures["games"] == new
+    for name in (f"{t}.csv" for t in tables.COLUMNS):
+        assert (grown / name).read_bytes() == (whole / name).read_bytes(), name
+    assert config.load(grown / "study.yaml").to_dict() == {**config.load(whole / "study.yaml").to_dict(),
+                                                           "out": str(grown)}
+    games = (grown / "games.csv").read_bytes()
+    with pytest.raises(RunFolderError, match="holds a study with another games"):
+        runner.run(config.parse({**two_arms, "games": 5, "out": str(grown)}), workers=1, progress=False, resume=True)
+    assert (grown / "games.csv").read_bytes() == games
