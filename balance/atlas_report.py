@@ -20,7 +20,7 @@ import yaml
 
 from nefertiti_env import load_ruleset
 
-from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, tables
+from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, runner, tables
 from .atlas_findings import (POOLED, Question, memphis_question, option_questions, pooled_option_questions,
                              pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
 from .page import Page
@@ -42,7 +42,10 @@ def write(folder: str | Path) -> Path:
     cfg = load(folder)
     cfg = cfg.model_copy(update={"out": str(folder)})
     subs = atlas.studies(cfg)
-    data = {(t.name, pop): tables.read_all(sub.out) for t, pop, sub in subs}
+    data = {}
+    for t, pop, sub in subs:
+        data[t.name, pop] = tables.read_all(sub.out)
+        runner.check_finished(sub.out, sub, tables.rows(data[t.name, pop]["games"]))
     by_table = {t.name: t for t, _, _ in subs}
     played = {name: atlas.populations(cfg, t) for name, t in by_table.items()}
     restricted = {(t.name, pop) for t, pop, sub in subs if sub.restricted}    # a search subset may play no arm

@@ -13,7 +13,7 @@ from nefertiti_env import load_ruleset
 
 from . import analysis as A
 from . import config
-from . import plots, tables
+from . import plots, runner, tables
 from .page import table
 from .restrict import Restriction
 from .runner import CONTROL
@@ -49,8 +49,9 @@ def write(folder: str | Path) -> Path:
     """Analyse the study in `folder` and write report.md and the PNG figures there."""
     folder = Path(folder)
     study = config.read(folder / "study.yaml")
-    config.parse(study, str(folder / "study.yaml"))       # the file a finished study wrote, unchanged
+    cfg = config.parse(study, str(folder / "study.yaml"))       # the file a finished study wrote, unchanged
     tabs = tables.read_all(folder)
+    runner.check_finished(folder, cfg, tables.rows(tabs["games"]))
     names = list(study["rulesets"])
     base = names[0]
     counts = sorted(set(tabs["games"]["players"][tabs["games"]["arm"] == "main"].tolist()))

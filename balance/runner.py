@@ -195,6 +195,15 @@ def run_figures(folder: Path, session: dict, games: int, decisions: int, resume:
     return {"games": games, "decisions": decisions, "seconds": seconds, "sessions": sessions}
 
 
+def check_finished(folder: str | Path, cfg: StudyConfig, games: int) -> None:
+    """Refuse (RunFolderError) tables that hold fewer games than the study's schedule: a study stopped
+    once a resume had extended it still has the tables of its first, smaller schedule."""
+    total = len(schedule(cfg))
+    if games != total:
+        raise RunFolderError(f"{folder}: its tables hold {games} of the study's {total} games; finish it with "
+                             "`nefertiti balance --resume` (the same --config and --out) before a report")
+
+
 def finished_games(folder: str | Path) -> int:
     """How many whole games a study folder holds (lines of its journal)."""
     try:

@@ -61,7 +61,7 @@ def run(args) -> int:
                 args.report_only)
         except FileNotFoundError as err:
             return fail("balance", f"{args.report_only} is not a finished study folder ({err.filename} is missing)")
-        except (config.ConfigError, TableError) as err:
+        except (config.ConfigError, TableError, RunFolderError) as err:
             return fail("balance", " ".join(str(err).split()))
         except (ValueError, KeyError, IndexError, ZeroDivisionError) as err:
             return fail("balance", f"{args.report_only}: its tables do not make a report ({type(err).__name__}: "

@@ -563,6 +563,8 @@ def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_
     """A finished study whose games are the start of a larger one's schedule (restricted arms added, then more
     arms appended) is resumed, not refused: it plays only the new games and ends with the larger study's tables,
     byte for byte. A change to games already played is still refused, and nothing is lost."""
+    import yaml
+
     from nefertiti_env.agents.run_folder import RunFolderError
 
     small = {**GOOD, "games": 4, "player_counts": [4], "lineups": {4: ["random"] * 4},
@@ -575,6 +577,11 @@ def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_
     runner.run(config.parse({**two_arms, "out": str(whole)}), workers=1, progress=False)
     runner.run(config.parse({**small, "out": str(grown)}), workers=1, progress=False)
     assert runner.finished_games(grown) == 4
+    # a resume stopped once it has rewritten study.yaml: the tables are the smaller study's, so no report
+    (grown / "study.yaml").write_text(yaml.safe_dump(config.parse({**one_arm, "out": str(grown)}).to_dict()))
+    with pytest.raises(RunFolderError, match="its tables hold 4 of the study's 10 games; finish it with"):
+        report.write(grown)
+    assert not (grown / "report.md").exists()
     for step, new in ((one_arm, 6), (two_arms, 3)):          # the control and the Thief's arm; then Louqsor's
         figures = runner.run(config.parse({**step, "out": str(grown)}), workers=1, progress=False, resume=True)
         assert figures["games"] == new

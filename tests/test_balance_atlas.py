@@ -32,7 +32,9 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     assert len(cfg.populations) >= 3 and {"mcts", "champion:search=800"} <= set(cfg.search[0].populations)
     valued = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
     assert {t.characters for t in valued} == {"base", "expansion"} and {t.players for t in valued} == {2, 3, 4, 5}
-    assert all(t.memphis == (t.players == 5) for t in valued)      # Memphis off, but where it is mandatory
+    assert {(t.players, t.memphis) for t in valued} == {(2, False), (2, True), (3, False), (3, True), (4, False),
+                                                         (4, True), (5, True)} and {t.setup for t in valued} == {
+        "beginner"}                                                 # Memphis both ways, but where it is mandatory
     assert any(p.startswith("champion:run=2") for p in cfg.populations)     # two independently trained agents
     assert atlas.markets(cfg) == [m.name for m in load_ruleset("default").markets]
     searched = [t for t in atlas.tables(cfg) if atlas.searched(cfg, t)]
@@ -486,3 +488,23 @@ def test_an_atlas_resumed_with_a_population_added_plays_only_the_new_one(tmp_pat
     searched = out / "2p-beginner-base-no-memphis" / atlas.slug("champion:search=20")
     assert runner.finished_games(searched) == 2
     assert "champion:search=20" in json.loads((out / weights.WEIGHTS).read_text())
+
+
+def test_an_atlas_resumed_with_more_valued_tables_ends_as_one_played_whole(tmp_path):
+    """Values widened to Memphis on, by --resume of a finished atlas: the tables it had already played gain their
+    restricted arms after their own games, nothing else is replayed, and the report (answers.csv) is the one an
+    atlas played whole with the wider values gives."""
+    raw = {**{k: v for k, v in TINY.items() if k != "search"}, "players": [2], "games": 2,
+           "values": {**TINY["values"], "games": 1}}
+    wider = {**raw, "values": {**raw["values"], "memphis": [False, True]}}
+    whole, grown = tmp_path / "whole", tmp_path / "grown"
+    for folder, config in ((whole, wider), (grown, raw)):
+        (tmp_path / f"{folder.name}.yaml").write_text(yaml.safe_dump({**config, "out": str(folder)}))
+        assert main(["balance", "--config", str(tmp_path / f"{folder.name}.yaml"), "--quiet"]) == 0
+    off = grown / "2p-beginner-base-no-memphis" / "greedy" / "games.csv"
+    kept = off.read_bytes()
+    (tmp_path / "grown.yaml").write_text(yaml.safe_dump({**wider, "out": str(grown)}))
+    assert main(["balance", "--config", str(tmp_path / "grown.yaml"), "--quiet", "--resume"]) == 0
+    assert off.read_bytes() == kept
+    for csv in whole.rglob("*.csv"):
+        assert (grown / csv.relative_to(whole)).read_bytes() == csv.read_bytes(), csv
