@@ -112,6 +112,13 @@ def seat_summary(c: dict, n: int) -> dict:
             "wins": [p["wins"] for p in fair["positions"]], "rank": ranks, "edge": fair["edge"]}
 
 
+def pool_seats(pooled: dict, n: int, population: str, summary: dict) -> None:
+    """Add one table's `seat_summary` to `pooled[n][population]`: (wins by position, games, tables) summed over
+    the tables of n players, as `pooled_seat_questions` reads them."""
+    wins, games, count = pooled[n].get(population, ([0.0] * n, 0, 0))
+    pooled[n][population] = ([a + b for a, b in zip(wins, summary["wins"])], games + summary["games"], count + 1)
+
+
 def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid: list[dict]) -> list[Question]:
     """Each option's value to the seat that may use it: the control seat's win rate minus the same seat's with
     the option forbidden (same deals). Characters (kind "character") also get their take rate and points per

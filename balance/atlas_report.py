@@ -22,7 +22,7 @@ from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, runner, tables
 from .atlas_findings import (POOLED, Question, memphis_question, option_questions, pooled_option_questions,
-                             pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
+                             pool_seats, pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
 from .page import Page
 from .report import num, pct, pp
 from .stats import Findings
@@ -59,8 +59,7 @@ def write(folder: str | Path) -> Path:
         table_seats += seat_questions(t, n, mine)
         for pop, c in mine.items():
             s = seat_summary(c, n)
-            wins, games, count = pooled[n].get(pop, ([0.0] * n, 0, 0))
-            pooled[n][pop] = ([a + b for a, b in zip(wins, s["wins"])], games + s["games"], count + 1)
+            pool_seats(pooled, n, pop, s)
             seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
     pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]
