@@ -183,7 +183,6 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
             d, se = float(w @ np.asarray(values) / w.sum()), float(1 / math.sqrt(w.sum()))
             pooled.answers.append(Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)),
                                          detectable(se), tables=len(weights)))
-            pooled.extra[pop] = {"tables": len(weights)}
         out.append(pooled)
     return out
 

@@ -128,7 +128,7 @@ def write(folder: str | Path) -> Path:
         for what in (CHARACTERS, MARKETS):
             _options(page, titled[POOLED], [q for q in pooled_values if q.kind == what["noun"]], qv, pops,
                      {**what, "text": "Ranked by the mean value over populations.",
-                      "extra": lambda x: f"{x['tables']} table{'s' if x['tables'] != 1 else ''}"})
+                      "extra": lambda q, a: f"{a.tables} table{'s' if a.tables != 1 else ''}"})
     for name, qs in values.items():
         _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
@@ -255,7 +255,8 @@ CHARACTERS = {
             "Deben and points, net of the seal spent on it (mean over every play of the control, any seat). "
             "Ranked by the mean value over populations. In an expansion "
             "table a drawn character is absent from some deals, which dilutes its value.",
-    "extra": lambda x: f"take {pct(x['take_rate'])}; {num(x['points_per_seal'])} pts/seal"}
+    "extra": lambda q, a: f"take {pct(q.extra[a.population]['take_rate'])}; "
+                          f"{num(q.extra[a.population]['points_per_seal'])} pts/seal"}
 MARKETS = {
     "noun": "market", "title": "Market value", "figure": "atlas_markets",
     "text": "Value: the win rate of the seat that may place servants at the market (unrestricted control) minus "
@@ -263,7 +264,7 @@ MARKETS = {
             "win rate. Stall wins: share of control games in which that seat won a stall of the market (highest "
             "bid, paid). Ranked by the mean value over populations; a market that opens late (Louqsor) is "
             "forbidden only once it opens.",
-    "extra": lambda x: f"stall wins {pct(x['stall_wins'])}"}
+    "extra": lambda q, a: f"stall wins {pct(q.extra[a.population]['stall_wins'])}"}
 
 
 def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: dict) -> None:
@@ -274,7 +275,7 @@ def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: d
     page.text(what["text"])
     answering = [p for p in pops if any(a.population == p for a in qs[0].answers)]
     rows = [[q.subject, *_cells(q, answering, lambda a: f"{pp(a.estimate)} ({_q(qv, a)}); "
-                                                          + what["extra"](q.extra[a.population])),
+                                                          + what["extra"](q, a)),
              VERDICT[q.verdict(qv, RATE)], _mde(q)] for q in sorted(qs, key=lambda q: -_mean(q))]
     page.table([what["noun"], *answering, "verdict", "MDE (pp)"], rows)
 

@@ -377,7 +377,7 @@ def test_pooled_value_is_the_inverse_variance_mean_of_the_tables():
     variance = [((c + 1) / 1002 * (1 - (c + 1) / 1002) + (r + 1) / 1002 * (1 - (r + 1) / 1002)) / 1002
                 for c, r in ((500, 200), (150, 50))]
     w = 1 / np.asarray(variance)
-    assert q.table == POOLED and q.extra["tables"] == ["a", "b"] and q.extra["p"] == {"tables": 2}
+    assert q.table == POOLED and q.extra["tables"] == ["a", "b"] and q.answers[0].tables == 2
     assert a.estimate[0] == pytest.approx((w @ [0.3, 0.1]) / w.sum())
     assert 0.1 < a.estimate[0] < 0.2                                            # nearer the 10-point table
     assert a.estimate[2] - a.estimate[1] == pytest.approx(2 * 1.959964 / math.sqrt(w.sum()))
