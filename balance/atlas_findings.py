@@ -30,6 +30,7 @@ from .stats import LEVEL, Findings, detectable, detectable_difference, diff_mean
 
 
 POOLED = "pooled"        # the `table` of a question pooled over every valued table
+POOLED_MEMPHIS = "pooled-memphis"   # ... over every pair of valued tables with Memphis off and on
 
 
 @dataclass
@@ -161,30 +162,59 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
     one win and one loss added to each arm), which overstates it under the arms' common deals, so the
     intervals are conservative. It is an average over player counts and rosters: a value that changes sign
     between tables averages out, and the per-table sections show it."""
-    from scipy.stats import norm
-
     by_option: dict[tuple[str, str], list[Question]] = {}
     for qs in per_table:
         for q in qs:
             by_option.setdefault((q.kind, q.subject), []).append(q)
-    z = float(norm.ppf((1 + LEVEL) / 2))
     out = []
     for (kind, name), qs in by_option.items():
         pooled = Question(kind, POOLED, name, "pp", extra={"tables": [q.table for q in qs]})
         for pop in dict.fromkeys(a.population for q in qs for a in q.answers):
-            weights, values = [], []
-            for q in qs:
-                if pop in q.extra:
-                    cw, cn, rw, rn = q.extra[pop]["counts"]
-                    pc, pr = (cw + 1) / (cn + 2), (rw + 1) / (rn + 2)
-                    weights.append(1 / (pc * (1 - pc) / (cn + 2) + pr * (1 - pr) / (rn + 2)))
-                    values.append(cw / cn - rw / rn)
-            w = np.asarray(weights)
-            d, se = float(w @ np.asarray(values) / w.sum()), float(1 / math.sqrt(w.sum()))
-            pooled.answers.append(Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)),
-                                         detectable(se), tables=len(weights)))
+            pooled.answers.append(_pooled(pop, [_value(q, pop) for q in qs if pop in q.extra]))
         out.append(pooled)
     return out
+
+
+def memphis_option_questions(pairs: list[tuple[list[Question], list[Question]]]) -> list[Question]:
+    """What the Port of Memphis changes in each option's value: its value with Memphis on minus off, per
+    population, pooled over the pairs of valued tables that differ in Memphis alone (each pair's variance the
+    sum of its two tables', inverse-variance weighted as in `pooled_option_questions`). Kinds "memphis
+    character" and "memphis market"; `pairs` holds (off table's, on table's) option questions."""
+    by_option: dict[tuple[str, str], list[tuple[Question, Question]]] = {}
+    for off_qs, on_qs in pairs:
+        on = {(q.kind, q.subject): q for q in on_qs}
+        for q in off_qs:
+            if (q.kind, q.subject) in on:
+                by_option.setdefault((q.kind, q.subject), []).append((q, on[q.kind, q.subject]))
+    out = []
+    for (kind, name), both in by_option.items():
+        question = Question(f"memphis {kind}", POOLED_MEMPHIS, name, "pp", extra={"tables": [on.table for _, on in both]})
+        for pop in dict.fromkeys(a.population for _, on in both for a in on.answers):
+            diffs = [(_value(on, pop)[0] - _value(off, pop)[0], _value(on, pop)[1] + _value(off, pop)[1])
+                     for off, on in both if pop in off.extra and pop in on.extra]
+            if diffs:
+                question.answers.append(_pooled(pop, diffs))
+        out.append(question)
+    return out
+
+
+def _value(q: Question, pop: str) -> tuple[float, float]:
+    """One table's option value to `pop` and its variance (Agresti-Caffo: a win and a loss added to each arm)."""
+    cw, cn, rw, rn = q.extra[pop]["counts"]
+    pc, pr = (cw + 1) / (cn + 2), (rw + 1) / (rn + 2)
+    return cw / cn - rw / rn, pc * (1 - pc) / (cn + 2) + pr * (1 - pr) / (rn + 2)
+
+
+def _pooled(pop: str, values: list[tuple[float, float]]) -> Answer:
+    """The inverse-variance weighted mean of (value, variance) pairs, with its normal interval and p-value."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf((1 + LEVEL) / 2))
+    w = 1 / np.asarray([v for _, v in values])
+    d = float(w @ np.asarray([x for x, _ in values]) / w.sum())
+    se = float(1 / math.sqrt(w.sum()))
+    return Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)), detectable(se),
+                  tables=len(values))
 
 
 def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, dict], n: int) -> Question:

@@ -21,7 +21,8 @@ import yaml
 from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, runner, tables
-from .atlas_findings import (POOLED, Question, memphis_question, option_questions, pooled_option_questions,
+from .atlas_findings import (POOLED, POOLED_MEMPHIS, Question, memphis_option_questions, memphis_question,
+                             option_questions, pooled_option_questions,
                              pool_seats, pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
 from .page import Page
 from .report import num, pct, pp
@@ -72,10 +73,12 @@ def write(folder: str | Path) -> Path:
             questions += values[t.name]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values
-    memphis, memphis_seats = [], []
+    memphis, memphis_seats, valued_pairs = [], [], []
     for t in by_table.values():
         off = atlas.Table(t.players, t.setup, t.characters, False)
         if t.memphis and off.name in by_table:
+            if t.name in values and off.name in values:
+                valued_pairs.append((values[off.name], values[t.name]))
             both = [p for p in played[t.name] if p in played[off.name]]
             on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
             memphis.append(memphis_question(off, t, off_c, on_c, t.players))
@@ -84,7 +87,8 @@ def write(folder: str | Path) -> Path:
     tutors = [atlas_questions.tutor_question(t, {p: cells[t.name, p] for p in played[t.name]},
                                              np.asarray(rules.type_values), list(rules.type_names))
               for t in by_table.values() if t.players == 2]
-    questions += memphis + memphis_seats + tutors
+    memphis_values = memphis_option_questions(valued_pairs)
+    questions += memphis + memphis_seats + memphis_values + tutors
     for q in questions:
         q.register(findings)
     qv = findings.adjusted()
@@ -102,9 +106,12 @@ def write(folder: str | Path) -> Path:
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
     titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled"),
+              POOLED_MEMPHIS: Pooled(f"{len(valued_pairs)} pair{'s' if len(valued_pairs) != 1 else ''} of valued "
+                                     "tables with Memphis off and on, pooled"),
               **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled}}
     _top(page, questions, qv, titled)
-    _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values}, memphis, titled)
+    _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values,
+                                    **({POOLED_MEMPHIS: memphis_values} if memphis_values else {})}, memphis, titled)
     atlas_parts.figures(page, folder, cells, by_table, played)
     page.heading("Seat fairness per table")
     page.text("Win rate (%) and mean rank by position in turn order (1 = first player; parity is 1/n and "
@@ -128,7 +135,7 @@ def write(folder: str | Path) -> Path:
         for what in (CHARACTERS, MARKETS):
             _options(page, titled[POOLED], [q for q in pooled_values if q.kind == what["noun"]], qv, pops,
                      {**what, "text": "Ranked by the mean value over populations.",
-                      "extra": lambda q, a: f"{a.tables} table{'s' if a.tables != 1 else ''}"})
+                      "extra": _tables})
     for name, qs in values.items():
         _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)
@@ -136,6 +143,15 @@ def write(folder: str | Path) -> Path:
         _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table, pops)
         _questions(page, "What Memphis changes: each position's win rate, on minus off", memphis_seats, qv,
                    by_table, pops)
+    if memphis_values:
+        page.heading("What Memphis changes: each character's and market's value, on minus off")
+        page.text("An option's value (above) at a table with Memphis on minus its value at the same table with "
+                  "Memphis off, per population, pooled over the pairs of valued tables that differ in Memphis "
+                  "alone (inverse-variance weighted; each pair's variance is the sum of its two tables'). "
+                  "Positive: the Port makes the option worth more to its seat.")
+        for what in (MEMPHIS_CHARACTERS, MEMPHIS_MARKETS):
+            _options(page, titled[POOLED_MEMPHIS], [q for q in memphis_values if q.kind == what["noun"]], qv, pops,
+                     what)
     atlas_parts.memphis_economy(page, cells, by_table, played)
     if tutors:
         _tutors(page, [q for q in table_seats if q.extra["players"] == 2], tutors, qv, by_table, pops,
@@ -208,6 +224,10 @@ def _top(page: Page, questions: list[Question], qv, by_table) -> None:
                           "than nothing to its seat",
                 "memphis": f"Memphis {'raises' if more else 'lowers'} the mean score per seat",
                 "memphis seat": f"Memphis {'raises' if more else 'lowers'} the win rate of {q.subject}",
+                "memphis character": f"Memphis makes the option of the {q.subject} worth {'more' if more else 'less'}"
+                                     " to its seat",
+                "memphis market": f"Memphis makes the option of placing servants at {q.subject} worth "
+                                  f"{'more' if more else 'less'} to its seat",
                 "tutor": f"the tutors' cards cost the first player {'more' if more else 'less'} points than "
                          "the second"}[q.kind]
         who = ("every population that played it agrees (" + ", ".join(a.population for a in q.answers)
@@ -266,6 +286,17 @@ MARKETS = {
             "forbidden only once it opens.",
     "extra": lambda q, a: f"stall wins {pct(q.extra[a.population]['stall_wins'])}"}
 
+def _tables(q: Question, a) -> str:
+    return f"{a.tables} table{'s' if a.tables != 1 else ''}"
+
+
+MEMPHIS_CHARACTERS = {"noun": "memphis character", "title": "Memphis on minus off, character value",
+                      "figure": "atlas_memphis_characters", "text": "Ranked by the mean change over populations; "
+                      "each cell: the change (q), and the pairs of tables pooled.",
+                      "extra": lambda q, a: f"{a.tables} pair{'s' if a.tables != 1 else ''}"}
+MEMPHIS_MARKETS = {**MEMPHIS_CHARACTERS, "noun": "memphis market", "title": "Memphis on minus off, market value",
+                   "figure": "atlas_memphis_markets"}
+
 
 def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: dict) -> None:
     """The value of each character (or market) of a valued table, ranked, one column per population."""
@@ -285,7 +316,7 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
     path = plots.save(atlas_plots.seats(dict(pooled)), folder / "atlas_seats.png")
     page.figure(path, "Seat fairness per player count (pooled over the tables of that count each population played)")
     for name, qs in values.items():
-        for what in (CHARACTERS, MARKETS):
+        for what in (CHARACTERS, MARKETS, MEMPHIS_CHARACTERS, MEMPHIS_MARKETS):
             mine = sorted((q for q in qs if q.kind == what["noun"]), key=lambda q: -_mean(q))
             if mine:
                 ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in mine]

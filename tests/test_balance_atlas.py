@@ -508,3 +508,35 @@ def test_an_atlas_resumed_with_more_valued_tables_ends_as_one_played_whole(tmp_p
     assert off.read_bytes() == kept
     for csv in whole.rglob("*.csv"):
         assert (grown / csv.relative_to(whole)).read_bytes() == csv.read_bytes(), csv
+    answers = tables.read(grown, "answers")                    # valued both ways: what Memphis changes in each value
+    changes = tables.where(answers, kind="memphis character", population="greedy")
+    assert tables.rows(changes) == 8 and set(changes["table"]) == {"pooled-memphis"}
+    assert "## What Memphis changes: each character's and market's value, on minus off" in (
+        grown / "atlas.md").read_text()
+
+
+def test_memphis_change_in_value_pools_each_pairs_difference():
+    """An option worth 30 points with Memphis on and 10 off at one pair of tables, and 20 on and 20 off at
+    another, changes by the inverse-variance mean of +20 and 0, each pair's variance the sum of its two tables';
+    simulated options whose value Memphis leaves alone get intervals that hold 0 in about 95% of studies."""
+    from nefertiti_env.balance.atlas_findings import POOLED_MEMPHIS, memphis_option_questions
+
+    def var(c, r):
+        return sum((x + 1) / 1002 * (1 - (x + 1) / 1002) / 1002 for x in (c, r))
+
+    (q,) = memphis_option_questions([([_option("a-off", "p", 300, 200)], [_option("a-on", "p", 500, 200)]),
+                                     ([_option("b-off", "p", 400, 200)], [_option("b-on", "p", 400, 200)])])
+    (a,) = q.answers
+    w = 1 / np.asarray([var(300, 200) + var(500, 200), var(400, 200) + var(400, 200)])
+    assert (q.kind, q.table, q.subject, q.extra["tables"], a.tables) == (
+        "memphis character", POOLED_MEMPHIS, "Thief", ["a-on", "b-on"], 2)
+    assert a.estimate[0] == pytest.approx(w @ [0.2, 0.0] / w.sum()) and 0 < a.estimate[0] < 0.2
+    assert a.estimate[2] - a.estimate[1] == pytest.approx(2 * 1.959964 / math.sqrt(w.sum()))
+    rng = np.random.default_rng(11)
+    covered = 0
+    for _ in range(400):
+        pairs = [tuple([_option(f"{n}p-{m}", "p", *rng.binomial(1000, [1 / n + 0.05, 1 / n]))] for m in "ab")
+                 for n in (2, 3, 4)]
+        (a,) = memphis_option_questions(pairs)[0].answers
+        covered += a.estimate[1] <= 0 <= a.estimate[2]
+    assert 0.92 <= covered / 400 <= 0.99
