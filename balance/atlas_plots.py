@@ -4,6 +4,8 @@ Populations are drawn side by side in every figure, since a finding of the game 
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -62,7 +64,7 @@ def options(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], ti
     ax.axvline(0, color="black", linewidth=1)
     ax.set_yticks(y, [name for name, _ in ranking])
     ax.set_xlabel("win-rate points for the seat that may use it (95% CI)")
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 70))          # a long table title would run past the figure's edge
     if pops:
         _legend_below(ax, ncol=min(len(pops), 3))
     return fig
