@@ -188,10 +188,14 @@ def memphis_option_questions(pairs: list[tuple[list[Question], list[Question]]])
                 by_option.setdefault((q.kind, q.subject), []).append((q, on[q.kind, q.subject]))
     out = []
     for (kind, name), both in by_option.items():
-        question = Question(f"memphis {kind}", POOLED_MEMPHIS, name, "pp", extra={"tables": [on.table for _, on in both]})
+        question = Question(f"memphis {kind}", POOLED_MEMPHIS, name, "pp",
+                            extra={"tables": [on.table for _, on in both]})
         for pop in dict.fromkeys(a.population for _, on in both for a in on.answers):
-            diffs = [(_value(on, pop)[0] - _value(off, pop)[0], _value(on, pop)[1] + _value(off, pop)[1])
-                     for off, on in both if pop in off.extra and pop in on.extra]
+            diffs = []
+            for off, on in both:
+                if pop in off.extra and pop in on.extra:
+                    (value_on, var_on), (value_off, var_off) = _value(on, pop), _value(off, pop)
+                    diffs.append((value_on - value_off, var_on + var_off))
             if diffs:
                 question.answers.append(_pooled(pop, diffs))
         out.append(question)

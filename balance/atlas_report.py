@@ -286,6 +286,7 @@ MARKETS = {
             "forbidden only once it opens.",
     "extra": lambda q, a: f"stall wins {pct(q.extra[a.population]['stall_wins'])}"}
 
+
 def _tables(q: Question, a) -> str:
     return f"{a.tables} table{'s' if a.tables != 1 else ''}"
 
