@@ -106,8 +106,8 @@ def write(folder: str | Path) -> Path:
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
     titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled"),
-              POOLED_MEMPHIS: Pooled(f"{len(valued_pairs)} pair{'s' if len(valued_pairs) != 1 else ''} of valued "
-                                     "tables with Memphis off and on, pooled"),
+              POOLED_MEMPHIS: Pooled(f"{_count(len(valued_pairs), 'pair')} of valued tables with Memphis "
+                                     "off and on, pooled"),
               **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled}}
     _top(page, questions, qv, titled)
     _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values,
@@ -287,14 +287,18 @@ MARKETS = {
     "extra": lambda q, a: f"stall wins {pct(q.extra[a.population]['stall_wins'])}"}
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def _tables(q: Question, a) -> str:
-    return f"{a.tables} table{'s' if a.tables != 1 else ''}"
+    return _count(a.tables, "table")
 
 
 MEMPHIS_CHARACTERS = {"noun": "memphis character", "title": "Memphis on minus off, character value",
                       "figure": "atlas_memphis_characters", "text": "Ranked by the mean change over populations; "
                       "each cell: the change (q), and the pairs of tables pooled.",
-                      "extra": lambda q, a: f"{a.tables} pair{'s' if a.tables != 1 else ''}"}
+                      "extra": lambda q, a: _count(a.tables, "pair")}
 MEMPHIS_MARKETS = {**MEMPHIS_CHARACTERS, "noun": "memphis market", "title": "Memphis on minus off, market value",
                    "figure": "atlas_memphis_markets"}
 
