@@ -26,7 +26,8 @@ import numpy as np
 
 from . import analysis, runner, tables
 from .restrict import Restriction
-from .stats import LEVEL, Findings, detectable, detectable_difference, diff_means, p_means, p_rate, proportion
+from .stats import Findings, detectable, detectable_difference, detectable_mean, diff_means, p_means, p_rate, \
+    pooled, proportion
 
 
 POOLED = "pooled"        # the `table` of a question pooled over every valued table
@@ -210,15 +211,9 @@ def _value(q: Question, pop: str) -> tuple[float, float]:
 
 
 def _pooled(pop: str, values: list[tuple[float, float]]) -> Answer:
-    """The inverse-variance weighted mean of (value, variance) pairs, with its normal interval and p-value."""
-    from scipy.stats import norm
-
-    z = float(norm.ppf((1 + LEVEL) / 2))
-    w = 1 / np.asarray([v for _, v in values])
-    d = float(w @ np.asarray([x for x, _ in values]) / w.sum())
-    se = float(1 / math.sqrt(w.sum()))
-    return Answer(pop, (d, d - z * se, d + z * se), float(2 * norm.sf(abs(d) / se)), detectable(se),
-                  tables=len(values))
+    """One population's answer pooled over tables (`stats.pooled`)."""
+    interval, p, se = pooled(values)
+    return Answer(pop, interval, p, detectable(se), tables=len(values))
 
 
 def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, dict], n: int) -> Question:
@@ -231,12 +226,3 @@ def memphis_question(off_table, on_table, off: dict[str, dict], on: dict[str, di
         score.answers.append(Answer(pop, diff_means(a, b), p_means(a, b), detectable_mean(a, b)))
         score.extra["edges"][pop] = {"off": seat_summary(off[pop], n)["edge"], "on": seat_summary(on[pop], n)["edge"]}
     return score
-
-
-def detectable_mean(a, b, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
-    """Smallest difference of two means Welch's test finds with `power` (normal approximation)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size < 2 or b.size < 2:
-        return math.nan
-    return detectable(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size), alpha, power)
-

@@ -16,9 +16,9 @@ from scipy import stats as sp
 
 from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
-__all__ = ["Findings", "chi2_equal", "detectable", "detectable_difference", "diff_means", "diff_proportions", "lead_change_rows",
-           "lead_changes", "leaders", "mean_ci", "p_means", "p_proportions", "p_rate", "proportion", "seat_edge",
-           "wilson"]
+__all__ = ["Findings", "chi2_equal", "detectable", "detectable_difference", "detectable_mean", "diff_means",
+           "diff_proportions", "lead_change_rows", "lead_changes", "leaders", "mean_ci", "p_means", "p_proportions",
+           "p_rate", "pooled", "proportion", "seat_edge", "wilson"]
 
 
 def _z(level: float) -> float:
@@ -51,6 +51,16 @@ def diff_means(a, b, level: float = LEVEL) -> tuple[float, float, float]:
         return d, d, d
     ci = sp.ttest_ind(a, b, equal_var=False).confidence_interval(level)
     return d, float(ci.low), float(ci.high)
+
+
+def pooled(values, level: float = LEVEL) -> tuple[tuple[float, float, float], float, float]:
+    """Estimates of one effect from independent studies, as (estimate, variance) pairs, pooled by their
+    inverse variances (a fixed-effect meta-analysis): ((mean, low, high), two-sided p, standard error)."""
+    x, var = np.asarray(values, dtype=np.float64).reshape(-1, 2).T
+    w = 1 / var
+    d, se = float(w @ x / w.sum()), float(1 / math.sqrt(w.sum()))
+    z = _z(level)
+    return (d, d - z * se, d + z * se), float(2 * sp.norm.sf(abs(d) / se)), se
 
 
 def p_proportions(x1: float, n1: int, x2: float, n2: int) -> float:
@@ -107,6 +117,14 @@ def detectable(se: float, alpha: float = 1 - LEVEL, power: float = 0.8) -> float
     """The smallest effect a two-sided test at `alpha` finds with probability `power` when its estimate has
     standard error `se` (normal approximation): below it, "no effect" means "not measured"."""
     return float(sp.norm.ppf(1 - alpha / 2) + sp.norm.ppf(power)) * se
+
+
+def detectable_mean(a, b, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
+    """`detectable` for the difference of two means (Welch's test, normal approximation)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.size < 2 or b.size < 2:
+        return math.nan
+    return detectable(math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size), alpha, power)
 
 
 def detectable_difference(rate: float, n1: int, n2: int, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
