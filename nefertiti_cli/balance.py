@@ -14,7 +14,8 @@ EXAMPLE = """examples:
   nefertiti balance --config my_study.yaml
   nefertiti balance --config atlas --games 12 --out results/balance/atlas-small   # every table, 3 populations
   nefertiti balance --config balance --workers 2 --resume   # continue a killed or stopped study
-  nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files"""
+  nefertiti balance --report-only results/balance/default      # redraw the report from its CSV files
+  nefertiti balance --report-only results/atlas --publish docs/results/balance/atlas   # report, figures, configs"""
 
 
 def add_parser(subparsers) -> None:
@@ -45,8 +46,25 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, help="override the study seed")
     p.add_argument("--out", help="override the output folder")
     add_run_folder_options(p)
+    p.add_argument("--publish", metavar="DIR", help="after the report, copy what a reader needs into DIR: the "
+                                                    "report and its page, figures, answers.csv, the configs, "
+                                                    "weights.json and run.json (an atlas's sub-studies' too), "
+                                                    "never the game tables; other files in DIR are kept")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run, extra="lab")
+
+
+def _published(args, folder) -> int:
+    """`--publish`: the finished study's shared files copied out of its run folder."""
+    from nefertiti_env.balance import publish
+
+    if args.publish:
+        try:
+            copies = publish.publish(folder, args.publish)
+        except (publish.PublishError, OSError) as err:
+            return fail("balance", f"the report is written in {folder} but not published: {err}")
+        print(f"published {len(copies)} files into {args.publish}")
+    return 0
 
 
 def run(args) -> int:
@@ -67,7 +85,7 @@ def run(args) -> int:
             return fail("balance", f"{args.report_only}: its tables do not make a report ({type(err).__name__}: "
                                    f"{err}); run the study again")
         print(f"report: {path}")
-        return 0
+        return _published(args, args.report_only)
     if args.resume and args.force:
         return fail("balance", "--resume continues the study in --out and --force starts it over: give one")
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
@@ -102,7 +120,7 @@ def run(args) -> int:
     print(f"{figures['games']} games, {figures['decisions']} decisions in {figures['seconds']:.1f} s {where}: "
           f"{figures['games_per_second']} games/s, {figures['decisions_per_second']} decisions/s")
     print(f"tables and figures in {cfg.out}/; report: {path}")
-    return 0
+    return _published(args, cfg.out)
 
 
 def _atlas(args, raw: dict, overrides: dict) -> int:
@@ -135,4 +153,4 @@ def _atlas(args, raw: dict, overrides: dict) -> int:
     seconds = sum(s.get("seconds", 0) for s in sessions)
     print(f"{games} games in {seconds:.1f} s over {len(sessions)} tables x populations")
     print(f"atlas report: {atlas_report.write(cfg.out)}")
-    return 0
+    return _published(args, cfg.out)

@@ -461,6 +461,15 @@ def test_report_has_every_section_and_figure(study):
         assert f"({png}.png)" in text and (study[0] / f"{png}.png").stat().st_size > 1000
 
 
+def test_a_published_study_holds_its_report_figures_and_settings_only(study, tmp_path):
+    """docs/balance.md, "Publishing a study": the report and what replays it, not the game tables."""
+    from nefertiti_env.balance.publish import publish
+
+    names = {p.name for p in publish(study[0], tmp_path / "out")}
+    assert names == {"report.md", "study.yaml", "run.json", "weights.json"} | {p.name for p in study[0].glob("*.png")}
+    assert (tmp_path / "out" / "report.md").read_bytes() == (study[0] / "report.md").read_bytes()
+
+
 def test_seat_fairness_counts_match_the_games_table(study):
     tabs = tables.read_all(study[0])
     c = analysis.cell(tabs, "main", "default", 3)

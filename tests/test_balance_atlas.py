@@ -179,6 +179,27 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
     assert (out / "atlas.md").read_text() == md and (out / "atlas.html").read_bytes() == page
 
 
+def test_a_published_atlas_holds_its_report_and_settings_and_no_game_table(small_atlas, tmp_path, capsys):
+    """docs/balance.md, "Publishing a study": `--publish` copies the report, figures, answers and every study's
+    settings and timings out of the run, adds to what the folder held, and refuses a folder inside the run."""
+    _, out = small_atlas
+    dest = tmp_path / "published"
+    dest.mkdir()
+    (dest / "answers_stage1.csv").write_text("kept\n")
+    assert main(["balance", "--report-only", str(out), "--publish", str(dest)]) == 0
+    names = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
+    studies = {p.parent.relative_to(out).as_posix() for p in out.glob("*/*/study.yaml")}
+    assert len(studies) == 3 * 2 + 2                                      # 3 tables x 2, random at 2
+    assert {"atlas.md", "atlas.html", "answers.csv", "atlas.yaml", "answers_stage1.csv"} <= names
+    assert {n for n in names if n.endswith(".png")} == {p.name for p in out.glob("*.png")} != set()
+    assert {f"{s}/{f}" for s in studies for f in ("study.yaml", "run.json")} <= names
+    assert not [n for n in names if n.endswith((".jsonl", "games.csv", "seats.csv"))]
+    assert (dest / "answers.csv").read_bytes() == (out / "answers.csv").read_bytes()
+    assert f"published {len(names) - 1} files into {dest}" in capsys.readouterr().out
+    assert main(["balance", "--report-only", str(out), "--publish", str(out / "docs")]) == 2
+    assert "inside it" in capsys.readouterr().err and not (out / "docs").exists()
+
+
 def test_answers_csv_holds_every_figure_the_report_judges(small_atlas):
     _, out = small_atlas
     md = (out / "atlas.md").read_text()
