@@ -93,6 +93,21 @@ def test_the_command_writes_a_model_the_search_uses_at_its_leaves(tmp_path):
     assert bot.act(game, game.current_player) in game.legal_actions()
 
 
+def test_evaluate_replays_the_fits_held_out_games_and_scores_each_critic_on_them(tmp_path, capsys):
+    """`--evaluate` plays only the games a fit of the same settings held out: the fitted critic's error there is
+    the fit's own kept held-out error, and another critic is scored on the same rows."""
+    fit, score = tmp_path / "fit", tmp_path / "score"
+    settings = ["--lineup", "random", "--players", "3", "--games", "20", "--epochs", "2", "--workers", "1", "--quiet"]
+    assert main([*settings, "--out", str(fit)]) == 0
+    log = json.loads((fit / "value_fit.json").read_text())
+    assert main([*settings, "--out", str(score), "--evaluate", str(fit / "value.pt"), str(CHAMPION_FILE)]) == 0
+    errors = json.loads((score / "held_out_errors.json").read_text())
+    assert errors["rows"]["all"] == errors["rows"]["3p beginner base"] == log["held_out_rows"]
+    assert errors[str(fit / "value.pt")]["all"] == pytest.approx(min(log["held_out_error"]), abs=1e-5)
+    assert errors[str(CHAMPION_FILE)]["all"] != pytest.approx(errors[str(fit / "value.pt")]["all"], abs=1e-4)
+    assert "| 3p beginner base |" in capsys.readouterr().out
+
+
 def test_a_wrong_lineup_is_refused(capsys):
     with pytest.raises(SystemExit):
         main(["--lineup", "random,random", "--players", "4", "--games", "4"])

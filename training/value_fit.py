@@ -18,6 +18,8 @@ critic fitted alone with early stopping on held-out games; so each keeps its own
 
     python -m nefertiti_env.training.value_fit --start champion --players 4 --games 3000 --out runs/value_fit
     python -m nefertiti_env.training.value_fit --tables whole_game --games 500     # every table the agent trains at
+    python -m nefertiti_env.training.value_fit --tables whole_game --games 500 --evaluate agents/champion_value.pt \
+        runs/value_fit/value.pt      # two critics on the games the fit above held out, per table
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`, `--workers` or `--ray`),
 one job per game, results in order, so the data is the same on any number of workers. The last tenth of
@@ -87,6 +89,16 @@ def value_games(lineup: list[str], options: dict, games: int, seed: int, share: 
     return rows
 
 
+def held_out(games: int) -> int:
+    """How many of a table's `games` (the last ones) are held out to measure a fit."""
+    return max(1, round(games * HOLDOUT))
+
+
+def critic_value(policy, rows):
+    """The policy's critic on observation rows, as the search's leaves read it (before the (1 + V) / 2)."""
+    return policy.value_net(policy.mlp_extractor.value_net(rows)).squeeze(1)
+
+
 def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], widths: list[int], epochs: int = 12,
               learning_rate: float = 1e-3, batch_size: int = 512, seed: int = 0, patience: int | None = None):
     """The policy at `start` with a fresh critic of `widths` fitted by squared error to the outcomes of the games
@@ -106,7 +118,7 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
     policy.load_state_dict({**policy.state_dict(), **actor})
     train, test = [], []
     for games in tables:
-        held = max(1, round(len(games) * HOLDOUT))
+        held = held_out(len(games))
         if len(games) - held < 1:
             raise ValueError(f"{len(games)} games at a table: give at least 2 (the last {HOLDOUT:.0%} are held out)")
         train += games[:-held]
@@ -117,9 +129,6 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
     optimizer = torch.optim.Adam(critic, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
 
-    def value(rows):
-        return policy.value_net(policy.mlp_extractor.value_net(rows)).squeeze(1)
-
     log = {"rows": len(y), "held_out_rows": len(y_test),
            "constant_error": float(((y_test - y.mean()) ** 2).mean()), "held_out_error": []}
     best, kept, waited = float("inf"), None, 0
@@ -127,12 +136,12 @@ def fit_value(start: str, tables: list[list[tuple[np.ndarray, np.ndarray]]], wid
         order = torch.randperm(len(y), generator=generator)
         for begin in range(0, len(y), batch_size):
             rows = order[begin:begin + batch_size]
-            loss = torch.nn.functional.mse_loss(value(x[rows]), y[rows])
+            loss = torch.nn.functional.mse_loss(critic_value(policy, x[rows]), y[rows])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
         with torch.no_grad():
-            error = float(((value(x_test) - y_test) ** 2).mean())
+            error = float(((critic_value(policy, x_test) - y_test) ** 2).mean())
         log["held_out_error"].append(round(error, 5))
         if error < best:
             best, kept, waited = error, {k: v.clone() for k, v in policy.state_dict().items()}, 0
@@ -171,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=900_000, help="game i has seed SEED + i (default 900000)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing the games (default 2)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play the games on a Ray cluster (docs/cluster.md)")
+    parser.add_argument("--evaluate", nargs="+", metavar="MODEL", help="fit nothing: play only the held-out games "
+                        "these settings hold out (the same games, bit for bit) and give each model's critic error on "
+                        "them, per table (held_out_errors.json in --out); e.g. the shipped critic beside a new one")
     parser.add_argument("--out", default="runs/value_fit", help="folder for value.pt and value_fit.json")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -192,15 +204,18 @@ def main(argv: list[str] | None = None) -> int:
             or not 0 < args.share <= 1 or min(widths) < 1 or args.patience < 1:
         parser.error("give one bot or one per seat (at one table only), --games >= 2, --share in (0, 1], positive "
                      "--widths and --patience >= 1")
-    meta, _ = policy_file.read(model_file(start))
-    observation = version_of_size(meta["obs_size"])
+    meta, _ = policy_file.read(model_file(args.evaluate[0] if args.evaluate else start))
+    observation = version_of_size(meta["obs_size"])         # the one the critic reads
     clock = time.perf_counter()
     lineups = [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
+    first, count = (args.games - held_out(args.games), held_out(args.games)) if args.evaluate else (0, args.games)
     games = []
     for t, (table, seats) in enumerate(zip(tables, lineups)):
         options = {k: v for k, v in table.items() if k != "num_players"}
-        games.append(value_games(seats, options, args.games, args.seed + t * args.games, args.share, observation,
+        games.append(value_games(seats, options, count, args.seed + t * args.games + first, args.share, observation,
                                  args.workers, args.ray, progress=not args.quiet))
+    if args.evaluate:
+        return _evaluate(args.evaluate, tables, games, Path(args.out))
     play_seconds = time.perf_counter() - clock
     policy, meta, log = fit_value(start, games, widths, args.epochs, args.learning_rate, args.batch_size, args.seed,
                                    args.patience)
@@ -217,6 +232,34 @@ def main(argv: list[str] | None = None) -> int:
           f"on {log['held_out_rows']} rows; wrote {out}/value.pt; search with it as "
           f"ppo:path={out}/value.pt:search=3200:leaf_value=1")
     return 0
+
+
+def _evaluate(models: list[str], tables: list[dict], games: list, out: Path) -> int:
+    """Each model's critic squared error on the held-out rows, per table and over all, beside the rows' own
+    outcome variance (the error of their mean, a yardstick)."""
+    import torch
+
+    rows = [tuple(torch.as_tensor(np.concatenate(c)) for c in zip(*table_games)) for table_games in games]
+    rows.append(tuple(torch.cat(c) for c in zip(*rows)))
+    names = [_table_name(t) for t in tables] + ["all"]
+    errors = {"rows": {n: len(y) for n, (_, y) in zip(names, rows)},
+              "variance": {n: float(y.var(unbiased=False)) for n, (_, y) in zip(names, rows)}}
+    for model in models:
+        policy = policy_file.load_policy(model_file(model))
+        with torch.no_grad():
+            errors[model] = {n: float(((critic_value(policy, x) - y) ** 2).mean()) for n, (x, y) in zip(names, rows)}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "held_out_errors.json").write_text(json.dumps(errors, indent=1))
+    columns = ["variance", *models]
+    print("| table | rows | " + " | ".join(columns) + " |\n|---|---|" + "---|" * len(columns))
+    for n in names:
+        print(f"| {n} | {errors['rows'][n]} | " + " | ".join(f"{errors[c][n]:.4f}" for c in columns) + " |")
+    return 0
+
+
+def _table_name(table: dict) -> str:
+    memphis = " memphis" if table.get("memphis") else ""
+    return f"{table['num_players']}p {table.get('setup', 'beginner')} {table.get('characters', 'base')}{memphis}"
 
 
 def _config_tables(config: str, parser):
