@@ -24,7 +24,8 @@ from nefertiti_env.core.engine.board import value_column
 
 from . import analysis, tables
 from .atlas_findings import Answer, Question
-from .stats import detectable_difference, detectable_mean, diff_means, diff_proportions, p_means, p_proportions, proportion
+from .stats import detectable_difference, detectable_mean, diff_means, diff_proportions, p_means, p_proportions, \
+    proportion
 
 MEMPHIS = "Memphis"
 
