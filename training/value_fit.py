@@ -215,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         games.append(value_games(seats, options, count, args.seed + t * args.games + first, args.share, observation,
                                  args.workers, args.ray, progress=not args.quiet))
     if args.evaluate:
-        return _evaluate(args.evaluate, tables, games, Path(args.out))
+        from .config import TableOptions
+
+        return _evaluate(args.evaluate, [TableOptions(**table).label() for table in tables], games, Path(args.out))
     play_seconds = time.perf_counter() - clock
     policy, meta, log = fit_value(start, games, widths, args.epochs, args.learning_rate, args.batch_size, args.seed,
                                    args.patience)
@@ -234,14 +236,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _evaluate(models: list[str], tables: list[dict], games: list, out: Path) -> int:
+def _evaluate(models: list[str], labels: list[str], games: list, out: Path) -> int:
     """Each model's critic squared error on the held-out rows, per table and over all, beside the rows' own
     outcome variance (the error of their mean, a yardstick)."""
     import torch
 
     rows = [tuple(torch.as_tensor(np.concatenate(c)) for c in zip(*table_games)) for table_games in games]
     rows.append(tuple(torch.cat(c) for c in zip(*rows)))
-    names = [_table_name(t) for t in tables] + ["all"]
+    names = [*labels, "all"]
     errors = {"rows": {n: len(y) for n, (_, y) in zip(names, rows)},
               "variance": {n: float(y.var(unbiased=False)) for n, (_, y) in zip(names, rows)}}
     for model in models:
@@ -255,11 +257,6 @@ def _evaluate(models: list[str], tables: list[dict], games: list, out: Path) -> 
     for n in names:
         print(f"| {n} | {errors['rows'][n]} | " + " | ".join(f"{errors[c][n]:.4f}" for c in columns) + " |")
     return 0
-
-
-def _table_name(table: dict) -> str:
-    memphis = " memphis" if table.get("memphis") else ""
-    return f"{table['num_players']}p {table.get('setup', 'beginner')} {table.get('characters', 'base')}{memphis}"
 
 
 def _config_tables(config: str, parser):
