@@ -14,9 +14,10 @@ from pathlib import Path
 from nefertiti_env.agents.weights import WEIGHTS
 
 from .atlas import ATLAS
+from .runner import STUDY
 
 REPORT = ("report.md", "report.html", "atlas.md", "atlas.html", "answers.csv")
-SETTINGS = ("study.yaml", ATLAS, WEIGHTS, "run.json")
+SETTINGS = (STUDY, ATLAS, WEIGHTS, "run.json")
 
 
 class PublishError(ValueError):
@@ -29,7 +30,7 @@ def shared_files(folder: Path) -> list[Path]:
     top = [Path(name) for name in REPORT + SETTINGS if (folder / name).is_file()]
     top += sorted(p.relative_to(folder) for p in folder.glob("*.png"))
     if (folder / ATLAS).is_file():
-        for study in sorted(p.parent for p in folder.glob("*/*/study.yaml")):
+        for study in sorted(p.parent for p in folder.glob(f"*/*/{STUDY}")):
             top += [(study / name).relative_to(folder) for name in SETTINGS if (study / name).is_file()]
     return top
 
