@@ -49,7 +49,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--publish", metavar="DIR", help="after the report, copy what a reader needs into DIR: the "
                                                     "report and its page, figures, answers.csv, the configs, "
                                                     "weights.json and run.json (an atlas's sub-studies' too), "
-                                                    "never the game tables; other files in DIR are kept")
+                                                    "never the game tables; it replaces only files an earlier "
+                                                    "publish wrote there")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run, extra="lab")
 
@@ -61,7 +62,7 @@ def _published(args, folder) -> int:
     if args.publish:
         try:
             copies = publish.publish(folder, args.publish)
-        except (publish.PublishError, OSError) as err:
+        except (ValueError, OSError) as err:            # PublishError, or an unreadable published.json
             return fail("balance", f"the report is written in {folder} but not published: {err}")
         print(f"published {len(copies)} files into {args.publish}")
     return 0

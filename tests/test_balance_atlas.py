@@ -181,11 +181,19 @@ def test_atlas_runs_resumes_and_reports(small_atlas):
 
 def test_a_published_atlas_holds_its_report_and_settings_and_no_game_table(small_atlas, tmp_path, capsys):
     """docs/balance.md, "Publishing a study": `--publish` copies the report, figures, answers and every study's
-    settings and timings out of the run, adds to what the folder held, and refuses a folder inside the run."""
+    settings and timings out of the run, adds to what the folder held, replaces only what it wrote before, and
+    refuses a folder inside the run."""
     _, out = small_atlas
     dest = tmp_path / "published"
     dest.mkdir()
     (dest / "answers_stage1.csv").write_text("kept\n")
+    (dest / "atlas.md").write_text("a report written by hand\n")
+    assert main(["balance", "--report-only", str(out), "--publish", str(dest)]) == 2      # not ours: not replaced
+    assert "atlas.md" in capsys.readouterr().err and sorted(p.name for p in dest.iterdir()) == [
+        "answers_stage1.csv", "atlas.md"]
+    (dest / "atlas.md").unlink()
+    assert main(["balance", "--report-only", str(out), "--publish", str(dest)]) == 0
+    (dest / "atlas.md").write_text("an older publication\n")                     # ours: replaced
     assert main(["balance", "--report-only", str(out), "--publish", str(dest)]) == 0
     names = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     studies = {p.parent.relative_to(out).as_posix() for p in out.glob("*/*/study.yaml")}
@@ -195,7 +203,8 @@ def test_a_published_atlas_holds_its_report_and_settings_and_no_game_table(small
     assert {f"{s}/{f}" for s in studies for f in ("study.yaml", "run.json")} <= names
     assert not [n for n in names if n.endswith((".jsonl", "games.csv", "seats.csv"))]
     assert (dest / "answers.csv").read_bytes() == (out / "answers.csv").read_bytes()
-    assert f"published {len(names) - 1} files into {dest}" in capsys.readouterr().out
+    assert (dest / "atlas.md").read_bytes() == (out / "atlas.md").read_bytes()
+    assert f"published {len(names) - 2} files into {dest}" in capsys.readouterr().out     # not the two kept
     assert main(["balance", "--report-only", str(out), "--publish", str(out / "docs")]) == 2
     assert "inside it" in capsys.readouterr().err and not (out / "docs").exists()
 
