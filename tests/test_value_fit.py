@@ -106,6 +106,19 @@ def test_evaluate_replays_the_fits_held_out_games_and_scores_each_critic_on_them
     assert errors[str(fit / "value.pt")]["all"] == pytest.approx(min(log["held_out_error"]), abs=1e-5)
     assert errors[str(CHAMPION_FILE)]["all"] != pytest.approx(errors[str(fit / "value.pt")]["all"], abs=1e-4)
     assert "| 3p beginner base |" in capsys.readouterr().out
+    again = tmp_path / "again"                                  # the settings read back from the fit's log
+    assert main(["--from", str(fit), "--evaluate", str(fit / "value.pt"), "--workers", "1", "--quiet",
+                 "--out", str(again)]) == 0
+    assert json.loads((again / "held_out_errors.json").read_text())[str(fit / "value.pt")] == errors[str(fit / "value.pt")]
+
+
+def test_from_needs_evaluate_and_a_fits_log(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--from", str(tmp_path)])
+    assert "--from goes with --evaluate" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--from", str(tmp_path), "--evaluate", str(CHAMPION_FILE)])
+    assert "is not a fit's value_fit.json (FileNotFoundError" in capsys.readouterr().err
 
 
 def test_a_wrong_lineup_is_refused(capsys):

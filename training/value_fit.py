@@ -18,7 +18,7 @@ critic fitted alone with early stopping on held-out games; so each keeps its own
 
     python -m nefertiti_env.training.value_fit --start champion --players 4 --games 3000 --out runs/value_fit
     python -m nefertiti_env.training.value_fit --tables whole_game --games 500     # every table the agent trains at
-    python -m nefertiti_env.training.value_fit --tables whole_game --games 500 --evaluate agents/champion_value.pt \
+    python -m nefertiti_env.training.value_fit --from runs/value_fit --evaluate agents/champion_value.pt \
         runs/value_fit/value.pt      # two critics on the games the fit above held out, per table
 
 The games run through the tournament's game pool (`agents.workers.ordered_map`, `--workers` or `--ray`),
@@ -183,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluate", nargs="+", metavar="MODEL", help="fit nothing: play only the held-out games "
                         "these settings hold out (the same games, bit for bit) and give each model's critic error on "
                         "them, per table (held_out_errors.json in --out); e.g. the shipped critic beside a new one")
+    parser.add_argument("--from", dest="fit", metavar="FOLDER", help="with --evaluate: take the tables, line-ups, "
+                        "--games, --share and --seed from this fit's value_fit.json (its folder or the file), so "
+                        "that the games replayed are the ones it held out")
     parser.add_argument("--out", default="runs/value_fit", help="folder for value.pt and value_fit.json")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -200,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         tables = [dict(num_players=args.players, setup=args.setup, memphis=args.memphis or None,
                        characters=args.characters)]
+    lineups = [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
+    if args.fit:
+        tables, lineups = _fit_settings(args, parser)
     if (len(lineup) > 1 and (args.tables or len(lineup) != args.players)) or args.games < 2 \
             or not 0 < args.share <= 1 or min(widths) < 1 or args.patience < 1:
         parser.error("give one bot or one per seat (at one table only), --games >= 2, --share in (0, 1], positive "
@@ -207,7 +213,6 @@ def main(argv: list[str] | None = None) -> int:
     meta, _ = policy_file.read(model_file(args.evaluate[0] if args.evaluate else start))
     observation = version_of_size(meta["obs_size"])         # the one the critic reads
     clock = time.perf_counter()
-    lineups = [lineup * table["num_players"] if len(lineup) == 1 else lineup for table in tables]
     first, count = (args.games - held_out(args.games), held_out(args.games)) if args.evaluate else (0, args.games)
     games = []
     for t, (table, seats) in enumerate(zip(tables, lineups)):
@@ -257,6 +262,21 @@ def _evaluate(models: list[str], labels: list[str], games: list, out: Path) -> i
     for n in names:
         print(f"| {n} | {errors['rows'][n]} | " + " | ".join(f"{errors[c][n]:.4f}" for c in columns) + " |")
     return 0
+
+
+def _fit_settings(args, parser) -> tuple[list[dict], list[list[str]]]:
+    """A fit's tables and line-ups from its value_fit.json; its --games, --share and --seed go into `args`.
+    These decide which games are held out and what is kept of them, so `--evaluate` replays the same rows."""
+    if not args.evaluate or args.tables:
+        parser.error("--from goes with --evaluate, and in place of --tables")
+    path = Path(args.fit)
+    path = path / "value_fit.json" if path.is_dir() else path
+    try:
+        settings = json.loads(path.read_text())["settings"]
+        args.games, args.share, args.seed = settings["games"], settings["share"], settings["seed"]
+        return settings["tables"], settings["lineups"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        parser.error(f"--from: {path} is not a fit's value_fit.json ({type(err).__name__}: {err})")
 
 
 def _config_tables(config: str, parser):
