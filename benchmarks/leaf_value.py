@@ -26,8 +26,8 @@ SEED = 26_111_929             # the tournaments' seed: chosen before any run of 
 OPPONENT = "mcts:iterations=800"
 
 
-def line(model: str, budget: int, learnt: bool) -> str:
-    return f"ppo:path={model}:search={budget}" + (":leaf_value=1" if learnt else "")
+def line(model: str, budget: int, learnt: bool, options: str = "") -> str:
+    return f"ppo:path={model}:search={budget}" + (":leaf_value=1" if learnt else "") + (f":{options}" if options else "")
 
 
 def difference(a: dict[int, bool], b: dict[int, bool]) -> str:
@@ -43,6 +43,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--table", default="4p-base", choices=list(TABLES), help="(default 4p-base)")
     parser.add_argument("--budgets", default="800,3200", help="the two search budgets (default 800,3200)")
     parser.add_argument("--games", type=int, default=400, help="games per line (default 400)")
+    parser.add_argument("--options", default="", help="more search settings for every line, as in a bot spec "
+                        "(e.g. c=0.3:width=16)")
+    parser.add_argument("--leaves", default="both", choices=["both", "critic"], help="the lines to play: both "
+                        "leaves, or the critic's alone (default both)")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"the deals (default {SEED}, the reported one; "
+                        "choose settings on another)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on the Ray cluster at ADDRESS (or auto) instead of "
                                                         "--workers processes (docs/cluster.md)")
@@ -53,24 +59,27 @@ def main(argv: list[str] | None = None) -> None:
     options = dict(TABLES[args.table])
     n = options.pop("num_players")
     won, rows = {}, []
-    for learnt in (False, True):
+    kinds = (True,) if args.leaves == "critic" else (False, True)
+    for learnt in kinds:
         for budget in (low, high):
-            spec = line(args.model, budget, learnt)
+            spec = line(args.model, budget, learnt, args.options)
             folder = Path(args.out) / f"{'learnt' if learnt else 'heuristic'}-{budget}"
             resume = (folder / "games.csv").is_file()
-            run_in_folder(folder, [spec] + [OPPONENT] * (n - 1), args.games, SEED, args.workers, resume=resume,
+            run_in_folder(folder, [spec] + [OPPONENT] * (n - 1), args.games, args.seed, args.workers, resume=resume,
                           force=not resume, ray=args.ray, **options)
             won[learnt, budget] = wins(folder, "ppo")
             w = won[learnt, budget]
             rows.append(f"| {'critic' if learnt else 'heuristic'} | {budget} | {sum(w.values()) / len(w):.1%} |")
+    differences = [f"| critic: {high} - {low} | {difference(won[True, low], won[True, high])} |"]
+    if not args.leaves == "critic":
+        differences += [f"| heuristic: {high} - {low} | {difference(won[False, low], won[False, high])} |",
+                        f"| at {low}: critic - heuristic | {difference(won[False, low], won[True, low])} |",
+                        f"| at {high}: critic - heuristic | {difference(won[False, high], won[True, high])} |"]
+    settings = f", search settings `{args.options}`" if args.options else ""
     text = "\n".join([
-        f"Table {args.table}, the search vs {n - 1} x `{OPPONENT}`, {args.games} games a line, seed {SEED}; "
-        f"model {args.model}", "", "| leaves | iterations | win rate |", "|---|---|---|", *rows, "",
-        "| paired difference | points [95% CI] | McNemar p |", "|---|---|---|",
-        f"| critic: {high} - {low} | {difference(won[True, low], won[True, high])} |",
-        f"| heuristic: {high} - {low} | {difference(won[False, low], won[False, high])} |",
-        f"| at {low}: critic - heuristic | {difference(won[False, low], won[True, low])} |",
-        f"| at {high}: critic - heuristic | {difference(won[False, high], won[True, high])} |", ""])
+        f"Table {args.table}, the search vs {n - 1} x `{OPPONENT}`, {args.games} games a line, seed {args.seed}"
+        f"{settings}; model {args.model}", "", "| leaves | iterations | win rate |", "|---|---|---|", *rows, "",
+        "| paired difference | points [95% CI] | McNemar p |", "|---|---|---|", *differences, ""])
     print(text)
     (Path(args.out) / "leaf_value.md").write_text(text)
 

@@ -83,6 +83,12 @@ def test_the_leaves_critic_ships_beside_the_champions_own_actor():
     assert searching.act(game, game.current_player) in game.legal_actions()
 
 
+def test_the_search_below_the_root_takes_its_exploration_constant():
+    """c is the UCB constant of the search inside the tree; the default is the search bot's."""
+    assert make_bot("champion:search=8:c=0.2").searcher.c == 0.2
+    assert make_bot("champion:search=8").searcher.c == MCTSBot().c == 0.7
+
+
 def test_sampling_champion_follows_its_seed():
     """champion:deterministic=0 samples from its own seeded generator: the same seed, the same game."""
     def play(seed):

@@ -35,3 +35,20 @@ def test_a_quick_run_writes_the_four_lines(tmp_path):
         ["| critic: 8 - 4"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["heuristic-4", "heuristic-8", "leaf_value.md",
                                                           "learnt-4", "learnt-8"]
+
+
+def test_a_selection_run_plays_the_critics_lines_with_its_settings_on_its_seed(tmp_path):
+    """Settings are chosen on other deals than the reported ones: --seed and --options reach every line."""
+    import csv
+
+    from nefertiti_env.agents.champion import CHAMPION_FILE
+
+    leaf_value.main(["--model", str(CHAMPION_FILE), "--table", "2p-base", "--budgets", "4,8", "--games", "2",
+                     "--workers", "1", "--leaves", "critic", "--options", "c=0.2:width=3", "--seed", "11",
+                     "--out", str(tmp_path)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaf_value.md", "learnt-4", "learnt-8"]
+    text = (tmp_path / "leaf_value.md").read_text()
+    assert "seed 11, search settings `c=0.2:width=3`" in text and "heuristic" not in text
+    with open(tmp_path / "learnt-8" / "games.csv") as f:
+        bots = {value for row in csv.DictReader(f) for key, value in row.items() if key.startswith("bot_")}
+    assert f"ppo:path={CHAMPION_FILE}:search=8:leaf_value=1:c=0.2:width=3" in bots
