@@ -48,7 +48,7 @@ class ChampionBot(PPOAgent):
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
     run: 1 (default) the champion, 2 the second agent (the same training config, another seed).
-    search, width, puct, leaf_value, c: search at play time with the policy as the prior (`PPOAgent`), and
+    search, width, puct, leaf_value, c, widen: search at play time with the policy as the prior (`PPOAgent`), and
         a critic at the leaves: e.g. `champion:search=800` or `champion:search=800:leaf_value=1`
         (docs/champion.md, "With search at play time"); run 1's leaves are valued by the critic fitted to
         game outcomes (`CHAMPION_VALUE_FILE`), run 2's by its PPO critic.
@@ -57,7 +57,8 @@ class ChampionBot(PPOAgent):
     name = "champion"
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
-                 puct: float = 1.0, leaf_value: float = 0.0, run: int = 1, c: float = 0.7):
+                 puct: float = 1.0, leaf_value: float = 0.0, run: int = 1, c: float = 0.7,
+                 widen: float = 0.0):
         if run not in CHAMPION_FILES:
             raise ValueError(f"champion: run must be one of {sorted(CHAMPION_FILES)} (the shipped training runs), "
                              f"got {run}")
@@ -65,7 +66,7 @@ class ChampionBot(PPOAgent):
         path = SHIPPED.get(name, path)                                  # a cluster's worker: the head's copy
         if not path.is_file():
             raise FileNotFoundError(f"the champion's weights (run {run}) are missing from this install ({path})")
-        super().__init__(path, deterministic, seed, search, width, puct, leaf_value, c)
+        super().__init__(path, deterministic, seed, search, width, puct, leaf_value, c, widen)
 
 
 def weights(run: int, leaf_value: float = 0.0) -> tuple[str, Path]:

@@ -71,14 +71,16 @@ class PPOAgent(Agent):
         plays the policy alone.
     leaf_value: with search, the weight of the policy's critic in the leaves' evaluation (`MCTSBot`): 0
         (default) the heuristic rollout alone, 1 the critic alone.
-    c: with search, the UCB exploration constant below the root (`MCTSBot`'s, default 0.7).
+    c, widen: with search, the UCB exploration constant and the progressive widening below the root
+        (`MCTSBot`'s; defaults 0.7 and 0, off).
     """
 
     name = "ppo"
-    bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0", "leaf_value": ">= 0", "c": ">= 0"}
+    bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0", "leaf_value": ">= 0", "c": ">= 0", "widen": ">= 0"}
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None, search: int = 0,
-                 width: int = 8, puct: float = 1.0, leaf_value: float = 0.0, c: float = 0.7):
+                 width: int = 8, puct: float = 1.0, leaf_value: float = 0.0, c: float = 0.7,
+                 widen: float = 0.0):
         self.path = str(path)
         self.deterministic = bool(deterministic)
         self.policy = load_policy(path)
@@ -87,7 +89,7 @@ class PPOAgent(Agent):
             raise ValueError(f"leaf_value evaluates the search's leaves: give search > 0 with it (got search={search})")
         value = Network(self.policy, "critic") if leaf_value else None
         self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities, puct=puct,
-                                value=value, leaf_value=leaf_value, c=c) if search else None
+                                value=value, leaf_value=leaf_value, c=c, widen=widen) if search else None
         super().__init__(seed)
 
     @property

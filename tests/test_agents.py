@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import io
+import math
 import tomllib
 
 import numpy as np
@@ -303,6 +304,47 @@ def test_mcts_without_prior_visits_tries_every_root_action_first():
     stats = make_bot("mcts:iterations=30:prior_visits=0", seed=0).search(g, g.current_player)
     assert len(stats) == 8 and sum(n for n, _ in stats.values()) == 30
     assert all(n >= 1 for n, _ in stats.values())
+
+
+def _children_and_depth(nodes, used):
+    """{node: its children} below the root, and the deepest node's depth, of a search's tree."""
+    from nefertiti_env.agents.mcts import CHILD, SIBLING
+
+    children, depth, frontier = {}, 0, [(0, 0)]
+    while frontier:
+        node, d = frontier.pop()
+        depth = max(depth, d)
+        x, kids = nodes[node, CHILD], []
+        while x >= 0:
+            kids.append(x)
+            x = nodes[x, SIBLING]
+        if node:
+            children[node] = kids
+        frontier += [(x, d + 1) for x in kids]
+    return children, depth
+
+
+def test_mcts_widening_bounds_the_children_below_the_root_and_deepens_the_tree():
+    """widen=0.5: a node visited N times has at most about sqrt(N + 1) children (legality varies between
+    determinisations, hence the slack), where without it every reply is tried once; the same budget then
+    reaches deeper."""
+    from nefertiti_env.agents.mcts import VISITS
+
+    g = random_position(4, 10)
+    trees = {}
+    for widen in (0.0, 0.5):
+        bot = make_bot(f"mcts:iterations=1500:widen={widen}", seed=0)
+        bot.search(g, g.current_player)
+        trees[widen] = (*_children_and_depth(bot._tree.nodes, bot._tree.used), bot._tree.nodes)
+    def busy(children, nodes):
+        return [len(kids) for x, kids in children.items() if kids and nodes[x, VISITS] >= 20]
+
+    (wide, wide_depth, wide_nodes), (narrow, narrow_depth, nodes) = trees[0.0], trees[0.5]
+    assert all(len(kids) <= 2 * math.ceil((nodes[x, VISITS] + 1) ** 0.5) for x, kids in narrow.items())
+    assert np.mean(busy(narrow, nodes)) < np.mean(busy(wide, wide_nodes)) / 2
+    assert narrow_depth > wide_depth
+    with pytest.raises(ValueError, match="widen must be in"):
+        make_bot("mcts:widen=1")
 
 
 # ------------------------------------------------------------------- human
