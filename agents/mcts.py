@@ -351,7 +351,8 @@ def iterate(R, S, seat, G, nodes, total, used, iterations, settings, work) -> in
     used. bonus[action]: the root's PUCT weights (zeros: plain UCB); X: the rollouts' work space;
     `settings.leaf_value`: the weight of the critic V (`leaf_values`) in a leaf's rewards, beside the rollout's.
     One iteration: select by UCB down the tree (counting availability), expand one untried action
-    drawn at random (below the root only while the node has fewer children than `settings.widen` allows), roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
+    drawn at random (below the root only while the node has fewer children than `settings.widen` allows),
+    roll out, back the rewards up to the nodes on the path. The arrays are borrowed (`borrow`)."""
     R, S, G, nodes, total = borrow(R), borrow(S), borrow(G), borrow(nodes), borrow(total)
     g, buffers, bonus, X, V = borrow(work.g), borrow(work.buffers), borrow(work.bonus), borrowed(work.X), work.V
     c, temperature, rollout_turns = settings.c, settings.temperature, settings.rollout_turns

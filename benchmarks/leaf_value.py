@@ -27,7 +27,8 @@ OPPONENT = "mcts:iterations=800"
 
 
 def line(model: str, budget: int, learnt: bool, options: str = "") -> str:
-    return f"ppo:path={model}:search={budget}" + (":leaf_value=1" if learnt else "") + (f":{options}" if options else "")
+    spec = f"ppo:path={model}:search={budget}" + (":leaf_value=1" if learnt else "")
+    return f"{spec}:{options}" if options else spec
 
 
 def difference(a: dict[int, bool], b: dict[int, bool]) -> str:

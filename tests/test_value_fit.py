@@ -109,7 +109,8 @@ def test_evaluate_replays_the_fits_held_out_games_and_scores_each_critic_on_them
     again = tmp_path / "again"                                  # the settings read back from the fit's log
     assert main(["--from", str(fit), "--evaluate", str(fit / "value.pt"), "--workers", "1", "--quiet",
                  "--out", str(again)]) == 0
-    assert json.loads((again / "held_out_errors.json").read_text())[str(fit / "value.pt")] == errors[str(fit / "value.pt")]
+    fitted = str(fit / "value.pt")
+    assert json.loads((again / "held_out_errors.json").read_text())[fitted] == errors[fitted]
 
 
 def test_from_needs_evaluate_and_a_fits_log(tmp_path, capsys):
