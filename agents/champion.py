@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .ppo import CHAMPION, SHIPPED, PPOAgent
+from .mcts import ROOT_WIDTH, UCB_C
+from .ppo import CHAMPION, PUCT, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
 CHAMPION_STAGE1_FILE = Path(__file__).with_name("champion_stage1.pt")
@@ -56,8 +57,8 @@ class ChampionBot(PPOAgent):
 
     name = "champion"
 
-    def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0, width: int = 8,
-                 puct: float = 1.0, leaf_value: float = 0.0, run: int = 1, c: float = 0.7,
+    def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0,
+                 width: int = ROOT_WIDTH, puct: float = PUCT, leaf_value: float = 0.0, run: int = 1, c: float = UCB_C,
                  widen: float = 0.0):
         if run not in CHAMPION_FILES:
             raise ValueError(f"champion: run must be one of {sorted(CHAMPION_FILES)} (the shipped training runs), "

@@ -84,6 +84,10 @@ class Tree:
             self.nodes, self.total = nodes, total
 
 
+UCB_C = 0.7         # the UCB exploration constant (rewards in 0..1), shared by every searching bot's spec
+ROOT_WIDTH = 8      # root actions searched, shared likewise
+
+
 class MCTSBot(Agent):
     """Determinised UCT over the engine's state, guided at the root by the one-step heuristic.
 
@@ -112,7 +116,7 @@ class MCTSBot(Agent):
               "rollout_turns": ">= 0", "temperature": "> 0", "leaf_value": ">= 0", "widen": ">= 0"}
 
     def __init__(self, seed: int | None = None, iterations: int = 800, seconds: float | None = None,
-                 c: float = 0.7, width: int = 8, prior_visits: int = 3, rollout_turns: int = 0,
+                 c: float = UCB_C, width: int = ROOT_WIDTH, prior_visits: int = 3, rollout_turns: int = 0,
                  temperature: float = 10.0, prior: Callable[[object, int], np.ndarray] | None = None,
                  puct: float = 0.0, value: Network | None = None, leaf_value: float = 0.0, widen: float = 0.0,
                  **weights):

@@ -24,7 +24,7 @@ from nefertiti_env.encoding.versions import version_of_size
 
 from . import policy_file
 from .base import Agent
-from .mcts import MCTSBot
+from .mcts import ROOT_WIDTH, UCB_C, MCTSBot
 from .network import Network
 
 
@@ -60,6 +60,9 @@ def _load(path: str, mtime_ns: int):
     return policy_file.load_policy(path)
 
 
+PUCT = 1.0          # the PUCT term's weight at a policy-guided root (docs/champion.md, "With search at play time")
+
+
 class PPOAgent(Agent):
     """Plays a trained policy: the most likely legal action, or one sampled from its probabilities.
 
@@ -72,14 +75,14 @@ class PPOAgent(Agent):
     leaf_value: with search, the weight of the policy's critic in the leaves' evaluation (`MCTSBot`): 0
         (default) the heuristic rollout alone, 1 the critic alone.
     c, widen: with search, the UCB exploration constant and the progressive widening below the root
-        (`MCTSBot`'s; defaults 0.7 and 0, off).
+        (`MCTSBot`'s; defaults `UCB_C` and 0, off).
     """
 
     name = "ppo"
     bounds = {"search": ">= 0", "width": ">= 0", "puct": ">= 0", "leaf_value": ">= 0", "c": ">= 0", "widen": ">= 0"}
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None, search: int = 0,
-                 width: int = 8, puct: float = 1.0, leaf_value: float = 0.0, c: float = 0.7,
+                 width: int = ROOT_WIDTH, puct: float = PUCT, leaf_value: float = 0.0, c: float = UCB_C,
                  widen: float = 0.0):
         self.path = str(path)
         self.deterministic = bool(deterministic)

@@ -9,13 +9,13 @@
     lineups:                        # bot specs per seat (agents.make_bot); seats rotate over games
       3: [greedy, collector, banker]
       4: [greedy, greedy, collector, banker]
+      # a single spec is every seat's: `4: banker`; `lineups: banker` is every seat at every count
     rulesets:                       # name: packaged ruleset name or file; the first is the baseline
       default: default
       cheap_gold: cheap_gold
       cheap_gold retrained: cheap_gold
     ruleset_lineups:                # optional: a ruleset's own line-ups (agents trained under it)
-      cheap_gold retrained:
-        4: [ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt, ppo:path=cheap_gold.pt]
+      cheap_gold retrained: ppo:path=cheap_gold.pt
     restricted:                     # optional: one seat forbidden a character or a market
       games: 1000                   # games per arm (the unrestricted control is one more arm)
       player_counts: [4]
@@ -110,6 +110,19 @@ BotSpec = Annotated[str, AfterValidator(_bot),
                     Field(description="a bot spec (agents.make_bot): random, greedy, mcts:iterations=400, ...")]
 
 
+def _every_seat(lineups, counts):
+    """The shorthands as one spec per seat: `SPEC` is every seat's at every player count, `{n: SPEC}` every
+    seat's at n players, so a self-play study names its agent once instead of once per seat."""
+    if isinstance(lineups, str):
+        lineups = {n: lineups for n in counts}
+    if not isinstance(lineups, dict):
+        return lineups
+    return {n: [bots] * int(n) if isinstance(bots, str) and str(n).isdigit() else bots for n, bots in lineups.items()}
+
+
+Lineups = dict[int, list[str]] | dict[int, str] | str    # what a file may write (the JSON Schema's input)
+
+
 def _seat_problems(lineups: dict[int, list[str]]) -> list[str]:
     """A line-up of n players has n bot specs, one per seat."""
     return [f"{n} players need {n} bot specs (one per seat), got {len(bots)}" for n, bots in lineups.items()
@@ -147,7 +160,8 @@ class StudyConfig(Section):
     rulesets: Annotated[dict[str, Annotated[str, AfterValidator(_ruleset)]], Field(min_length=1, description="name: packaged ruleset name or file; "
                                                                        "the first is the baseline")]
     player_counts: Annotated[list[Int], Field(min_length=1)]
-    lineups: dict[int, list[BotSpec]] = Field(description="one bot spec per seat for each player count")
+    lineups: dict[int, list[BotSpec]] = Field(description="one bot spec per seat for each player count; one spec "
+                                                         "for a count, or for the whole study, is every seat's")
     ruleset_lineups: dict[str, dict[int, list[BotSpec]]] = Field(
         default_factory=dict, description="a ruleset's own line-ups, in place of `lineups` (agents trained under "
                                           "that ruleset); the same player counts")
@@ -158,6 +172,18 @@ class StudyConfig(Section):
     def _counts(cls, counts, info: ValidationInfo):
         table = {key: info.data[key] for key in ("setup", "memphis", "characters") if key in info.data}
         return _player_counts(counts, info.data.get("rulesets", {}), **table)
+
+    @field_validator("lineups", mode="before", json_schema_input_type=Lineups)
+    @classmethod
+    def _lineups_shorthand(cls, lineups, info: ValidationInfo):
+        return _every_seat(lineups, info.data.get("player_counts", []))
+
+    @field_validator("ruleset_lineups", mode="before", json_schema_input_type=dict[str, Lineups])
+    @classmethod
+    def _ruleset_lineups_shorthand(cls, by_ruleset, info: ValidationInfo):
+        if not isinstance(by_ruleset, dict):
+            return by_ruleset
+        return {name: _every_seat(lineups, info.data.get("player_counts", [])) for name, lineups in by_ruleset.items()}
 
     @field_validator("lineups")
     @classmethod

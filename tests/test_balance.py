@@ -316,6 +316,20 @@ def test_config_checks_each_line_up_against_the_player_counts():
                                               "such player count in player_counts [3, 4]")]
 
 
+def test_config_reads_one_spec_as_every_seats():
+    """`lineups: SPEC` names every seat's bot at every count, `{n: SPEC}` at n players, and a ruleset's own
+    line-ups likewise; the effective config spells them out seat by seat."""
+    cfg = config.parse({**GOOD, "lineups": "banker", "ruleset_lineups": {"cheap_gold": {3: "greedy", 4: "random"}}})
+    assert cfg.lineups == {3: ["banker"] * 3, 4: ["banker"] * 4}
+    assert cfg.lineup("cheap_gold", 3) == ["greedy"] * 3 and cfg.lineup("cheap_gold", 4) == ["random"] * 4
+    assert cfg.to_dict()["lineups"] == {3: ["banker"] * 3, 4: ["banker"] * 4}
+    mixed = config.parse({**GOOD, "lineups": {3: "greedy", 4: ["random", "banker", "random", "banker"]}})
+    assert mixed.lineups[3] == ["greedy"] * 3 and mixed.lineups[4][1] == "banker"
+    with pytest.raises(config.ConfigError) as err:
+        config.parse({**GOOD, "lineups": {3: "nobody", 4: "random"}})
+    assert "'nobody'" in str(err.value)
+
+
 def test_config_rejects_player_counts_the_core_does_not_support(monkeypatch):
     real = config.NefertitiGame
 
