@@ -265,4 +265,18 @@ def parse(data, source: str = "<dict>") -> StudyConfig:
     try:
         return StudyConfig.model_validate(data, context=context)
     except ValidationError as err:
-        raise ConfigError(source, problems(err, data, StudyConfig)) from None
+        raise ConfigError(source, _once_per_spec(problems(err, data, StudyConfig))) from None
+
+
+def _once_per_spec(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A bad spec written once for every seat (`4: nobody`) reported once, under the key it was written at,
+    instead of once per seat it stood for."""
+    out = []
+    for key, reason in found:
+        parts = key.split(".")            # a spec written as a list is keyed lineups.4[1], one written once lineups.4.1
+        depth = 3 if parts[0] == "ruleset_lineups" else 2       # the player count's part
+        if parts[0] in ("lineups", "ruleset_lineups") and len(parts) == depth + 1 and parts[-1].isdigit():
+            key = ".".join(parts[:-1])
+        if (key, reason) not in out:
+            out.append((key, reason))
+    return out
