@@ -1,7 +1,8 @@
-"""A policy's networks as flat float32 arrays and their forward pass, compiled: the actor of frozen
-snapshots at the batched env's tables (training/snapshot_tables.py) and the critic at the search's
-leaves (`mcts`, `leaf_value`), where a torch call per leaf would cost more than the search around it.
-The outputs are torch's up to float32 rounding."""
+"""A policy's networks as flat float32 arrays and their forward pass, compiled: a trained agent's actor
+(`ppo.PPOAgent`, one observation a decision), the actor of frozen snapshots at the batched env's
+tables (training/snapshot_tables.py) and the critic at the search's leaves (`mcts`, `leaf_value`): at
+batch size 1 a torch call costs several times the arithmetic. The outputs are torch's up to float32
+rounding."""
 from __future__ import annotations
 
 import numpy as np
@@ -36,12 +37,21 @@ def mlp_layers(policy, head: str = "actor") -> tuple[list[np.ndarray], np.ndarra
 
 
 class Network:
-    """One network of a policy ready for `forward`: params (float32, flat), sizes, relu."""
+    """One network of a policy ready for `forward`: params (float32, flat), sizes, relu. Called on one
+    observation, it returns the network's output (a new float64 array)."""
 
     def __init__(self, policy, head: str = "actor"):
         parts, self.sizes, activation = mlp_layers(policy, head)
         self.params = np.concatenate(parts).astype(np.float32)
         self.relu = activation == "ReLU"
+        self._x = np.empty(self.sizes.max(), dtype=np.float32)
+        self._y = np.empty_like(self._x)
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        x = self._x
+        x[:self.sizes[0]] = observation
+        n = forward(self.params, self.sizes, self.relu, x, self._y)
+        return x[:n].astype(np.float64)
 
 
 @njit(cache=True, nogil=True, fastmath=True)

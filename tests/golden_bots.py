@@ -4,7 +4,8 @@ Two corpora. `tests/golden/bots.npz` holds games where every seat is the same he
 (greedy, collector, banker, and greedy with the search bot's `samples=1`), 4 seeded games per
 option set (2 to 5 players, Memphis, expansion characters, advanced setup);
 `tests/golden/mcts.npz` the same for the search bot at 50 iterations (its default options, and
-a wide root with random rollout turns), 2 games per option set. For every decision where the
+a wide root with random rollout turns), 2 games per option set; `tests/golden/agents.npz` for the
+shipped agent's policy alone, deterministic and sampling, 2 games per option set. For every decision where the
 bot chose among two or more legal actions a corpus keeps the decision's index in the game, the
 bot's generator state just before deciding and the action chosen (the MCTS corpus also the
 state just after, so a change in how the search draws shows even when the move does not).
@@ -12,8 +13,8 @@ tests/test_bots_golden.py replays each game and, at each recorded decision, rest
 generator and checks that the bot picks the recorded action: a change of play shows at the
 decision where it arises.
 
-    python tests/golden_bots.py --write [--corpus mcts]   # re-record after an intended change of play
-    python tests/golden_bots.py --diff [--corpus mcts]    # which decisions differ from the file
+    python tests/golden_bots.py --write [--corpus NAME]   # re-record after an intended change of play
+    python tests/golden_bots.py --diff [--corpus NAME]    # which decisions differ from the file
 """
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ class Corpus:
 HEURISTICS = Corpus(Path(__file__).parent / "golden" / "bots.npz", BOTS, 4, 5_000_000)
 MCTS = Corpus(Path(__file__).parent / "golden" / "mcts.npz",
               ("mcts:iterations=50", "mcts:iterations=50:width=0:rollout_turns=3"), 2, 6_000_000)
-CORPORA = {"heuristics": HEURISTICS, "mcts": MCTS}
+AGENTS = Corpus(Path(__file__).parent / "golden" / "agents.npz", ("champion", "champion:deterministic=0"), 2, 7_000_000)
+CORPORA = {"heuristics": HEURISTICS, "mcts": MCTS, "agents": AGENTS}
 
 
 def state_words(state: dict) -> list[int]:
@@ -162,7 +164,8 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true", help="re-record the corpus")
     parser.add_argument("--diff", action="store_true", help="list the decisions that differ from the file")
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="heuristics",
-                        help="which corpus (default heuristics: tests/golden/bots.npz; mcts: tests/golden/mcts.npz)")
+                        help="which corpus (default heuristics: tests/golden/bots.npz; mcts: tests/golden/mcts.npz; "
+                             "agents: tests/golden/agents.npz)")
     args = parser.parse_args(argv)
     spec = CORPORA[args.corpus]
     if args.write:

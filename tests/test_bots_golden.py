@@ -1,10 +1,11 @@
 """The compiled bots play their recorded decisions (tests/golden_bots.py).
 
-Every game of `tests/golden/bots.npz` (the heuristic bots) and `tests/golden/mcts.npz` (the
-search bot, recorded from its Python implementation) is replayed; at each decision where the
+Every game of `tests/golden/bots.npz` (the heuristic bots), `tests/golden/mcts.npz` (the
+search bot, recorded from its Python implementation) and `tests/golden/agents.npz` (the shipped
+agent's policy alone, recorded when its actor ran in torch) is replayed; at each decision where the
 bot chose among two or more actions, its generator is restored to the recorded state and it
 must pick the recorded action (and, for MCTS, draw as many random numbers). Re-record with
-`python tests/golden_bots.py --write [--corpus mcts]` only for an intended change of play, and
+`python tests/golden_bots.py --write [--corpus NAME]` only for an intended change of play, and
 say so in the commit.
 """
 import numpy as np
@@ -68,6 +69,21 @@ def test_mcts_corpus_covers_its_bots_and_option_sets(mcts_corpus):
 def test_mcts_chooses_and_draws_as_recorded(mcts_corpus, bot):
     games = np.flatnonzero(mcts_corpus["bot"] == bot).tolist()
     problems = [p for n in games for p in golden_bots.check_game(mcts_corpus, n)]
+    assert not problems, f"{len(problems)} decisions differ; first: {problems[0]}"
+
+
+@pytest.fixture(scope="module")
+def agents_corpus():
+    return golden_bots.load(golden_bots.AGENTS)
+
+
+@pytest.mark.parametrize("bot", range(len(golden_bots.AGENTS.bots)), ids=golden_bots.AGENTS.bots)
+def test_agents_choose_and_draw_as_recorded(agents_corpus, bot):
+    """The compiled actor plays the torch actor's decisions (docs/champion.md, "The policy at play")."""
+    games = np.flatnonzero(agents_corpus["bot"] == bot).tolist()
+    assert len(games) == 2 * len(golden_bots.OPTION_SETS)
+    assert agents_corpus["choices"][games].sum() > 1000
+    problems = [p for n in games for p in golden_bots.check_game(agents_corpus, n)]
     assert not problems, f"{len(problems)} decisions differ; first: {problems[0]}"
 
 
