@@ -126,5 +126,13 @@ class PPOAgent(Agent):
             logits = self.logits(game, seat)
             legal = game.legal_actions()
             return legal[int(np.argmax(logits[legal]))]
-        probs = self.probabilities(game, seat)
-        return int(self.rng.choice(len(probs), p=probs))
+        return sample(self.rng, self.probabilities(game, seat))
+
+
+def sample(rng, probs: np.ndarray) -> int:
+    """An action drawn from `probs` with numpy's `Generator.choice(len(probs), p=probs)` arithmetic (the
+    cumulative sum, scaled to end at 1, searched for one uniform draw): the same draw from the same
+    generator state, without the argument checks that cost more than the draw."""
+    cdf = probs.cumsum()
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(rng.random(), side="right"))

@@ -73,17 +73,18 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     closings, plays = [], []
     char = None
     history = g.history                    # the referee's view of a finished game: every action, private ones too
-    restricted = "forbidden" in g.options  # restricted play: count the decisions its restriction was lifted
+    restricted = [bool(f) for f in g.options.get("forbidden", [[]] * n)]   # restricted play: count the
+                                                                             # decisions its restriction was lifted
     forced = [0] * n
     tutors: list[dict] = []                # 2 players: each tutor placed or declined (the `tutors` table)
     on_board: dict[tuple[int, int], dict] = {}     # (market, bid) -> the row of the tutor standing there
 
     while g.phase != PH_OVER:
-        seat, ph = int(s.actor), g.phase
+        seat, ph = g.current_player, g.phase
         if ph == PH_TURN:
             turn += 1
             snaps.append(_state(g))
-        if restricted:
+        if restricted[seat]:
             forced[seat] += g.is_forced()
         a = bots[seat].act(g, seat)
         watch = -1
@@ -136,14 +137,16 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         decision = len(history)
         g.apply(a)
 
-        if watch >= 0 and (s.side[watch] != side or s.res_market == watch or watch in s.pending[:s.pending_n]):
+        res = int(s.res_market)                 # read once: a field's read costs more than the tests on it
+        if watch >= 0 and (s.side[watch] != side or res == watch or watch in _pending(s)):
             open_closings[watch] = _open(g, watch, side, row, v, seat, money, turn, decision)
-        if s.res_market >= 0 and s.res_market not in open_closings:       # a resolution no placement caused
-            m = int(s.res_market)                                           # (Port of Memphis distribution)
-            open_closings[m] = _open(g, m, int(s.side[m]), s.occ[m].tolist(), -2, seat, s.money.tolist(), turn,
-                                     decision)
-        if open_closings:
-            for m in [m for m in open_closings if s.res_market != m and m not in s.pending[:s.pending_n]]:
+        if res >= 0 and res not in open_closings:   # a resolution no placement caused (Port of Memphis)
+            open_closings[res] = _open(g, res, int(s.side[res]), s.occ[res].tolist(), -2, seat, s.money.tolist(),
+                                       turn, decision)
+        not_resolving = [m for m in open_closings if m != res]
+        if not_resolving:
+            pending = _pending(s)
+            for m in [m for m in not_resolving if m not in pending]:
                 closings.append(_close(g, open_closings.pop(m), key, paid, bought))
         if char is not None and g.phase != PH_CHARACTER:
             plays.append(char)
@@ -158,6 +161,11 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                              labels, key) for i, char in enumerate(plays)]
     return {"closings": closings, "characters": characters, "tutors": [key + tuple(row[f] for f in TUTOR_FIELDS) for row in tutors],
             **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
+
+
+def _pending(s) -> list[int]:
+    """The markets waiting to resolve."""
+    return s.pending[:s.pending_n].tolist()
 
 
 def _gift_type(kind_type: list[int], code: int) -> int | None:

@@ -100,6 +100,20 @@ def test_sampling_champion_follows_its_seed():
     assert play(9) == play(9)
 
 
+def test_a_sampled_action_is_numpys_choice_from_the_same_state():
+    """`ppo.sample` draws as `Generator.choice(n, p=...)` does: the same action, the generator left alike,
+    for probabilities with zeros (illegal actions) anywhere."""
+    from nefertiti_env.agents.ppo import sample
+    source, ours, numpys = np.random.default_rng(1), np.random.default_rng(2), np.random.default_rng(2)
+    for _ in range(2000):
+        n = int(source.integers(2, 150))
+        p = source.random(n) * (source.random(n) < 0.4)
+        p[source.integers(n)] += 0.01
+        p /= p.sum()
+        assert sample(ours, p) == int(numpys.choice(n, p=p))
+        assert ours.bit_generator.state == numpys.bit_generator.state
+
+
 
 TABLES = [dict(num_players=2, setup="advanced", characters="expansion", memphis=True),
           dict(num_players=3, setup="beginner", characters="curse_of_amon", memphis=False),
