@@ -274,7 +274,7 @@ def is_atlas(raw) -> bool:
 def saved(cfg: AtlasConfig) -> tuple[int, int]:
     """(finished games, games of the whole atlas)."""
     subs = [sub for _, _, sub in studies(cfg)]
-    return sum(runner.finished_games(sub.out) for sub in subs), sum(len(runner.schedule(sub)) for sub in subs)
+    return sum(runner.finished_games(sub.out) for sub in subs), sum(runner.game_count(sub) for sub in subs)
 
 
 def run(cfg: AtlasConfig, workers: int | None = None, progress: bool = True, resume: bool = False,
@@ -292,7 +292,7 @@ def run(cfg: AtlasConfig, workers: int | None = None, progress: bool = True, res
     out = []
     for table, population, sub in subs:
         done = runner.finished_games(sub.out)
-        total = len(runner.schedule(sub))
+        total = runner.game_count(sub)
         if resume and done == total and (Path(sub.out) / "run.json").exists():
             out.append({"table": table.name, "population": population})
             continue

@@ -87,6 +87,14 @@ def schedule(cfg: StudyConfig) -> list[Job]:
     return jobs
 
 
+def game_count(cfg: StudyConfig) -> int:
+    """len(schedule(cfg)) without making the jobs: an atlas counts a million games when it starts a
+    sub-study, resumes or stops, where making them took minutes."""
+    r = cfg.restricted
+    restricted = 0 if r is None else len(r.player_counts) * (1 + len(r.forbid)) * r.games
+    return len(cfg.rulesets) * len(cfg.player_counts) * cfg.games + restricted
+
+
 _BOTS: dict[tuple, object] = {}     # per worker process: built once (a model file loads once)
 
 
@@ -198,7 +206,7 @@ def run_figures(folder: Path, session: dict, games: int, decisions: int, resume:
 def check_finished(folder: str | Path, cfg: StudyConfig, games: int) -> None:
     """Refuse (RunFolderError) tables that hold fewer games than the study's schedule: a study stopped
     once a resume had extended it still has the tables of its first, smaller schedule."""
-    total = len(schedule(cfg))
+    total = game_count(cfg)
     if games != total:
         raise RunFolderError(f"{folder}: its tables hold {games} of the study's {total} games; finish it with "
                              "`nefertiti balance --resume` (the same --config and --out) before a report")

@@ -109,9 +109,9 @@ def run(args) -> int:
     except RunFolderError as err:
         return fail("balance", str(err))
     except ClusterError as err:
-        return cluster_failed(args, err, runner.finished_games(cfg.out), len(runner.schedule(cfg)), cfg.out)
+        return cluster_failed(args, err, runner.finished_games(cfg.out), runner.game_count(cfg), cfg.out)
     except KeyboardInterrupt:
-        return stopped(args, runner.finished_games(cfg.out), len(runner.schedule(cfg)), cfg.out)
+        return stopped(args, runner.finished_games(cfg.out), runner.game_count(cfg), cfg.out)
     try:
         path = report.write(cfg.out)
     except OSError as err:

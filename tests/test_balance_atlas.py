@@ -42,6 +42,20 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     assert all(t in valued for t in searched)
 
 
+def test_each_sub_study_counts_its_games_without_scheduling_them():
+    """`runner.game_count` is the schedule's length, for the packaged atlas's sub-studies (restricted arms or
+    none, searching subsets) and a study that compares rulesets."""
+    cfg = atlas.parse({**yaml.safe_load(resolve("atlas").read_text()), "games": 3,
+                       "values": {"games": 2, "markets": True, "players": [2, 3, 4, 5], "setups": ["beginner"],
+                                  "memphis": [False, True]},
+                       "search": [{"populations": ["mcts"], "games": 2, "value_games": 1, "players": [4]}]})
+    subs = [sub for _, _, sub in atlas.studies(cfg)]
+    assert any(sub.restricted for sub in subs) and any(sub.restricted is None for sub in subs)
+    assert [runner.game_count(sub) for sub in subs] == [len(runner.schedule(sub)) for sub in subs]
+    variant = config.parse(yaml.safe_load(resolve("balance_variant").read_text()), "balance_variant")
+    assert len(variant.rulesets) > 1 and runner.game_count(variant) == len(runner.schedule(variant))
+
+
 def test_rosters_and_sub_studies():
     rules = load_ruleset("default")
     base, expansion = atlas.roster(rules, "base"), atlas.roster(rules, "expansion")
