@@ -79,7 +79,7 @@ def agents_corpus():
 
 @pytest.mark.parametrize("bot", range(len(golden_bots.AGENTS.bots)), ids=golden_bots.AGENTS.bots)
 def test_agents_choose_and_draw_as_recorded(agents_corpus, bot):
-    """The compiled actor plays the torch actor's decisions (docs/champion.md, "The policy at play")."""
+    """The compiled actor plays the torch actor's decisions (docs/champion.md, "The actor runs compiled")."""
     games = np.flatnonzero(agents_corpus["bot"] == bot).tolist()
     assert len(games) == 2 * len(golden_bots.OPTION_SETS)
     assert agents_corpus["choices"][games].sum() > 1000
