@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from nefertiti_env.core import actions as A
+from nefertiti_env.core.engine.layout import STATE_RECORD
 from nefertiti_env.core.limits import COIN, MAX_PLAYERS, NUM_BIDS
 from nefertiti_env.core.phases import PH_CHARACTER, PH_HIGH, PH_OTHER, PH_OVER, PH_TURN, PH_TUTOR, PH_TUTOR_RES, \
     TURN_PHASES, TUTOR
@@ -62,7 +63,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     labels: the bot name per seat for the tables; key: (arm, ruleset, players, game index).
     """
     g, rules, n = game, game.rules, game.num_players
-    s = g.state                            # read only: the record of the game's own memory, current after each apply
+    s = _Fields(g)                         # read only: the game's own memory, current after each apply
     kind_type = rules.kind_type.tolist()     # card codes past the gift kinds (Akhenaton, the Roaming Thief's card) have no type
     paid = np.zeros((n, rules.num_types))
     bought = np.zeros((n, rules.num_types), dtype=np.int64)
@@ -83,7 +84,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         seat, ph = g.current_player, g.phase
         if ph == PH_TURN:
             turn += 1
-            snaps.append(_state(g))
+            snaps.append(_state(s, rules))
         if restricted[seat]:
             forced[seat] += g.is_forced()
         a = bots[seat].act(g, seat)
@@ -92,7 +93,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             if ph == PH_TUTOR and (a < A.CLOSE or len(g.legal_actions()) > 1):
                 m, bid = divmod(a - A.PLACE, NUM_BIDS) if a < A.CLOSE else (-1, -1)
                 tutors.append({"turn": turn, "decision": len(history), "seat": seat,
-                               "position": (seat - int(s.first_player)) % n, "bot": labels[seat],
+                               "position": (seat - int(s.first_player[0])) % n, "bot": labels[seat],
                                "market": _market_name(g, m) if m >= 0 else "", "bid": bid,
                                "outcome": "unresolved" if m >= 0 else "declined", "reserve": ""})
                 if m >= 0:
@@ -116,28 +117,29 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         elif ph == PH_CHARACTER and char is not None:   # else a card's power (the Roaming Thief's, when taken)
             char[5].append(g.action_to_string(a))
         elif ph == PH_HIGH:
-            m = int(s.res_market)
+            m = int(s.res_market[0])
             open_closings[m].high_types.append(_gift_type(kind_type, s.slots[m, a - A.CARD]))
         elif ph == PH_OTHER:
-            rec = open_closings[s.res_market]
+            m = int(s.res_market[0])
+            rec = open_closings[m]
             if a == A.TAKE_HALF:
                 rec.halves += 1
             else:
-                t = _gift_type(kind_type, s.slots[s.res_market, a - A.CARD])
+                t = _gift_type(kind_type, s.slots[m, a - A.CARD])
                 rec.bought += 1
                 if t is not None:
                     bought[seat, t] += 1
-                    paid[seat, t] += s.res_order[s.res_pos]
+                    paid[seat, t] += s.res_order[s.res_pos[0]]
         elif ph == PH_TUTOR_RES:
-            m = int(s.res_market)
-            tutor = on_board.pop((m, int(s.res_order[s.res_pos])))
+            m = int(s.res_market[0])
+            tutor = on_board.pop((m, int(s.res_order[s.res_pos[0]])))
             t = None if a == A.TAKE_DEBEN else _gift_type(kind_type, s.slots[m, a - A.CARD])
             tutor["outcome"] = "deben" if a == A.TAKE_DEBEN else rules.type_names[t] if t is not None else "card"
             tutor["reserve"] = int(s.reserve[m])
         decision = len(history)
         g.apply(a)
 
-        res = int(s.res_market)                 # read once: a field's read costs more than the tests on it
+        res = int(s.res_market[0])
         if watch >= 0 and (s.side[watch] != side or res == watch or watch in _pending(s)):
             open_closings[watch] = _open(g, watch, side, row, v, seat, money, turn, decision)
         if res >= 0 and res not in open_closings:   # a resolution no placement caused (Port of Memphis)
@@ -150,10 +152,10 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
                 closings.append(_close(g, open_closings.pop(m), key, paid, bought))
         if char is not None and g.phase != PH_CHARACTER:
             plays.append(char)
-            after_chars.append(_state(g))
+            after_chars.append(_state(s, rules))
             char = None
 
-    snaps += [_state(g), *after_chars]                # one batch: turn starts, the end, after characters
+    snaps += [_state(s, rules), *after_chars]                # one batch: turn starts, the end, after characters
     owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
     scores = scores_of(rules, owned @ rules.kind_type_items, owned @ rules.kind_type_bonus, money, seals, points)[:, :n]
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
@@ -163,9 +165,24 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
             **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
 
 
-def _pending(s) -> list[int]:
+class _Fields:
+    """The state's fields the recorder reads, as plain numpy views of the game's memory (`layout.STATE_RECORD`
+    over `game.S`), current after each apply; a scalar field is a one-element view. `game.state` widens every
+    value it reads and forgets the legal actions known, which cost more than the recording itself."""
+
+    NAMES = ("first_player", "res_market", "res_pos", "pending_n", "side", "occ", "money", "reserve", "slots",
+             "res_order", "pending", "owned", "seals", "points")
+    __slots__ = NAMES
+
+    def __init__(self, g):
+        record = g.S.view(STATE_RECORD)
+        for name in self.NAMES:
+            setattr(self, name, record[name][0] if record.dtype[name].shape else record[name])
+
+
+def _pending(s: _Fields) -> list[int]:
     """The markets waiting to resolve."""
-    return s.pending[:s.pending_n].tolist()
+    return s.pending[:s.pending_n[0]].tolist()
 
 
 def _gift_type(kind_type: list[int], code: int) -> int | None:
@@ -177,9 +194,8 @@ def _market_name(g, m: int) -> str:
     return g.rules.markets[m].name if m < len(g.rules.markets) else "Memphis"
 
 
-def _state(g):
-    s = g.state
-    return s.owned[:, :g.rules.num_kinds].copy(), s.money.copy(), s.seals.copy(), s.points.copy()
+def _state(s: _Fields, rules):
+    return s.owned[:, :rules.num_kinds].copy(), s.money.copy(), s.seals.copy(), s.points.copy()
 
 
 def _open(g, m, side, row, v, closer, money, turn, decision) -> _Closing:
