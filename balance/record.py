@@ -74,8 +74,8 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     closings, plays = [], []
     char = None
     history = g.history                    # the referee's view of a finished game: every action, private ones too
-    restricted = [bool(f) for f in g.options.get("forbidden", [[]] * n)]   # restricted play: count the
-                                                                             # decisions its restriction was lifted
+    # restricted play: per seat, whether it has a restriction, whose lifted decisions are counted
+    restricted = [bool(f) for f in g.options.get("forbidden", [[]] * n)]
     forced = [0] * n
     tutors: list[dict] = []                # 2 players: each tutor placed or declined (the `tutors` table)
     on_board: dict[tuple[int, int], dict] = {}     # (market, bid) -> the row of the tutor standing there

@@ -62,37 +62,33 @@ class Job:
     restriction: Restriction | None = None
 
 
-def schedule(cfg: StudyConfig) -> list[Job]:
-    """Every game of the study, in the order of the output tables."""
-    jobs = []
-    characters = cfg.characters if isinstance(cfg.characters, str) else tuple(cfg.characters)   # a Job is hashable
-
-    def games(arm, name, n, count, lineup, restriction=None):
-        for i in range(count):
-            bots = tuple(lineup[(s + i) % n] for s in range(n))
-            jobs.append(Job(arm, name, cfg.rulesets[name], n, i, derive_seed(cfg.seed, n, i), bots,
-                            tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup, cfg.memphis,
-                            characters, i % n if restriction else -1, restriction))
-
-
+def _arms(cfg: StudyConfig):
+    """(arm, ruleset name, players, games, line-up, restriction) of every block of games, in the order of
+    the output tables: the one place that says which games a study plays."""
     for name in cfg.rulesets:
         for n in cfg.player_counts:
-            games("main", name, n, cfg.games, cfg.lineup(name, n))
+            yield "main", name, n, cfg.games, cfg.lineup(name, n), None
     r = cfg.restricted
     if r is not None:
         for n in r.player_counts:
             for restriction in [None, *r.forbid]:
-                games(restriction.label if restriction else CONTROL, cfg.baseline, n, r.games, [r.bot] * n,
-                      restriction)
-    return jobs
+                yield restriction.label if restriction else CONTROL, cfg.baseline, n, r.games, [r.bot] * n, restriction
+
+
+def schedule(cfg: StudyConfig) -> list[Job]:
+    """Every game of the study, in the order of the output tables."""
+    characters = cfg.characters if isinstance(cfg.characters, str) else tuple(cfg.characters)   # a Job is hashable
+    return [Job(arm, name, cfg.rulesets[name], n, i, derive_seed(cfg.seed, n, i),
+                tuple(lineup[(s + i) % n] for s in range(n)),
+                tuple(derive_seed(cfg.seed, n, i, s, 1) for s in range(n)), cfg.setup, cfg.memphis,
+                characters, i % n if restriction else -1, restriction)
+            for arm, name, n, count, lineup, restriction in _arms(cfg) for i in range(count)]
 
 
 def game_count(cfg: StudyConfig) -> int:
     """len(schedule(cfg)) without making the jobs: an atlas counts a million games when it starts a
     sub-study, resumes or stops, where making them took minutes."""
-    r = cfg.restricted
-    restricted = 0 if r is None else len(r.player_counts) * (1 + len(r.forbid)) * r.games
-    return len(cfg.rulesets) * len(cfg.player_counts) * cfg.games + restricted
+    return sum(count for _, _, _, count, _, _ in _arms(cfg))
 
 
 _BOTS: dict[tuple, object] = {}     # per worker process: built once (a model file loads once)
