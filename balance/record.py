@@ -149,7 +149,7 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
         if not_resolving:
             pending = _pending(s)
             for m in [m for m in not_resolving if m not in pending]:
-                closings.append(_close(g, open_closings.pop(m), key, paid, bought))
+                closings.append(_close(g, s, open_closings.pop(m), key, paid, bought))
         if char is not None and g.phase != PH_CHARACTER:
             plays.append(char)
             after_chars.append(_state(s, rules))
@@ -159,10 +159,10 @@ def play_recorded(game, bots, labels: list[str], key: tuple) -> dict[str, list[t
     owned, money, seals, points = (np.stack(x) for x in zip(*snaps))
     scores = scores_of(rules, owned @ rules.kind_type_items, owned @ rules.kind_type_bonus, money, seals, points)[:, :n]
     trajectory = scores[1:turn + 1]                   # after each turn (the first snapshot is the setup)
-    characters = [_character(g, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
+    characters = [_character(g, s, char, snaps[char[4]], snaps[turn + 1 + i], scores[char[4]], scores[turn + 1 + i],
                              labels, key) for i, char in enumerate(plays)]
     return {"closings": closings, "characters": characters, "tutors": [key + tuple(row[f] for f in TUTOR_FIELDS) for row in tutors],
-            **_final(g, trajectory, labels, key, paid, bought, turn, forced)}
+            **_final(g, s, trajectory, labels, key, paid, bought, turn, forced)}
 
 
 class _Fields:
@@ -171,7 +171,7 @@ class _Fields:
     value it reads and forgets the legal actions known, which cost more than the recording itself."""
 
     NAMES = ("first_player", "res_market", "res_pos", "pending_n", "side", "occ", "money", "reserve", "slots",
-             "res_order", "pending", "owned", "seals", "points")
+             "res_order", "pending", "owned", "seals", "points", "char_played")
     __slots__ = NAMES
 
     def __init__(self, g):
@@ -212,7 +212,7 @@ def _open(g, m, side, row, v, closer, money, turn, decision) -> _Closing:
     return rec
 
 
-def _close(g, rec: _Closing, key, paid, bought) -> tuple:
+def _close(g, s: _Fields, rec: _Closing, key, paid, bought) -> tuple:
     """The resolution is over: the highest bidder's bid is shared by the cards it bought."""
     m = rec.market
     if rec.high_paid and rec.high_types:
@@ -223,31 +223,32 @@ def _close(g, rec: _Closing, key, paid, bought) -> tuple:
     stall = f"{name} {('left', 'right')[rec.side]}" if m < len(g.rules.markets) else name
     return key + (rec.turn, rec.decision, name, stall, rec.condition, rec.closer, rec.servants,
                   rec.bid, rec.high_seat, int(rec.high_paid), len(rec.high_types), rec.bought, rec.halves,
-                  int((g.state.slots[m] >= 0).sum()))
+                  int((s.slots[m] >= 0).sum()))
 
 
-def _character(g, char, state_before, state_after, before, after, labels, key) -> tuple:
+def _character(g, s: _Fields, char, state_before, state_after, before, after, labels, key) -> tuple:
     """A character row: its effect is the change from the card to the end of its choices."""
     c, seat, turn, decision, _, choices = char
     n = g.num_players
-    margin = [s[seat] - max(s[o] for o in range(n) if o != seat) for s in (before, after)]
+    margin = [sc[seat] - max(sc[o] for o in range(n) if o != seat) for sc in (before, after)]
     points, money = (int(state_after[i][seat] - state_before[i][seat]) for i in (3, 1))
-    return key + (turn, decision, seat, (seat - int(g.state.first_player)) % n, labels[seat], g.rules.characters[c].name,
+    return key + (turn, decision, seat, (seat - int(s.first_player[0])) % n, labels[seat], g.rules.characters[c].name,
                   "; ".join(choices), points, money, int(after[seat] - before[seat]), int(margin[1] - margin[0]))
 
 
-def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str, list[tuple]]:
+def _final(g, s: _Fields, trajectory, labels, key, paid, bought, turns, forced) -> dict[str, list[tuple]]:
     """The games, seats and gifts rows of a finished game."""
     n, rules = g.num_players, g.rules
     scores = g.scores().tolist()
-    money = g.state.money[:n].tolist()
+    money = s.money[:n].tolist()
+    first = int(s.first_player[0])
     rank = ranks_of(scores, money)
-    winners = [s for s in range(n) if rank[s] == 1]      # most points, then most Deben (docs/rules.md §5)
-    losers = [scores[s] for s in range(n) if s not in winners]
+    winners = [p for p in range(n) if rank[p] == 1]      # most points, then most Deben (docs/rules.md §5)
+    losers = [scores[p] for p in range(n) if p not in winners]
     margin = scores[winners[0]] - max(losers) if losers else 0
     changes = lead_change_rows(trajectory.tolist())        # row i holds the scores after turn i + 1
     pad = [""] * (MAX_PLAYERS - n)
-    games = [key + (g.seed, int(g.state.first_player), turns, len(g.history), ";".join(map(str, winners)), margin,
+    games = [key + (g.seed, first, turns, len(g.history), ";".join(map(str, winners)), margin,
                     len(changes), changes[-1] + 1 if changes else 0)
              + tuple(labels) + tuple(pad) + tuple(scores) + tuple(pad) + tuple(rank) + tuple(pad)]
 
@@ -257,15 +258,16 @@ def _final(g, trajectory, labels, key, paid, bought, turns, forced) -> dict[str,
     points = items * type_values(g, items)[None, :] + bonus
     base = base_scores(g).tolist()
     seats, gifts = [], []
-    for s in range(n):
-        gift_points = int(points[s].sum())
-        seats.append(key + (s, (s - int(g.state.first_player)) % n, labels[s], scores[s], rank[s],
-                            1 / len(winners) if s in winners else 0.0, money[s], int(g.state.seals[s]), gift_points,
-                            money[s] // 2, 3 * int(g.state.seals[s]), int(g.state.points[s]), scores[s] - base[s],
-                            int(g.state.char_played[s].sum()), int(bought[s].sum()), round(float(paid[s].sum()), 4),
-                            forced[s]))
-        for t in np.flatnonzero((items[s] > 0) | (bought[s] > 0)).tolist():
-            gifts.append(key + (s, rules.type_names[t], int(items[s, t]), int(points[s, t]), int(bonus[s, t]),
-                                int(owners[t]), int(bought[s, t]), round(float(paid[s, t]), 4)))
+    for p in range(n):
+        gift_points = int(points[p].sum())
+        seals = int(s.seals[p])
+        seats.append(key + (p, (p - first) % n, labels[p], scores[p], rank[p],
+                            1 / len(winners) if p in winners else 0.0, money[p], seals, gift_points,
+                            money[p] // 2, 3 * seals, int(s.points[p]), scores[p] - base[p],
+                            int(s.char_played[p].sum()), int(bought[p].sum()), round(float(paid[p].sum()), 4),
+                            forced[p]))
+        for t in np.flatnonzero((items[p] > 0) | (bought[p] > 0)).tolist():
+            gifts.append(key + (p, rules.type_names[t], int(items[p, t]), int(points[p, t]), int(bonus[p, t]),
+                                int(owners[t]), int(bought[p, t]), round(float(paid[p, t]), 4)))
     return {"games": games, "seats": seats, "gifts": gifts}
 
