@@ -383,8 +383,9 @@ def _cost(page: Page, cfg, subs) -> None:
             run = json.loads((Path(sub.out) / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        rate = run["games"] / run["seconds"] if run["seconds"] else math.nan
-        games, seconds = games + run["games"], seconds + run["seconds"]
+        timed = run.get("timed_games", run["games"])        # a killed session's games were never timed
+        rate = timed / run["seconds"] if run["seconds"] else math.nan
+        games, seconds = games + timed, seconds + run["seconds"]
         arms = len(sub.restricted.forbid) + 1 if sub.restricted else 0
         scale = max(1000, cfg.games) * (1 + arms)          # >= 1,000 games per table, population and arm
         kind = "policy alone" if pop in cfg.populations else "searching"

@@ -146,24 +146,27 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
     else:
         write_text(folder / STUDY, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
         weights.record(folder, specs)
-    decisions = 0
+    played = decisions = 0
     start = time.perf_counter()
     try:
-        with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
-                progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
-                             disable=not progress) as bar, \
-                ordered_map(workers, 16, ray, specs) as map_:
-            for rows in map_(_play, jobs[done:]):
-                journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
-                journal.flush()
-                decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
-                bar.update()
-        seconds = time.perf_counter() - start
+        try:
+            with open(folder / JOURNAL, "a" if done else "w", encoding="utf-8") as journal, \
+                    progress_bar(total=len(jobs), initial=done, desc="balance games", unit="game",
+                                 disable=not progress) as bar, \
+                    ordered_map(workers, 16, ray, specs) as map_:
+                for rows in map_(_play, jobs[done:]):
+                    journal.write(json.dumps(rows, separators=(",", ":")) + "\n")
+                    journal.flush()
+                    played += 1
+                    decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
+                    bar.update()
+        except KeyboardInterrupt:        # a stop (Ctrl-C, SIGTERM): its session's time counts in the study's
+            write_text(folder / "run.json", json.dumps(stopped_figures(
+                folder, _session(played, decisions, workers, ray, time.perf_counter() - start), done + played,
+                resume), indent=2) + "\n")
+            raise
+        figures = _session(played, decisions, workers, ray, time.perf_counter() - start)
         all_decisions = write_tables(folder)
-        played = len(jobs) - done
-        figures = {"games": played, "decisions": decisions, "workers": workers, **({"ray": ray} if ray else {}), "seconds": round(seconds, 2),
-                   "games_per_second": round(played / seconds, 1),
-                   "decisions_per_second": round(decisions / seconds)}
         write_text(folder / "run.json", json.dumps(run_figures(folder, figures, len(jobs), all_decisions, resume),
                                                    indent=2) + "\n")
     except OSError as err:
@@ -185,18 +188,43 @@ def write_tables(folder: Path) -> int:
     return sum(row[tables.COLUMNS["games"].index("decisions")] for row in out["games"])
 
 
-def run_figures(folder: Path, session: dict, games: int, decisions: int, resume: bool) -> dict:
-    """run.json: the whole study's games and decisions (from its tables, every session), the seconds summed
-    over the sessions that got to their end (a killed session's are lost with it), and each of those
-    sessions' figures (its games, decisions, seconds and rates)."""
+def _session(games: int, decisions: int, workers: int, ray: str | None, seconds: float) -> dict:
+    """One session's figures: what it played and how fast."""
+    return {"games": games, "decisions": decisions, "workers": workers, **({"ray": ray} if ray else {}),
+            "seconds": round(seconds, 2), "games_per_second": round(games / seconds, 1) if seconds else 0.0,
+            "decisions_per_second": round(decisions / seconds) if seconds else 0}
+
+
+def _sessions(folder: Path, session: dict, resume: bool) -> list[dict]:
     before = {}
     if resume:
         with contextlib.suppress(OSError, ValueError):
             before = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    sessions = (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
-                else []) + [session]
-    seconds = round(sum(s.get("seconds", 0) for s in sessions if isinstance(s, dict)), 2)
-    return {"games": games, "decisions": decisions, "seconds": seconds, "sessions": sessions}
+    return (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
+            else []) + [session]
+
+
+def _timed(sessions: list[dict]) -> dict:
+    """The games the sessions played and their seconds: a rate that holds when a killed session's are lost."""
+    return {key: round(sum(s.get(key, 0) for s in sessions if isinstance(s, dict)), 2) for key in ("games", "seconds")}
+
+
+def run_figures(folder: Path, session: dict, games: int, decisions: int, resume: bool) -> dict:
+    """run.json: the whole study's games and decisions (from its tables, every session); the games and
+    seconds of the sessions that were timed, those that ended or were stopped (a killed session's are lost
+    with it), whose ratio is the study's rate; and each of those sessions' figures."""
+    sessions = _sessions(folder, session, resume)
+    timed = _timed(sessions)
+    return {"games": games, "decisions": decisions, "seconds": timed["seconds"], "timed_games": int(timed["games"]),
+            "sessions": sessions}
+
+
+def stopped_figures(folder: Path, session: dict, games: int, resume: bool) -> dict:
+    """run.json of a stopped study: its finished games and the sessions so far, so that --resume adds to them."""
+    sessions = _sessions(folder, session, resume)
+    timed = _timed(sessions)
+    return {"games": games, "stopped": True, "seconds": timed["seconds"], "timed_games": int(timed["games"]),
+            "sessions": sessions}
 
 
 def check_finished(folder: str | Path, cfg: StudyConfig, games: int) -> None:

@@ -582,6 +582,35 @@ def test_a_study_resumed_with_other_weights_behind_a_spec_is_refused(tmp_path):
     assert json.loads((tmp_path / "study" / weights.WEIGHTS).read_text()) != saved   # recorded from now on
 
 
+def test_a_stopped_sessions_time_counts_in_the_studys_rate(tmp_path, monkeypatch):
+    """A study stopped (Ctrl-C, SIGTERM) and resumed: run.json keeps the stopped session's games and seconds,
+    so its rate (timed games over seconds, as the atlas's cost table reads it) covers both sessions, not the
+    whole study's games over the last session's seconds."""
+    cfg = config.parse({**GOOD, "games": 6, "player_counts": [3], "lineups": {3: ["random"] * 3},
+                        "rulesets": {"default": "default"}, "restricted": None, "out": str(tmp_path / "study")})
+    play, calls = runner._play, []
+
+    def stop_at_the_fifth(job):
+        calls.append(job)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return play(job)
+
+    monkeypatch.setattr(runner, "_play", stop_at_the_fifth)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run(cfg, workers=1, progress=False)
+    stopped = json.loads((tmp_path / "study" / "run.json").read_text())
+    assert stopped["stopped"] and stopped["games"] == stopped["timed_games"] == 4
+    assert [s["games"] for s in stopped["sessions"]] == [4] and stopped["seconds"] > 0
+    monkeypatch.setattr(runner, "_play", play)
+    runner.run(cfg, workers=1, progress=False, resume=True)
+    whole = json.loads((tmp_path / "study" / "run.json").read_text())
+    assert "stopped" not in whole and whole["games"] == whole["timed_games"] == 6
+    assert [s["games"] for s in whole["sessions"]] == [4, 2]
+    assert whole["seconds"] == pytest.approx(sum(s["seconds"] for s in whole["sessions"]), abs=0.01)
+    assert whole["seconds"] > stopped["seconds"]
+
+
 def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_whole(tmp_path):
     """A finished study whose games are the start of a larger one's schedule (restricted arms added, then more
     arms appended) is resumed, not refused: it plays only the new games and ends with the larger study's tables,
