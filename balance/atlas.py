@@ -293,7 +293,7 @@ def run(cfg: AtlasConfig, workers: int | None = None, progress: bool = True, res
     for table, population, sub in subs:
         done = runner.finished_games(sub.out)
         total = runner.game_count(sub)
-        if resume and done == total and (Path(sub.out) / "run.json").exists():
+        if resume and done == total and runner.tables_written(sub.out):
             out.append({"table": table.name, "population": population})
             continue
         again = resume and (Path(sub.out) / runner.STUDY).exists()

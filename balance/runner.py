@@ -227,6 +227,16 @@ def stopped_figures(folder: Path, session: dict, games: int, resume: bool) -> di
             "sessions": sessions}
 
 
+def tables_written(folder: str | Path) -> bool:
+    """Whether the study's last session ended and wrote its tables: a stopped one's run.json says `stopped`,
+    even when its journal holds every game (a stop just after the last), and its tables are not written yet."""
+    try:
+        figures = json.loads((Path(folder) / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(figures, dict) and not figures.get("stopped", False)
+
+
 def check_finished(folder: str | Path, cfg: StudyConfig, games: int) -> None:
     """Refuse (RunFolderError) tables that hold fewer games than the study's schedule: a study stopped
     once a resume had extended it still has the tables of its first, smaller schedule."""

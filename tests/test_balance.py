@@ -602,13 +602,33 @@ def test_a_stopped_sessions_time_counts_in_the_studys_rate(tmp_path, monkeypatch
     stopped = json.loads((tmp_path / "study" / "run.json").read_text())
     assert stopped["stopped"] and stopped["games"] == stopped["timed_games"] == 4
     assert [s["games"] for s in stopped["sessions"]] == [4] and stopped["seconds"] > 0
+    assert not runner.tables_written(tmp_path / "study")      # an atlas's --resume plays on, not skips it
     monkeypatch.setattr(runner, "_play", play)
     runner.run(cfg, workers=1, progress=False, resume=True)
     whole = json.loads((tmp_path / "study" / "run.json").read_text())
     assert "stopped" not in whole and whole["games"] == whole["timed_games"] == 6
+    assert runner.tables_written(tmp_path / "study")
     assert [s["games"] for s in whole["sessions"]] == [4, 2]
     assert whole["seconds"] == pytest.approx(sum(s["seconds"] for s in whole["sessions"]), abs=0.01)
     assert whole["seconds"] > stopped["seconds"]
+
+
+def test_a_study_stopped_after_its_last_game_writes_its_tables_on_resume(tmp_path):
+    """A stop can land after the last game is saved and before the tables are written: run.json then says
+    `stopped`, so the atlas does not take the study for finished, and --resume writes the tables."""
+    cfg = config.parse({**GOOD, "games": 3, "player_counts": [3], "lineups": {3: ["random"] * 3},
+                        "rulesets": {"default": "default"}, "restricted": None, "out": str(tmp_path / "study")})
+    runner.run(cfg, workers=1, progress=False)
+    games = (tmp_path / "study" / "games.csv").read_bytes()
+    whole = json.loads((tmp_path / "study" / "run.json").read_text())
+    (tmp_path / "study" / "games.csv").unlink()
+    (tmp_path / "study" / "run.json").write_text(json.dumps(
+        runner.stopped_figures(tmp_path / "study", whole["sessions"][0], 3, resume=False)))
+    assert not runner.tables_written(tmp_path / "study")
+    runner.run(cfg, workers=1, progress=False, resume=True)
+    assert runner.tables_written(tmp_path / "study")
+    assert (tmp_path / "study" / "games.csv").read_bytes() == games
+    assert [s["games"] for s in json.loads((tmp_path / "study" / "run.json").read_text())["sessions"]] == [3, 0]
 
 
 def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_whole(tmp_path):
