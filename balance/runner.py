@@ -161,13 +161,13 @@ def run(cfg: StudyConfig, workers: int | None = None, progress: bool = True, res
                     decisions += rows["games"][0][tables.COLUMNS["games"].index("decisions")]
                     bar.update()
         except KeyboardInterrupt:        # a stop (Ctrl-C, SIGTERM): its session's time counts in the study's
-            write_text(folder / "run.json", json.dumps(stopped_figures(
-                folder, _session(played, decisions, workers, ray, time.perf_counter() - start), done + played,
-                resume), indent=2) + "\n")
+            session = _session(played, decisions, workers, ray, time.perf_counter() - start)
+            write_text(folder / "run.json", json.dumps(run_figures(folder, session, resume, done + played),
+                                                       indent=2) + "\n")
             raise
         figures = _session(played, decisions, workers, ray, time.perf_counter() - start)
         all_decisions = write_tables(folder)
-        write_text(folder / "run.json", json.dumps(run_figures(folder, figures, len(jobs), all_decisions, resume),
+        write_text(folder / "run.json", json.dumps(run_figures(folder, figures, resume, len(jobs), all_decisions),
                                                    indent=2) + "\n")
     except OSError as err:
         raise RunFolderError(f"cannot write into {folder}: {err.strerror or err}; {finished_games(folder)} "
@@ -195,36 +195,21 @@ def _session(games: int, decisions: int, workers: int, ray: str | None, seconds:
             "decisions_per_second": round(decisions / seconds) if seconds else 0}
 
 
-def _sessions(folder: Path, session: dict, resume: bool) -> list[dict]:
+def run_figures(folder: Path, session: dict, resume: bool, games: int, decisions: int | None = None) -> dict:
+    """run.json: the whole study's games and decisions (from its tables, every session; a stopped study's
+    tables are not written, so it has no decisions and says `stopped`); the games and seconds of the sessions
+    that were timed, those that ended or were stopped (a killed session's are lost with it), whose ratio is the
+    study's rate; and each of those sessions' figures."""
     before = {}
     if resume:
         with contextlib.suppress(OSError, ValueError):
             before = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    return (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
-            else []) + [session]
-
-
-def _timed(sessions: list[dict]) -> dict:
-    """The games the sessions played and their seconds: a rate that holds when a killed session's are lost."""
-    return {key: round(sum(s.get(key, 0) for s in sessions if isinstance(s, dict)), 2) for key in ("games", "seconds")}
-
-
-def run_figures(folder: Path, session: dict, games: int, decisions: int, resume: bool) -> dict:
-    """run.json: the whole study's games and decisions (from its tables, every session); the games and
-    seconds of the sessions that were timed, those that ended or were stopped (a killed session's are lost
-    with it), whose ratio is the study's rate; and each of those sessions' figures."""
-    sessions = _sessions(folder, session, resume)
-    timed = _timed(sessions)
-    return {"games": games, "decisions": decisions, "seconds": timed["seconds"], "timed_games": int(timed["games"]),
-            "sessions": sessions}
-
-
-def stopped_figures(folder: Path, session: dict, games: int, resume: bool) -> dict:
-    """run.json of a stopped study: its finished games and the sessions so far, so that --resume adds to them."""
-    sessions = _sessions(folder, session, resume)
-    timed = _timed(sessions)
-    return {"games": games, "stopped": True, "seconds": timed["seconds"], "timed_games": int(timed["games"]),
-            "sessions": sessions}
+    sessions = (before.get("sessions") if isinstance(before, dict) and isinstance(before.get("sessions"), list)
+                else []) + [session]
+    timed = [s for s in sessions if isinstance(s, dict)]
+    whole = {"games": games, "stopped": True} if decisions is None else {"games": games, "decisions": decisions}
+    return {**whole, "seconds": round(sum(s.get("seconds", 0) for s in timed), 2),
+            "timed_games": sum(s.get("games", 0) for s in timed), "sessions": sessions}
 
 
 def tables_written(folder: str | Path) -> bool:

@@ -623,7 +623,7 @@ def test_a_study_stopped_after_its_last_game_writes_its_tables_on_resume(tmp_pat
     whole = json.loads((tmp_path / "study" / "run.json").read_text())
     (tmp_path / "study" / "games.csv").unlink()
     (tmp_path / "study" / "run.json").write_text(json.dumps(
-        runner.stopped_figures(tmp_path / "study", whole["sessions"][0], 3, resume=False)))
+        runner.run_figures(tmp_path / "study", whole["sessions"][0], False, 3)))
     assert not runner.tables_written(tmp_path / "study")
     runner.run(cfg, workers=1, progress=False, resume=True)
     assert runner.tables_written(tmp_path / "study")
