@@ -43,14 +43,20 @@ def write(folder: str | Path) -> Path:
     cfg = load(folder)
     cfg = cfg.model_copy(update={"out": str(folder)})
     subs = atlas.studies(cfg)
-    data = {}
-    for t, pop, sub in subs:
-        data[t.name, pop] = tables.read_all(sub.out)
-        runner.check_finished(sub.out, sub, tables.rows(data[t.name, pop]["games"]))
     by_table = {t.name: t for t, _, _ in subs}
     played = {name: atlas.populations(cfg, t) for name, t in by_table.items()}
-    restricted = {(t.name, pop) for t, pop, sub in subs if sub.restricted}    # a search subset may play no arm
-    cells = {(t.name, pop): analysis.cell(data[t.name, pop], "main", "default", t.players) for t, pop, _ in subs}
+    cells, values, games = {}, {}, 0
+    for t in by_table.values():     # one table's raw games at a time: a whole atlas's would not fit in memory
+        data, restricted = {}, []
+        for _, pop, sub in (s for s in subs if s[0].name == t.name):
+            data[pop] = tables.read_all(sub.out)
+            runner.check_finished(sub.out, sub, tables.rows(data[pop]["games"]))
+            cells[t.name, pop] = analysis.cell(data[pop], "main", "default", t.players)
+            games += tables.rows(data[pop]["games"])
+            restricted += [pop] if sub.restricted else []       # a search subset may play no arm
+        if atlas.valued(cfg, t):
+            values[t.name] = option_questions(t, t.players, {p: data[p] for p in played[t.name] if p in restricted},
+                                              atlas.options(cfg, t))
     findings = Findings(RATE)
     questions: list[Question] = []
     seat_rows, pooled, table_seats = [], defaultdict(dict), []
@@ -65,12 +71,7 @@ def write(folder: str | Path) -> Path:
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
     pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]
     questions += table_seats + pooled_seat
-    values = {}
-    for t in by_table.values():
-        if atlas.valued(cfg, t):
-            values[t.name] = option_questions(t, t.players, {p: data[t.name, p] for p in played[t.name]
-                                                             if (t.name, p) in restricted}, atlas.options(cfg, t))
-            questions += values[t.name]
+    questions += [q for qs in values.values() for q in qs]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values
     memphis, memphis_seats, valued_pairs = [], [], []
@@ -96,7 +97,6 @@ def write(folder: str | Path) -> Path:
 
     pops = atlas.populations(cfg)
     page = Page("Balance atlas of Nefertiti")
-    games = sum(tables.rows(d["games"]) for d in data.values())
     page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}; "
               f"{len(by_table)} tables: {games} games in all (seed {cfg.seed}). These describe the reconstructed "
               f"ruleset `{cfg.ruleset}` played by these bots; a finding is the game's only when every population "
