@@ -32,6 +32,8 @@ from .stats import Findings, detectable, detectable_difference, detectable_mean,
 
 POOLED = "pooled"        # the `table` of a question pooled over every valued table
 POOLED_MEMPHIS = "pooled-memphis"   # ... over every pair of valued tables with Memphis off and on
+POOLED_SETUP = "pooled-setup"       # ... over every pair of valued tables with the beginner and advanced stalls
+CHANGED_BY = {"memphis": POOLED_MEMPHIS, "setup": POOLED_SETUP}    # the axes whose change in value is pooled
 
 
 @dataclass
@@ -176,27 +178,27 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
     return out
 
 
-def memphis_option_questions(pairs: list[tuple[list[Question], list[Question]]]) -> list[Question]:
-    """What the Port of Memphis changes in each option's value: its value with Memphis on minus off, per
-    population, pooled over the pairs of valued tables that differ in Memphis alone (each pair's variance the
-    sum of its two tables', inverse-variance weighted as in `pooled_option_questions`). Kinds "memphis
-    character" and "memphis market"; `pairs` holds (off table's, on table's) option questions."""
+def option_change_questions(pairs: list[tuple[list[Question], list[Question]]], axis: str) -> list[Question]:
+    """What one axis of the table changes in each option's value: its value at the second table of a pair minus
+    the first, per population, pooled over the pairs of valued tables that differ in that axis alone (each pair's
+    variance the sum of its two tables', inverse-variance weighted as in `pooled_option_questions`). `axis`
+    "memphis" pairs (off, on), "setup" (beginner, advanced); kinds f"{axis} character" and f"{axis} market"."""
     by_option: dict[tuple[str, str], list[tuple[Question, Question]]] = {}
-    for off_qs, on_qs in pairs:
-        on = {(q.kind, q.subject): q for q in on_qs}
-        for q in off_qs:
-            if (q.kind, q.subject) in on:
-                by_option.setdefault((q.kind, q.subject), []).append((q, on[q.kind, q.subject]))
+    for first_qs, second_qs in pairs:
+        second = {(q.kind, q.subject): q for q in second_qs}
+        for q in first_qs:
+            if (q.kind, q.subject) in second:
+                by_option.setdefault((q.kind, q.subject), []).append((q, second[q.kind, q.subject]))
     out = []
     for (kind, name), both in by_option.items():
-        question = Question(f"memphis {kind}", POOLED_MEMPHIS, name, "pp",
-                            extra={"tables": [on.table for _, on in both]})
-        for pop in dict.fromkeys(a.population for _, on in both for a in on.answers):
+        question = Question(f"{axis} {kind}", CHANGED_BY[axis], name, "pp",
+                            extra={"tables": [second.table for _, second in both]})
+        for pop in dict.fromkeys(a.population for _, second in both for a in second.answers):
             diffs = []
-            for off, on in both:
-                if pop in off.extra and pop in on.extra:
-                    (value_on, var_on), (value_off, var_off) = _value(on, pop), _value(off, pop)
-                    diffs.append((value_on - value_off, var_on + var_off))
+            for first, second in both:
+                if pop in first.extra and pop in second.extra:
+                    (value_second, var_second), (value_first, var_first) = _value(second, pop), _value(first, pop)
+                    diffs.append((value_second - value_first, var_second + var_first))
             if diffs:
                 question.answers.append(_pooled(pop, diffs))
         out.append(question)

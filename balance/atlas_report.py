@@ -1,5 +1,6 @@
 """The atlas report: top findings in plain words, then seat fairness per table, the character and market
-rankings, Memphis off and on, the tutors at 2 players, each stall's closings, gift types' points per Deben
+rankings, Memphis off and on, what Memphis and the advanced setup change in each option's
+value, the tutors at 2 players, each stall's closings, gift types' points per Deben
 and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import yaml
 from nefertiti_env import load_ruleset
 
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, runner, tables
-from .atlas_findings import (POOLED, POOLED_MEMPHIS, Question, memphis_option_questions, memphis_question,
+from .atlas_findings import (CHANGED_BY, POOLED, Question, memphis_question, option_change_questions,
                              option_questions, pooled_option_questions,
                              pool_seats, pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
 from .page import Page
@@ -74,12 +75,10 @@ def write(folder: str | Path) -> Path:
     questions += [q for qs in values.values() for q in qs]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values
-    memphis, memphis_seats, valued_pairs = [], [], []
+    memphis, memphis_seats = [], []
     for t in by_table.values():
         off = atlas.Table(t.players, t.setup, t.characters, False)
         if t.memphis and off.name in by_table:
-            if t.name in values and off.name in values:
-                valued_pairs.append((values[off.name], values[t.name]))
             both = [p for p in played[t.name] if p in played[off.name]]
             on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
             memphis.append(memphis_question(off, t, off_c, on_c, t.players))
@@ -88,8 +87,9 @@ def write(folder: str | Path) -> Path:
     tutors = [atlas_questions.tutor_question(t, {p: cells[t.name, p] for p in played[t.name]},
                                              np.asarray(rules.type_values), list(rules.type_names))
               for t in by_table.values() if t.players == 2]
-    memphis_values = memphis_option_questions(valued_pairs)
-    questions += memphis + memphis_seats + memphis_values + tutors
+    pairs = {axis: _pairs(values, by_table, axis) for axis in CHANGED_BY}
+    changes = {axis: option_change_questions(pairs[axis], axis) for axis in CHANGED_BY}
+    questions += memphis + memphis_seats + changes["memphis"] + tutors + changes["setup"]
     for q in questions:
         q.register(findings)
     qv = findings.adjusted()
@@ -106,12 +106,12 @@ def write(folder: str | Path) -> Path:
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
     titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled"),
-              POOLED_MEMPHIS: Pooled(f"{_count(len(valued_pairs), 'pair')} of valued tables with Memphis "
-                                     "off and on, pooled"),
+              **{CHANGED_BY[axis]: Pooled(f"{_count(len(pairs[axis]), 'pair')} of valued tables with "
+                                          f"{CHANGE[axis]['pairs']}, pooled") for axis in CHANGED_BY},
               **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled}}
     _top(page, questions, qv, titled)
     _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values,
-                                    **({POOLED_MEMPHIS: memphis_values} if memphis_values else {})}, memphis, titled)
+                                    **{CHANGED_BY[axis]: qs for axis, qs in changes.items() if qs}}, memphis, titled)
     atlas_parts.figures(page, folder, cells, by_table, played)
     page.heading("Seat fairness per table")
     page.text("Win rate (%) and mean rank by position in turn order (1 = first player; parity is 1/n and "
@@ -143,15 +143,13 @@ def write(folder: str | Path) -> Path:
         _questions(page, "What Memphis changes: mean score per seat, on minus off", memphis, qv, by_table, pops)
         _questions(page, "What Memphis changes: each position's win rate, on minus off", memphis_seats, qv,
                    by_table, pops)
-    if memphis_values:
-        page.heading("What Memphis changes: each character's and market's value, on minus off")
-        page.text("An option's value (above) at a table with Memphis on minus its value at the same table with "
-                  "Memphis off, per population, pooled over the pairs of valued tables that differ in Memphis "
-                  "alone (inverse-variance weighted; each pair's variance is the sum of its two tables'). "
-                  "Positive: the Port makes the option worth more to its seat.")
-        for what in (MEMPHIS_CHARACTERS, MEMPHIS_MARKETS):
-            _options(page, titled[POOLED_MEMPHIS], [q for q in memphis_values if q.kind == what["noun"]], qv, pops,
-                     what)
+    for axis, qs in changes.items():
+        if qs:
+            change = CHANGE[axis]
+            page.heading(change["heading"])
+            page.text(change["text"])
+            for what in change["kinds"]:
+                _options(page, titled[CHANGED_BY[axis]], [q for q in qs if q.kind == what["noun"]], qv, pops, what)
     atlas_parts.memphis_economy(page, cells, by_table, played)
     if tutors:
         _tutors(page, [q for q in table_seats if q.extra["players"] == 2], tutors, qv, by_table, pops,
@@ -228,6 +226,10 @@ def _top(page: Page, questions: list[Question], qv, by_table) -> None:
                                      " to its seat",
                 "memphis market": f"Memphis makes the option of placing servants at {q.subject} worth "
                                   f"{'more' if more else 'less'} to its seat",
+                "setup character": f"the advanced stalls make the option of the {q.subject} worth "
+                                   f"{'more' if more else 'less'} to its seat",
+                "setup market": f"the advanced stalls make the option of placing servants at {q.subject} worth "
+                                f"{'more' if more else 'less'} to its seat",
                 "tutor": f"the tutors' cards cost the first player {'more' if more else 'less'} points than "
                          "the second"}[q.kind]
         who = ("every population that played it agrees (" + ", ".join(a.population for a in q.answers)
@@ -301,6 +303,33 @@ MEMPHIS_CHARACTERS = {"noun": "memphis character", "title": "Memphis on minus of
                       "extra": lambda q, a: _count(a.tables, "pair")}
 MEMPHIS_MARKETS = {**MEMPHIS_CHARACTERS, "noun": "memphis market", "title": "Memphis on minus off, market value",
                    "figure": "atlas_memphis_markets"}
+SETUP_CHARACTERS = {**MEMPHIS_CHARACTERS, "noun": "setup character", "figure": "atlas_setup_characters",
+                    "title": "Advanced minus beginner stalls, character value"}
+SETUP_MARKETS = {**MEMPHIS_CHARACTERS, "noun": "setup market", "figure": "atlas_setup_markets",
+                 "title": "Advanced minus beginner stalls, market value"}
+CHANGE = {
+    "memphis": {"pairs": "Memphis off and on", "kinds": (MEMPHIS_CHARACTERS, MEMPHIS_MARKETS),
+                "heading": "What Memphis changes: each character's and market's value, on minus off",
+                "text": "An option's value (above) at a table with Memphis on minus its value at the same table "
+                        "with Memphis off, per population, pooled over the pairs of valued tables that differ in "
+                        "Memphis alone (inverse-variance weighted; each pair's variance is the sum of its two "
+                        "tables'). Positive: the Port makes the option worth more to its seat."},
+    "setup": {"pairs": "the beginner and advanced stalls", "kinds": (SETUP_CHARACTERS, SETUP_MARKETS),
+              "heading": "What the advanced setup changes: each character's and market's value, advanced minus "
+                         "beginner",
+              "text": "An option's value (above) at a table with the advanced stalls minus its value at the same "
+                      "table with the beginner stalls, per population, pooled over the pairs of valued tables that "
+                      "differ in the setup alone (inverse-variance weighted; each pair's variance is the sum of its "
+                      "two tables'). Positive: the advanced stalls make the option worth more to its seat."},
+}
+
+
+def _pairs(values: dict[str, list[Question]], by_table, axis: str) -> list[tuple[list[Question], list[Question]]]:
+    """The option questions of each pair of valued tables that differ in `axis` alone: (Memphis off, on) or
+    (beginner, advanced stalls)."""
+    first, second = {"memphis": (False, True), "setup": ("beginner", "advanced")}[axis]
+    twins = [(replace(t, **{axis: first}).name, t.name) for t in by_table.values() if getattr(t, axis) == second]
+    return [(values[a], values[b]) for a, b in twins if a in values and b in values]
 
 
 def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: dict) -> None:
@@ -321,7 +350,7 @@ def _figures(page: Page, folder: Path, pooled, values, memphis, by_table) -> Non
     path = plots.save(atlas_plots.seats(dict(pooled)), folder / "atlas_seats.png")
     page.figure(path, "Seat fairness per player count (pooled over the tables of that count each population played)")
     for name, qs in values.items():
-        for what in (CHARACTERS, MARKETS, MEMPHIS_CHARACTERS, MEMPHIS_MARKETS):
+        for what in (CHARACTERS, MARKETS, MEMPHIS_CHARACTERS, MEMPHIS_MARKETS, SETUP_CHARACTERS, SETUP_MARKETS):
             mine = sorted((q for q in qs if q.kind == what["noun"]), key=lambda q: -_mean(q))
             if mine:
                 ranking = [(q.subject, {a.population: a.estimate for a in q.answers}) for q in mine]

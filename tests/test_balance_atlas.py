@@ -559,17 +559,42 @@ def test_an_atlas_resumed_with_more_valued_tables_ends_as_one_played_whole(tmp_p
         grown / "atlas.md").read_text()
 
 
+def test_an_atlas_valued_at_both_setups_reports_what_the_advanced_stalls_change(tmp_path):
+    """docs/rules.md 1.4 (the opening display): restricted play at the beginner and the advanced stalls of the
+    same table gives, per option and population, the value at the advanced table minus the beginner one (one pair
+    of tables here, so the pooled change is that difference)."""
+    raw = {**{k: v for k, v in TINY.items() if k != "search"}, "players": [2], "games": 2, "memphis": [False],
+           "setups": ["beginner", "advanced"],
+           "values": {**TINY["values"], "games": 8, "setups": ["beginner", "advanced"]}, "out": str(tmp_path / "a")}
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(tmp_path / "a.yaml"), "--quiet"]) == 0
+    answers = tables.where(tables.read(tmp_path / "a", "answers"), population="greedy")
+    changes = {}
+    for kind in ("character", "market"):
+        change = tables.where(answers, kind=f"setup {kind}")
+        assert set(change["table"]) == {"pooled-setup"}
+        for subject, estimate in zip(change["subject"], change["estimate"]):
+            beginner, advanced = (float(tables.where(answers, kind=kind, subject=subject, table=f"2p-{setup}-base-"
+                                                     "no-memphis")["estimate"][0]) for setup in ("beginner", "advanced"))
+            changes[subject] = float(estimate)
+            assert changes[subject] == pytest.approx(advanced - beginner, abs=1e-3)
+    assert set(changes) == {*atlas.roster(load_ruleset("default"), "base"), "Gizeh"} and any(changes.values())
+    assert "## What the advanced setup changes: each character's and market's value, advanced minus beginner" in (
+        tmp_path / "a" / "atlas.md").read_text()
+
+
 def test_memphis_change_in_value_pools_each_pairs_difference():
     """An option worth 30 points with Memphis on and 10 off at one pair of tables, and 20 on and 20 off at
     another, changes by the inverse-variance mean of +20 and 0, each pair's variance the sum of its two tables';
     simulated options whose value Memphis leaves alone get intervals that hold 0 in about 95% of studies."""
-    from nefertiti_env.balance.atlas_findings import POOLED_MEMPHIS, memphis_option_questions
+    from nefertiti_env.balance.atlas_findings import POOLED_MEMPHIS, option_change_questions
 
     def var(c, r):
         return sum((x + 1) / 1002 * (1 - (x + 1) / 1002) / 1002 for x in (c, r))
 
-    (q,) = memphis_option_questions([([_option("a-off", "p", 300, 200)], [_option("a-on", "p", 500, 200)]),
-                                     ([_option("b-off", "p", 400, 200)], [_option("b-on", "p", 400, 200)])])
+    (q,) = option_change_questions([([_option("a-off", "p", 300, 200)], [_option("a-on", "p", 500, 200)]),
+                                    ([_option("b-off", "p", 400, 200)], [_option("b-on", "p", 400, 200)])],
+                                   "memphis")
     (a,) = q.answers
     w = 1 / np.asarray([var(300, 200) + var(500, 200), var(400, 200) + var(400, 200)])
     assert (q.kind, q.table, q.subject, q.extra["tables"], a.tables) == (
@@ -581,6 +606,6 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     for _ in range(400):
         pairs = [tuple([_option(f"{n}p-{m}", "p", *rng.binomial(1000, [1 / n + 0.05, 1 / n]))] for m in "ab")
                  for n in (2, 3, 4)]
-        (a,) = memphis_option_questions(pairs)[0].answers
+        (a,) = option_change_questions(pairs, "memphis")[0].answers
         covered += a.estimate[1] <= 0 <= a.estimate[2]
     assert 0.92 <= covered / 400 <= 0.99
