@@ -42,6 +42,22 @@ def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
     assert all(t in valued for t in searched)
 
 
+def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_and_made_the_shipped_answers():
+    """configs/atlas_every_table.yaml: the packaged atlas's tables, populations and seed (so the same deals),
+    restricted play at all 28 tables and no searching population; the answers shipped under
+    docs/results/balance/atlas/every_table were made by that config (its atlas.yaml), but for where they went."""
+    every = atlas.parse(yaml.safe_load(resolve("atlas_every_table").read_text()))
+    packaged = atlas.parse(yaml.safe_load(resolve("atlas").read_text()))
+    assert atlas.tables(every) == atlas.tables(packaged) and (every.seed, every.populations, every.games) == (
+        packaged.seed, packaged.populations, packaged.games) and not every.search
+    assert all(atlas.valued(every, t) for t in atlas.tables(every))
+    assert atlas.options(every, atlas.tables(every)[0]) == atlas.options(packaged, atlas.tables(packaged)[0])
+    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "every_table"
+    assert atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text())) == every
+    answers = tables.read(shipped, "answers")
+    assert set(answers["table"]) >= {t.name for t in atlas.tables(every)} | {"pooled", "pooled-setup"}
+
+
 def test_each_sub_study_counts_its_games_without_scheduling_them():
     """`runner.game_count` is the schedule's length, for the packaged atlas's sub-studies (restricted arms or
     none, searching subsets) and a study that compares rulesets."""
