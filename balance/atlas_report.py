@@ -76,18 +76,17 @@ def write(folder: str | Path) -> Path:
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values
     memphis, memphis_seats = [], []
-    for t in by_table.values():
-        off = atlas.Table(t.players, t.setup, t.characters, False)
-        if t.memphis and off.name in by_table:
-            both = [p for p in played[t.name] if p in played[off.name]]
-            on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
-            memphis.append(memphis_question(off, t, off_c, on_c, t.players))
-            memphis_seats += atlas_questions.memphis_seat_questions(off, t, off_c, on_c, t.players)
+    for off, t in _twins(by_table, "memphis"):
+        both = [p for p in played[t.name] if p in played[off.name]]
+        on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
+        memphis.append(memphis_question(off, t, off_c, on_c, t.players))
+        memphis_seats += atlas_questions.memphis_seat_questions(off, t, off_c, on_c, t.players)
     rules = load_ruleset(cfg.ruleset)
     tutors = [atlas_questions.tutor_question(t, {p: cells[t.name, p] for p in played[t.name]},
                                              np.asarray(rules.type_values), list(rules.type_names))
               for t in by_table.values() if t.players == 2]
-    pairs = {axis: _pairs(values, by_table, axis) for axis in CHANGED_BY}
+    pairs = {axis: [(values[a.name], values[b.name]) for a, b in _twins(by_table, axis)     # valued pairs
+                    if a.name in values and b.name in values] for axis in CHANGED_BY}
     changes = {axis: option_change_questions(pairs[axis], axis) for axis in CHANGED_BY}
     questions += memphis + memphis_seats + changes["memphis"] + tutors + changes["setup"]
     for q in questions:
@@ -324,12 +323,12 @@ CHANGE = {
 }
 
 
-def _pairs(values: dict[str, list[Question]], by_table, axis: str) -> list[tuple[list[Question], list[Question]]]:
-    """The option questions of each pair of valued tables that differ in `axis` alone: (Memphis off, on) or
-    (beginner, advanced stalls)."""
+def _twins(by_table: dict[str, atlas.Table], axis: str) -> list[tuple[atlas.Table, atlas.Table]]:
+    """Each pair of the atlas's tables that differ in `axis` alone: (Memphis off, on) or (beginner, advanced
+    stalls), in the atlas's order of the second."""
     first, second = {"memphis": (False, True), "setup": ("beginner", "advanced")}[axis]
-    twins = [(replace(t, **{axis: first}).name, t.name) for t in by_table.values() if getattr(t, axis) == second]
-    return [(values[a], values[b]) for a, b in twins if a in values and b in values]
+    named = [(replace(t, **{axis: first}).name, t) for t in by_table.values() if getattr(t, axis) == second]
+    return [(by_table[name], t) for name, t in named if name in by_table]
 
 
 def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: dict) -> None:

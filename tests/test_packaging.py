@@ -147,12 +147,13 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
     configs = packaged()
     assert {"quickstart", "tiny", "balance", "balance_random"} <= set(configs)
     for name, path in configs.items():          # each is a valid config of one of the three formats
-        if yaml.safe_load(path.read_text()).get("kind") == "atlas":
-            atlas.parse(yaml.safe_load(path.read_text()), name)
+        raw = yaml.safe_load(path.read_text())
+        if raw.get("kind") == "atlas":
+            atlas.parse(raw, name)
         elif name.startswith("balance"):
             load(path)
         else:                                   # a second stage's init_from is the first stage's run
-            config_from_dict({**yaml.safe_load(path.read_text()), "init_from": ""}, source=name)
+            config_from_dict({**raw, "init_from": ""}, source=name)
     assert resolve("quickstart") == configs["quickstart"] and resolve("configs/quickstart.yaml").samefile(configs["quickstart"])
     assert main(["configs"]) == 0
     listing = capsys.readouterr().out.splitlines()
