@@ -33,6 +33,7 @@ same game pool (worker processes or a Ray cluster) and can be read with the lab'
         value_games: 0                # seat fairness only
         players: [4]
         setups: [beginner]
+    fairness: [setup, memphis]        # one test per player count: does the option bring the seats nearer parity?
 
 The axes of `values` and of each `search` subset (players, setups, characters, memphis) narrow the
 atlas's tables; an absent axis keeps all, and the memphis axis keeps the tables where Memphis is
@@ -119,6 +120,10 @@ class AtlasConfig(Section):
     ruleset: str = "default"
     values: Values | None = None
     search: Annotated[list[Search], BeforeValidator(_subsets)] = []
+    fairness: list[Literal["memphis", "setup"]] = Field(
+        [], description="options whose effect on seat fairness is one test per player count and population "
+                        "(Memphis on minus off, advanced minus beginner stalls); none by default, so that an "
+                        "atlas's tests, and so its adjusted q-values, stay those it was reported with")
     workers: Workers = 1
     out: Annotated[str, Field(min_length=1)] = "results/balance/atlas"
 

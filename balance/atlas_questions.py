@@ -23,9 +23,9 @@ import numpy as np
 from nefertiti_env.core.engine.board import value_column
 
 from . import analysis, tables
-from .atlas_findings import Answer, Question
-from .stats import detectable_difference, detectable_mean, diff_means, diff_proportions, p_means, p_proportions, \
-    proportion
+from .atlas_findings import CHANGED_BY, Answer, Question
+from .stats import detectable, detectable_difference, detectable_mean, diff_means, diff_proportions, \
+    mean_squared_edge, p_means, p_proportions, proportion, unweighted
 
 MEMPHIS = "Memphis"
 
@@ -61,6 +61,31 @@ def memphis_seat_questions(off_table, on_table, off: dict[str, dict], on: dict[s
             wa, na, wb, nb = float(a["win"].sum()), tables.rows(a), float(b["win"].sum()), tables.rows(b)
             q.answers.append(Answer(pop, diff_proportions(wa, na, wb, nb), p_proportions(wa, na, wb, nb),
                                     detectable_difference(wb / nb if nb else math.nan, na, nb)))
+        out.append(q)
+    return out
+
+
+def fairness_changes(twins, cells: dict, played: dict[str, list[str]], axis: str) -> list[Question]:
+    """Whether one option of the table (`axis`: "memphis" or "setup") makes seats fairer, as one test per player
+    count and population: the seat unfairness (`stats.mean_squared_edge`) of the table with the option (Memphis
+    on, advanced stalls) minus that of its twin without, averaged over the pairs of tables of that player count
+    that differ in the option alone (`stats.unweighted`). The per-position questions ask which seat gains;
+    this one asks whether the seats end up closer to parity. Kind f"{axis} fairness", in pp^2; `extra["rms"]`
+    holds each population's root-mean-square seat edge without and with the option (pp, for reading)."""
+    by_count: dict[int, list] = {}
+    for first, second in twins:
+        by_count.setdefault(second.players, []).append((first, second))
+    out = []
+    for n, pairs in sorted(by_count.items()):
+        q = Question(f"{axis} fairness", f"{CHANGED_BY[axis]}-{n}p", "mean squared seat edge", "pp2",
+                     extra={"players": n, "pairs": len(pairs), "rms": {}})
+        for pop in dict.fromkeys(p for first, second in pairs for p in played[second.name] if p in played[first.name]):
+            both = [tuple(mean_squared_edge(analysis.win_matrix(cells[t.name, pop]["seats"], n)) for t in pair)
+                    for pair in pairs if pop in played[pair[0].name] and pop in played[pair[1].name]]
+            interval, p, se = unweighted([(b[0] - a[0], a[1] + b[1]) for a, b in both])
+            q.answers.append(Answer(pop, interval, p, detectable(se), tables=len(both)))
+            q.extra["rms"][pop] = tuple(math.sqrt(max(float(np.mean([pair[i][0] for pair in both])), 0.0))
+                                        for i in (0, 1))
         out.append(q)
     return out
 

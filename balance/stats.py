@@ -17,8 +17,8 @@ from scipy import stats as sp
 from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
 __all__ = ["Findings", "chi2_equal", "detectable", "detectable_difference", "detectable_mean", "diff_means",
-           "diff_proportions", "lead_change_rows", "lead_changes", "leaders", "mean_ci", "p_means", "p_proportions",
-           "p_rate", "pooled", "proportion", "seat_edge", "wilson"]
+           "diff_proportions", "lead_change_rows", "lead_changes", "leaders", "mean_ci", "mean_squared_edge", "p_means",
+           "p_proportions", "p_rate", "pooled", "proportion", "seat_edge", "unweighted", "wilson"]
 
 
 def _z(level: float) -> float:
@@ -111,6 +111,37 @@ def seat_edge(wins, games: int, level: float = LEVEL) -> tuple[float, float, flo
     low = float(np.maximum(np.maximum(bounds[:, 0] - parity, parity - bounds[:, 1]), 0).max())
     high = float(np.maximum(bounds[:, 1] - parity, parity - bounds[:, 0]).max())
     return edge, low, high
+
+
+def mean_squared_edge(wins) -> tuple[float, float]:
+    """(estimate, variance) of a table's seat unfairness, the mean over positions of (win rate - 1/n)^2, from
+    its [game, position] matrix of win shares (`analysis.win_matrix`).
+
+    One number per table, so that two tables' fairness is one test. The estimate is unbiased: each position's
+    squared gap less its sampling variance, so fair seats average 0 (the squared gaps alone average their
+    noise, the bias of the largest-gap score in `seat_edge`). Its variance is the quadratic form's under a
+    normal approximation of the win rates, 2 tr(S^2)/m^2 + 4 d'Sd/m over n^2 (S: the covariance of a game's
+    win shares, which counts that one seat's win is another's loss; d: the gaps, d'Sd de-biased), so it holds
+    at fair seats too, where the gaps' first-order term vanishes."""
+    w = np.asarray(wins, dtype=np.float64)
+    m, n = w.shape
+    if m < 2:
+        return math.nan, math.nan
+    gap = w.mean(axis=0) - 1 / n
+    s = np.cov(w, rowvar=False)
+    s2 = float(np.trace(s @ s))
+    spread = max(float(gap @ s @ gap) - s2 / m, 0.0)
+    return float(gap @ gap - np.trace(s) / m) / n, (2 * s2 / m ** 2 + 4 * spread / m) / n ** 2
+
+
+def unweighted(values, level: float = LEVEL) -> tuple[tuple[float, float, float], float, float]:
+    """`pooled` with equal weights: the plain mean of independent estimates, (estimate, variance) pairs, with
+    its normal interval, two-sided p and standard error. For an estimate whose variance grows with it (seat
+    unfairness), inverse-variance weights would favour the smaller ones and bias the mean down."""
+    x, var = np.asarray(values, dtype=np.float64).reshape(-1, 2).T
+    d, se = float(x.mean()), float(math.sqrt(var.sum()) / x.size)
+    z = _z(level)
+    return (d, d - z * se, d + z * se), float(2 * sp.norm.sf(abs(d) / se)) if se > 0 else math.nan, se
 
 
 def detectable(se: float, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:

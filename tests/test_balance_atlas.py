@@ -55,7 +55,8 @@ def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_
     shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "every_table"
     assert atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text())) == every
     answers = tables.read(shipped, "answers")
-    assert set(answers["table"]) >= {t.name for t in atlas.tables(every)} | {"pooled", "pooled-setup"}
+    assert set(answers["table"]) >= {t.name for t in atlas.tables(every)} | {"pooled", "pooled-setup"} | {
+        f"pooled-{axis}-{n}p" for axis in every.fairness for n in (2, 3, 4, 5) if (axis, n) != ("memphis", 5)}
 
 
 def test_each_sub_study_counts_its_games_without_scheduling_them():
@@ -597,6 +598,36 @@ def test_an_atlas_valued_at_both_setups_reports_what_the_advanced_stalls_change(
     assert set(changes) == {*atlas.roster(load_ruleset("default"), "base"), "Gizeh"} and any(changes.values())
     assert "## What the advanced setup changes: each character's and market's value, advanced minus beginner" in (
         tmp_path / "a" / "atlas.md").read_text()
+
+
+def test_an_atlas_asked_for_fairness_tests_whether_each_option_brings_the_seats_nearer_parity(tmp_path):
+    """docs/rules.md 1.4 (the opening display) and 6 (Memphis): with `fairness`, one test per player count and
+    population of the seat unfairness with the option minus without, averaged over the twin tables (two pairs
+    a side here), computed by hand from the seats' win shares."""
+    raw = {**{k: v for k, v in TINY.items() if k not in ("search", "values")}, "players": [2], "games": 40,
+           "setups": ["beginner", "advanced"], "fairness": ["setup", "memphis"], "out": str(tmp_path / "a")}
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
+    assert main(["balance", "--config", str(tmp_path / "a.yaml"), "--quiet"]) == 0
+    answers = tables.read(tmp_path / "a", "answers")
+
+    def unfairness(table: str, pop: str) -> float:
+        seats = tables.read(tmp_path / "a" / table / pop, "seats")
+        wins = np.array([tables.where(seats, position=k)["win"] for k in (0, 1)])       # [position, game]
+        return float(((wins.mean(axis=1) - 0.5) ** 2).sum() - wins.var(axis=1, ddof=1).sum() / 40) / 2
+
+    for axis, pairs in (("setup", [("beginner-base-no-memphis", "advanced-base-no-memphis"),
+                                   ("beginner-base-memphis", "advanced-base-memphis")]),
+                        ("memphis", [("beginner-base-no-memphis", "beginner-base-memphis"),
+                                     ("advanced-base-no-memphis", "advanced-base-memphis")])):
+        rows = tables.where(answers, kind=f"{axis} fairness")
+        assert list(rows["table"]) == [f"pooled-{axis}-2p"] * 2 and set(rows["population"]) == {"greedy", "banker"}
+        for pop, estimate in zip(rows["population"], rows["estimate"]):
+            by_hand = np.mean([unfairness(f"2p-{b}", pop) - unfairness(f"2p-{a}", pop) for a, b in pairs])
+            assert float(estimate) == pytest.approx(1e4 * by_hand, abs=1e-3)
+        assert any(float(e) != 0 for e in rows["estimate"])
+    md = (tmp_path / "a" / "atlas.md").read_text()
+    assert "## Does the advanced setup make the seats fairer?" in md and "## Does Memphis make the seats fairer?" in md
+    assert "Top findings" in md
 
 
 def test_memphis_change_in_value_pools_each_pairs_difference():
