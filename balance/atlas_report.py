@@ -1,11 +1,11 @@
 """The atlas report: top findings in plain words, then seat fairness per table, the character and market
-rankings, Memphis off and on, what Memphis and the advanced setup change in each option's
-value and (where the config asks) in seat fairness, the tutors at 2 players, each stall's closings, gift types' points per Deben
-and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
+rankings, Memphis off and on, what Memphis and the advanced setup change in each option's value and (where
+the config asks) in seat fairness, the tutors at 2 players, each stall's closings, gift types' points per
+Deben and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
-the tutors' cost to each position, each change in seat fairness, for every population that played the table) is adjusted together by
-Benjamini-Hochberg (`stats.Findings`), and each question states its minimum detectable effect (80% power,
+the tutors' cost to each position, each change in seat fairness, for every population that played the
+table) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states its minimum detectable effect (80% power,
 5% two-sided) at the games played.
 """
 from __future__ import annotations

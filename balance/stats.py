@@ -17,8 +17,8 @@ from scipy import stats as sp
 from nefertiti_env.agents.stats import LEVEL, mean_ci, wilson
 
 __all__ = ["Findings", "chi2_equal", "detectable", "detectable_difference", "detectable_mean", "diff_means",
-           "diff_proportions", "lead_change_rows", "lead_changes", "leaders", "mean_ci", "mean_squared_edge", "p_means",
-           "p_proportions", "p_rate", "pooled", "proportion", "seat_edge", "unweighted", "wilson"]
+           "diff_proportions", "lead_change_rows", "lead_changes", "leaders", "mean_ci", "mean_squared_edge",
+           "p_means", "p_proportions", "p_rate", "pooled", "proportion", "seat_edge", "unweighted", "wilson"]
 
 
 def _z(level: float) -> float:
@@ -121,8 +121,9 @@ def mean_squared_edge(wins) -> tuple[float, float]:
     squared gap less its sampling variance, so fair seats average 0 (the squared gaps alone average their
     noise, the bias of the largest-gap score in `seat_edge`). Its variance is the quadratic form's under a
     normal approximation of the win rates, 2 tr(S^2)/m^2 + 4 d'Sd/m over n^2 (S: the covariance of a game's
-    win shares, which counts that one seat's win is another's loss; d: the gaps, d'Sd de-biased), so it holds
-    at fair seats too, where the gaps' first-order term vanishes."""
+    win shares, which counts that one seat's win is another's loss; d: the gaps), so it holds at fair seats
+    too, where the gaps' first-order term vanishes. d'Sd is taken less its own noise, tr(S^2)/m, and floored
+    at 0, which makes the interval conservative at fair seats rather than ever negative."""
     w = np.asarray(wins, dtype=np.float64)
     m, n = w.shape
     if m < 2:

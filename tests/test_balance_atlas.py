@@ -155,6 +155,8 @@ SEARCH = {"populations": ["mcts"], "games": 2}
                                       ({"search": [SEARCH, SEARCH]}, "already play"),
                                       ({"search": {**SEARCH, "memphis": [None]}}, "search.0.memphis"),
                                       ({"search": {**SEARCH, "value_games": -1}}, "search.0.value_games"),
+                                      ({"fairness": ["setup"]}, "fairness: setup needs both"),
+                                      ({"fairness": ["seats"]}, "fairness"),
                                       ({"search": [SEARCH, {**SEARCH, "populations": ["random"],
                                                             "players": [4]}]}, "search.1: picks none")])
 def test_bad_atlas_configs_are_named(bad, key):
