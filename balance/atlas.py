@@ -246,9 +246,9 @@ def parse(data, source: str = "<dict>") -> AtlasConfig:
              if n not in rules.players]
     bad = [c for c in cfg.characters if c not in ("base", "expansion") and c not in rules.scenarios]
     wrong += [("characters", f"unknown roster(s) {bad}: base, expansion or a scenario name")] if bad else []
-    axes = {"setup": cfg.setups, "memphis": cfg.memphis}
-    wrong += [("fairness", f"{axis} needs both of its values in `{'setups' if axis == 'setup' else 'memphis'}` "
-                          "to compare tables that differ in it") for axis in cfg.fairness if len(set(axes[axis])) < 2]
+    axes = {"setup": ("setups", cfg.setups), "memphis": ("memphis", cfg.memphis)}
+    wrong += [("fairness", f"{axis} needs both of its values in `{axes[axis][0]}` to compare tables that differ "
+                           "in it") for axis in cfg.fairness if len(set(axes[axis][1])) < 2]
     known = [m.name for m in rules.markets]
     if cfg.values is not None and isinstance(cfg.values.markets, list):
         bad = [m for m in cfg.values.markets if m not in known]

@@ -79,9 +79,12 @@ def fairness_changes(twins, cells: dict, played: dict[str, list[str]], axis: str
     for n, pairs in sorted(by_count.items()):
         q = Question(f"{axis} fairness", f"{CHANGED_BY[axis]}-{n}p", "mean squared seat edge", "pp2",
                      extra={"players": n, "pairs": len(pairs), "rms": {}})
-        for pop in dict.fromkeys(p for first, second in pairs for p in played[second.name] if p in played[first.name]):
-            both = [tuple(mean_squared_edge(analysis.win_matrix(cells[t.name, pop]["seats"], n)) for t in pair)
-                    for pair in pairs if pop in played[pair[0].name] and pop in played[pair[1].name]]
+        by_pop: dict[str, list] = {}            # (unfairness, variance) without and with, per pair both played
+        for pair in pairs:
+            for pop in (p for p in played[pair[1].name] if p in played[pair[0].name]):
+                by_pop.setdefault(pop, []).append(
+                    tuple(mean_squared_edge(analysis.win_matrix(cells[t.name, pop]["seats"], n)) for t in pair))
+        for pop, both in by_pop.items():
             interval, p, se = unweighted([(b[0] - a[0], a[1] + b[1]) for a, b in both])
             q.answers.append(Answer(pop, interval, p, detectable(se), tables=len(both)))
             q.extra["rms"][pop] = tuple(math.sqrt(max(float(np.mean([pair[i][0] for pair in both])), 0.0))

@@ -5,8 +5,8 @@ Deben and the cost of the run; `atlas.md` and the self-contained `atlas.html`.
 
 Every test of the atlas (each seat of each table, each character and market, each Memphis comparison,
 the tutors' cost to each position, each change in seat fairness, for every population that played the
-table) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states its minimum detectable effect (80% power,
-5% two-sided) at the games played.
+table) is adjusted together by Benjamini-Hochberg (`stats.Findings`), and each question states its minimum
+detectable effect (80% power, 5% two-sided) at the games played.
 """
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def write(folder: str | Path) -> Path:
     questions += [q for qs in values.values() for q in qs]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
     questions += pooled_values
+    twins = {axis: _twins(by_table, axis) for axis in CHANGED_BY}
     memphis, memphis_seats = [], []
-    for off, t in _twins(by_table, "memphis"):
+    for off, t in twins["memphis"]:
         both = [p for p in played[t.name] if p in played[off.name]]
         on_c, off_c = ({p: cells[name, p] for p in both} for name in (t.name, off.name))
         memphis.append(memphis_question(off, t, off_c, on_c, t.players))
@@ -85,12 +86,11 @@ def write(folder: str | Path) -> Path:
     tutors = [atlas_questions.tutor_question(t, {p: cells[t.name, p] for p in played[t.name]},
                                              np.asarray(rules.type_values), list(rules.type_names))
               for t in by_table.values() if t.players == 2]
-    pairs = {axis: [(values[a.name], values[b.name]) for a, b in _twins(by_table, axis)     # valued pairs
+    pairs = {axis: [(values[a.name], values[b.name]) for a, b in twins[axis]     # valued pairs
                     if a.name in values and b.name in values] for axis in CHANGED_BY}
     changes = {axis: option_change_questions(pairs[axis], axis) for axis in CHANGED_BY}
     questions += memphis + memphis_seats + changes["memphis"] + tutors + changes["setup"]
-    fairness = {axis: atlas_questions.fairness_changes(_twins(by_table, axis), cells, played, axis)
-                for axis in cfg.fairness}
+    fairness = {axis: atlas_questions.fairness_changes(twins[axis], cells, played, axis) for axis in cfg.fairness}
     questions += [q for qs in fairness.values() for q in qs]
     for q in questions:
         q.register(findings)

@@ -58,9 +58,13 @@ def pooled(values, level: float = LEVEL) -> tuple[tuple[float, float, float], fl
     inverse variances (a fixed-effect meta-analysis): ((mean, low, high), two-sided p, standard error)."""
     x, var = np.asarray(values, dtype=np.float64).reshape(-1, 2).T
     w = 1 / var
-    d, se = float(w @ x / w.sum()), float(1 / math.sqrt(w.sum()))
+    return _normal(float(w @ x / w.sum()), float(1 / math.sqrt(w.sum())), level)
+
+
+def _normal(d: float, se: float, level: float) -> tuple[tuple[float, float, float], float, float]:
+    """An estimate with standard error `se` as ((d, low, high), two-sided p, se) under a normal approximation."""
     z = _z(level)
-    return (d, d - z * se, d + z * se), float(2 * sp.norm.sf(abs(d) / se)), se
+    return (d, d - z * se, d + z * se), float(2 * sp.norm.sf(abs(d) / se)) if se > 0 else math.nan, se
 
 
 def p_proportions(x1: float, n1: int, x2: float, n2: int) -> float:
@@ -140,9 +144,7 @@ def unweighted(values, level: float = LEVEL) -> tuple[tuple[float, float, float]
     its normal interval, two-sided p and standard error. For an estimate whose variance grows with it (seat
     unfairness), inverse-variance weights would favour the smaller ones and bias the mean down."""
     x, var = np.asarray(values, dtype=np.float64).reshape(-1, 2).T
-    d, se = float(x.mean()), float(math.sqrt(var.sum()) / x.size)
-    z = _z(level)
-    return (d, d - z * se, d + z * se), float(2 * sp.norm.sf(abs(d) / se)) if se > 0 else math.nan, se
+    return _normal(float(x.mean()), float(math.sqrt(var.sum()) / x.size), level)
 
 
 def detectable(se: float, alpha: float = 1 - LEVEL, power: float = 0.8) -> float:
