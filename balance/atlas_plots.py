@@ -51,16 +51,18 @@ def seats(pooled: dict[int, dict[str, tuple[list[float], int, int]]]) -> Figure:
 
 def options(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], title: str) -> Figure:
     """Value of each character or market (win-rate points, control minus forbidden) with 95% intervals, one
-    marker per population; ranking: (option, population -> (value, low, high)), best first."""
+    marker per population; ranking: (option, population -> (value, low, high)), best first. A population
+    that valued some options only (a searching one at the base-roster tables, say) has markers at those."""
     fig, axes = _grid(1, 1, 7, 0.35 * len(ranking) + 1.6)
     ax = axes[0][0]
-    pops = list(ranking[0][1]) if ranking else []
+    pops = list(dict.fromkeys(pop for _, values in ranking for pop in values))
     y = np.arange(len(ranking))[::-1]
     for k, pop in enumerate(pops):
-        v = np.array([[100 * x for x in values[pop]] for _, values in ranking])
+        rows = [i for i, (_, values) in enumerate(ranking) if pop in values]
+        v = np.array([[100 * x for x in ranking[i][1][pop]] for i in rows])
         off = (k - (len(pops) - 1) / 2) * 0.2
-        ax.errorbar(v[:, 0], y + off, xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt="o", color=f"C{k}",
-                    label=pop, markersize=4, capsize=2)
+        ax.errorbar(v[:, 0], y[rows] + off, xerr=[v[:, 0] - v[:, 1], v[:, 2] - v[:, 0]], fmt="o",
+                    color=f"C{k}", label=pop, markersize=4, capsize=2)
     ax.axvline(0, color="black", linewidth=1)
     ax.set_yticks(y, [name for name, _ in ranking])
     ax.set_xlabel("win-rate points for the seat that may use it (95% CI)")

@@ -14,7 +14,7 @@ import yaml
 from nefertiti_cli import main
 from nefertiti_env.configs import resolve
 from nefertiti_env import load_ruleset
-from nefertiti_env.balance import atlas, atlas_report, config, runner, tables
+from nefertiti_env.balance import atlas, atlas_plots, atlas_report, config, runner, tables
 from nefertiti_env.balance.atlas_findings import Answer, Question
 from test_browser import browser, screenshot  # noqa: F401  (the module's Chromium fixture)
 
@@ -386,6 +386,20 @@ def test_atlas_page_shows_its_figures(small_atlas, browser, tmp_path):  # noqa: 
     shot = np.asarray(Image.open(tmp_path / "atlas.png").convert("L"), dtype=float)
     assert shot.std() > 10 and (shot < 128).mean() > 0.005                 # text and figures, not a blank page
     assert not math.isnan(shot.mean())
+
+
+def test_a_ranking_figure_marks_each_population_at_the_options_it_valued():
+    """A searching population re-plans at the base-roster tables only, so a pooled ranking holds expansion
+    characters it has no value for (docs/balance.md, the atlas); each population's markers sit at its own
+    options, in the ranking's rows."""
+    ranking = [("Merchant", {"agent": (0.03, 0.01, 0.05), "mcts": (0.01, -0.02, 0.04)}),
+               ("Oracle", {"agent": (0.0, -0.01, 0.01)}),
+               ("Thief", {"mcts": (-0.02, -0.05, 0.01), "agent": (-0.01, -0.02, 0.0)})]
+    ax = atlas_plots.options(ranking, "ranking").axes[0]
+    drawn = {c.get_label(): c.lines[0].get_xydata() for c in ax.containers}
+    assert sorted(drawn) == ["agent", "mcts"]
+    assert np.allclose(drawn["agent"][:, 0], [3.0, 0.0, -1.0]) and np.allclose(drawn["mcts"][:, 0], [1.0, -2.0])
+    assert np.allclose(drawn["agent"][:, 1], [1.9, 0.9, -0.1]) and np.allclose(drawn["mcts"][:, 1], [2.1, 0.1])
 
 
 def test_recorder_buys_cards_that_are_no_gift():
