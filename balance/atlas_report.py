@@ -375,7 +375,7 @@ def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: d
         return
     page.heading(f"{what['title']}: {table.title}")
     page.text(what["text"])
-    answering = [p for p in pops if any(a.population == p for a in qs[0].answers)]
+    answering = [p for p in pops if any(a.population == p for q in qs for a in q.answers)]
     rows = [[q.subject, *_cells(q, answering, lambda a: f"{pp(a.estimate)} ({_q(qv, a)}); "
                                                           + what["extra"](q, a)),
              VERDICT[q.verdict(qv, RATE)], _mde(q)] for q in sorted(qs, key=lambda q: -_mean(q))]

@@ -407,6 +407,22 @@ def test_a_ranking_figure_marks_each_population_at_the_options_it_valued():
     assert np.allclose(drawn["agent"][:, 1], [1.9, 0.9, -0.1]) and np.allclose(drawn["mcts"][:, 1], [2.1, 0.1])
 
 
+def test_an_option_table_has_a_column_for_each_population_that_valued_any_of_its_options():
+    """The ranking's first option (an expansion character, say) may lack the searching population that
+    valued the base roster only; its column stays, "not played" where it has no value."""
+    page = atlas_report.Page("atlas")
+    oracle = Question("character", "pooled", "Oracle", "pp", [Answer("agent", (0.05, 0.0, 0.1), 0.01, 0.02, 0)])
+    thief = Question("character", "pooled", "Thief", "pp", [Answer("agent", (0.0, -0.1, 0.1), 1.0, 0.02, 1),
+                                                            Answer("mcts", (0.01, -0.1, 0.1), 0.9, 0.05, 2)])
+    what = {"noun": "character", "title": "Character value", "text": "", "extra": lambda q, a: ""}
+    atlas_report._options(page, atlas_report.Pooled("pooled"), [oracle, thief], np.array([0.02, 1.0, 1.0]),
+                          ["agent", "mcts"], what)
+    _, header, rows = page.blocks[-1]
+    assert header[:3] == ["character", "agent", "mcts"]
+    assert [row[0] for row in rows] == ["Oracle", "Thief"] and rows[0][2] == "not played"
+    assert rows[1][2].startswith("+1.0 pp")
+
+
 def test_recorder_buys_cards_that_are_no_gift():
     """Expansion tables deal cards past the gift kinds (the Roaming Thief's card): bought, of no gift type."""
     from nefertiti_env import NefertitiGame
