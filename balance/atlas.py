@@ -41,8 +41,9 @@ mandatory. Searching populations cost ten to fifty times more per game than a po
 subset's populations play its tables at its own game counts (`search` may also be one mapping); a
 population may sit in several subsets that share no table, to play some tables at other counts. A
 question is answered by the populations that played its table, and a table a population did not
-play is "not played", never a disagreement. Every sub-study of one table shares the atlas seed, so all populations meet
-the same deals (common random numbers), and the restricted arms replay the control's deals.
+play is "not played" (an option it did not value, "not valued"), never a disagreement. Every
+sub-study of one table shares the atlas seed, so all populations meet the same deals (common random
+numbers), and the restricted arms replay the control's deals.
 """
 from __future__ import annotations
 

@@ -102,14 +102,15 @@ def write(folder: str | Path) -> Path:
     page.text(f"Populations (each in every seat, self-play): {', '.join(f'`{p}`' for p in pops)}; "
               f"{len(by_table)} tables: {games} games in all (seed {cfg.seed}). These describe the reconstructed "
               f"ruleset `{cfg.ruleset}` played by these bots; a finding is the game's only when every population "
-              "that played its table shows it. A table a population did not play is marked \"not played\": it is "
-              "no disagreement.")
+              "that played its table shows it. A table a population did not play is marked \"not played\", an "
+              "option it did not value \"not valued\": neither is a disagreement.")
     page.table(["population", "plays", "tables", "games per table", "valued tables", "games per restricted arm"],
                _populations(cfg, subs))
     page.text(findings.summary() + f"; a finding is a discovery of one population at q < {RATE:g}.")
-    titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled"),
+    each = "each population over those it valued"       # a searching population may value fewer tables
+    titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled ({each})"),
               **{CHANGED_BY[axis]: Pooled(f"{_count(len(pairs[axis]), 'pair')} of valued tables with "
-                                          f"{CHANGE[axis]['pairs']}, pooled") for axis in CHANGED_BY},
+                                          f"{CHANGE[axis]['pairs']}, pooled ({each})") for axis in CHANGED_BY},
               **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled},
               **{q.table: Pooled(f"{_count(q.extra['pairs'], 'pair')} of tables of {q.extra['players']} players "
                                  f"with {CHANGE[axis]['pairs']}, pooled") for axis, qs in fairness.items() for q in qs}}
@@ -268,10 +269,11 @@ def _mde(q: Question) -> str:
     return f"{low:.1f}" if round(low, 1) == round(high, 1) else f"{low:.1f}-{high:.1f}"
 
 
-def _cells(q: Question, pops: list[str], cell) -> list[str]:
-    """One cell per population of the atlas, in its order; "not played" where it did not play the table."""
+def _cells(q: Question, pops: list[str], cell, absent: str = "not played") -> list[str]:
+    """One cell per population of the atlas, in its order; `absent` where it has no answer: "not played" for a
+    table it did not play, "not valued" for an option it did not value (it may have played the table)."""
     answers = {a.population: a for a in q.answers}
-    return [cell(answers[p]) if p in answers else "not played" for p in pops]
+    return [cell(answers[p]) if p in answers else absent for p in pops]
 
 
 def _questions(page: Page, title: str, questions: list[Question], qv, by_table, pops: list[str]) -> None:
@@ -377,7 +379,7 @@ def _options(page: Page, table, qs: list[Question], qv, pops: list[str], what: d
     page.text(what["text"])
     answering = [p for p in pops if any(a.population == p for q in qs for a in q.answers)]
     rows = [[q.subject, *_cells(q, answering, lambda a: f"{pp(a.estimate)} ({_q(qv, a)}); "
-                                                          + what["extra"](q, a)),
+                                                          + what["extra"](q, a), "not valued"),
              VERDICT[q.verdict(qv, RATE)], _mde(q)] for q in sorted(qs, key=lambda q: -_mean(q))]
     page.table([what["noun"], *answering, "verdict", "MDE (pp)"], rows)
 

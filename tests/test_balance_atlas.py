@@ -409,7 +409,7 @@ def test_a_ranking_figure_marks_each_population_at_the_options_it_valued():
 
 def test_an_option_table_has_a_column_for_each_population_that_valued_any_of_its_options():
     """The ranking's first option (an expansion character, say) may lack the searching population that
-    valued the base roster only; its column stays, "not played" where it has no value."""
+    valued the base roster only; its column stays, "not valued" where it has no value."""
     page = atlas_report.Page("atlas")
     oracle = Question("character", "pooled", "Oracle", "pp", [Answer("agent", (0.05, 0.0, 0.1), 0.01, 0.02, 0)])
     thief = Question("character", "pooled", "Thief", "pp", [Answer("agent", (0.0, -0.1, 0.1), 1.0, 0.02, 1),
@@ -419,7 +419,7 @@ def test_an_option_table_has_a_column_for_each_population_that_valued_any_of_its
                           ["agent", "mcts"], what)
     _, header, rows = page.blocks[-1]
     assert header[:3] == ["character", "agent", "mcts"]
-    assert [row[0] for row in rows] == ["Oracle", "Thief"] and rows[0][2] == "not played"
+    assert [row[0] for row in rows] == ["Oracle", "Thief"] and rows[0][2] == "not valued"
     assert rows[1][2].startswith("+1.0 pp")
 
 
@@ -515,7 +515,7 @@ def test_the_report_pools_each_option_over_the_valued_tables(tmp_path):
     pooled = tables.where(answers, table="pooled", population="greedy")
     assert sorted(pooled["subject"]) == sorted(atlas.roster(load_ruleset("default"), "base") + ["Gizeh"])
     md = (tmp_path / "out" / "atlas.md").read_text()
-    header, *rows = _rows(md, "## Character value: All 2 valued tables, pooled")
+    header, *rows = _rows(md, "## Character value: All 2 valued tables, pooled (each population over those it valued)")
     assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
 
 
