@@ -66,7 +66,7 @@ def options(ranking: list[tuple[str, dict[str, tuple[float, float, float]]]], ti
     ax.axvline(0, color="black", linewidth=1)
     ax.set_yticks(y, [name for name, _ in ranking])
     ax.set_xlabel("win-rate points for the seat that may use it (95% CI)")
-    ax.set_title(textwrap.fill(title, 70))          # a long table title would run past the figure's edge
+    ax.set_title(textwrap.fill(title, 56))          # a long table title would run past the figure's edge
     if pops:
         _legend_below(ax, ncol=min(len(pops), 3))
     return fig
