@@ -191,7 +191,7 @@ def write_tables(folder: Path) -> int:
 def _session(games: int, decisions: int, workers: int, ray: str | None, seconds: float) -> dict:
     """One session's figures: what it played and how fast."""
     return {"games": games, "decisions": decisions, "workers": workers, **({"ray": ray} if ray else {}),
-            "seconds": round(seconds, 2), "games_per_second": round(games / seconds, 1) if seconds else 0.0,
+            "seconds": round(seconds, 3), "games_per_second": round(games / seconds, 1) if seconds else 0.0,
             "decisions_per_second": round(decisions / seconds) if seconds else 0}
 
 
@@ -208,7 +208,7 @@ def run_figures(folder: Path, session: dict, resume: bool, games: int, decisions
                 else []) + [session]
     timed = [s for s in sessions if isinstance(s, dict)]
     whole = {"games": games, "stopped": True} if decisions is None else {"games": games, "decisions": decisions}
-    return {**whole, "seconds": round(sum(s.get("seconds", 0) for s in timed), 2),
+    return {**whole, "seconds": round(sum(s.get("seconds", 0) for s in timed), 3),
             "timed_games": sum(s.get("games", 0) for s in timed), "sessions": sessions}
 
 

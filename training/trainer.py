@@ -422,7 +422,8 @@ def _time_split(timing: dict, train_seconds: float) -> dict:
             "update_seconds": round(timing["update_seconds"], 1),
             "other_seconds": round(train_seconds - timing["rollout_seconds"] - timing["update_seconds"], 1)
             if timing["from_step"] == 0 else None,
-            "opponent_seconds": {part: round(seconds, 1) for part, seconds in timing["opponent_seconds"].items()},
+            "opponent_seconds": {part: round(seconds, 3)       # to the ms: a short search is not 0 s
+                                 for part, seconds in timing["opponent_seconds"].items()},
             "searched_decisions_per_second": round(timing["searched_decisions"] / search, 1) if search else None}
 
 
