@@ -26,8 +26,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 from . import make_bot
-from .tournament import (Result, check_lineup, folder_speed, play_in_folder, read_games, rotations, speed_rows,
-                         summarize, write_csv)
+from .tournament import (Result, check_lineup, play_in_folder, read_games, rotations, summarize, write_csv,
+                         write_speed)
 from .run_folder import write_text
 
 KIND = "ladder"
@@ -109,9 +109,7 @@ def write_ladder(folder: Path, params: dict, played: list[Result], command: str 
     games = read_games(folder / "games.csv")
     rows = ladder_rows(games)
     write_csv(folder / "ladder.csv", rows)
-    speed = speed_rows(folder_speed(folder))
-    if speed:
-        write_csv(folder / "speed.csv", speed)
+    write_speed(folder)
     plot_ladder(folder / "ladder.png", rows, params["players"], len(games))
     write_text(folder / "ladder.md", markdown(rows, head_to_head(games), params, len(games), command, date))
     return rows

@@ -329,6 +329,13 @@ def summarize(games: list[tuple[list[str], list[int]]]) -> list[dict]:
     return sorted(rows, key=lambda row: -row["ordinal"])
 
 
+def write_speed(folder: Path) -> None:
+    """speed.csv from the folder's speed.jsonl (every session), when it has any game."""
+    speed = speed_rows(folder_speed(folder))
+    if speed:
+        write_csv(folder / "speed.csv", speed)
+
+
 def speed_rows(games) -> list[dict]:
     """Per bot: decisions and CPU seconds over `games`, (bots, decisions, seconds) per game and seat."""
     decisions, seconds = defaultdict(int), defaultdict(float)
@@ -392,8 +399,6 @@ def write_summary(folder: Path, players: int, played: list[Result]) -> list[dict
     games = read_games(folder / "games.csv")
     summary = summarize(games)
     write_csv(folder / "summary.csv", summary)
-    speed = speed_rows(folder_speed(folder))
-    if speed:
-        write_csv(folder / "speed.csv", speed)
+    write_speed(folder)
     plot_win_rates(folder / "winrates.png", summary, players, len(games))
     return summary
