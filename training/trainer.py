@@ -418,12 +418,11 @@ def _time_split(timing: dict, train_seconds: float) -> dict:
     forward passes, and the opponents' thinking: by kind, summed over the threads that think at once), the PPO
     updates, and the rest (start-up, the first compile; known when the split began with the run)."""
     search = timing["opponent_seconds"]["search"]
-    return {**timing, "rollout_seconds": round(timing["rollout_seconds"], 1),
-            "update_seconds": round(timing["update_seconds"], 1),
-            "other_seconds": round(train_seconds - timing["rollout_seconds"] - timing["update_seconds"], 1)
+    return {**timing, "rollout_seconds": round(timing["rollout_seconds"], 3),     # to the ms: a short run's
+            "update_seconds": round(timing["update_seconds"], 3),               # parts are not 0 s
+            "other_seconds": round(train_seconds - timing["rollout_seconds"] - timing["update_seconds"], 3)
             if timing["from_step"] == 0 else None,
-            "opponent_seconds": {part: round(seconds, 3)       # to the ms: a short search is not 0 s
-                                 for part, seconds in timing["opponent_seconds"].items()},
+            "opponent_seconds": {part: round(seconds, 3) for part, seconds in timing["opponent_seconds"].items()},
             "searched_decisions_per_second": round(timing["searched_decisions"] / search, 1) if search else None}
 
 
