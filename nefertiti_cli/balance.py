@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nefertiti_env.configs import resolve
+from nefertiti_env.configs import WrongCommandError, resolve
 
 from . import add_cluster_option, add_run_folder_options, cluster_failed, fail, stopped
 
@@ -91,7 +91,7 @@ def run(args) -> int:
         return fail("balance", "--resume continues the study in --out and --force starts it over: give one")
     overrides = {k: getattr(args, k) for k in ("games", "seed", "out", "workers") if getattr(args, k) is not None}
     try:
-        raw = config.read(resolve(args.config))
+        raw = config.read(resolve(args.config, "balance"))
         if atlas.is_atlas(raw):
             return _atlas(args, raw, overrides)
         if isinstance(raw, dict):
@@ -99,7 +99,7 @@ def run(args) -> int:
                 overrides["restricted"] = {**raw["restricted"], "games": args.games}
             raw = {**raw, **overrides}
         cfg = config.parse(raw, args.config)
-    except FileNotFoundError as err:
+    except (FileNotFoundError, WrongCommandError) as err:
         return fail("balance", str(err))
     except config.ConfigError as err:
         return fail("balance", str(err))

@@ -10,13 +10,13 @@ import argparse
 import json
 from pathlib import Path
 
-from nefertiti_env.configs import packaged
+from nefertiti_env.configs import command_of, packaged
 
 from .extras import require
 
 SCHEMAS = ("train", "balance")
 EXAMPLE = """examples:
-  nefertiti configs                       # name and purpose of each packaged config
+  nefertiti configs                       # name, command and purpose of each packaged config
   nefertiti configs --schema train        # JSON Schema of training configs (editor completion, checks)
   nefertiti train --config quickstart     # run a packaged config by name"""
 
@@ -43,8 +43,9 @@ def run(args) -> int:
         return 0
     configs = packaged()
     width = max(map(len, configs))
+    print(f"{'name':<{width}}  {'run with':<18}  what it is")
     for name, path in configs.items():
-        print(f"{name:<{width}}  {description(path)}")
+        print(f"{name:<{width}}  {'nefertiti ' + (command_of(path) or '?'):<18}  {description(path)}")
     return 0
 
 

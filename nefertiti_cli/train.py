@@ -70,7 +70,7 @@ def run(args) -> int:
     from nefertiti_env.agents.run_folder import RunFolderError, stop_on_sigterm
     from nefertiti_env.training.config import ConfigError, config_from_dict, load_config
 
-    from nefertiti_env.configs import resolve
+    from nefertiti_env.configs import WrongCommandError, resolve
 
     out = None
     try:
@@ -83,8 +83,8 @@ def run(args) -> int:
         if args.resume and args.set:
             raise ConfigError("--resume continues a run with its saved config: --set starts a new run")
         try:
-            config = load_config(resolve(args.config)) if args.config else None
-        except FileNotFoundError as err:
+            config = load_config(resolve(args.config, "train")) if args.config else None
+        except (FileNotFoundError, WrongCommandError) as err:
             raise ConfigError(str(err)) from None
         out = args.out or config.out
         from nefertiti_env.training.trainer import load_run_config, train

@@ -141,26 +141,40 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
 
     from nefertiti_env.balance import atlas
     from nefertiti_env.balance.config import load
-    from nefertiti_env.configs import packaged, resolve
+    from nefertiti_env.configs import command_of, packaged, resolve
     from nefertiti_env.training.config import config_from_dict
 
     configs = packaged()
     assert {"quickstart", "tiny", "balance", "balance_random"} <= set(configs)
+    commands = {}
     for name, path in configs.items():          # each is a valid config of one of the three formats
         raw = yaml.safe_load(path.read_text())
         if raw.get("kind") == "atlas":
             atlas.parse(raw, name)
+            commands[name] = "balance"
         elif name.startswith("balance"):
             load(path)
+            commands[name] = "balance"
         else:                                   # a second stage's init_from is the first stage's run
             config_from_dict({**raw, "init_from": ""}, source=name)
+            commands[name] = "train"
+    assert {name: command_of(path) for name, path in configs.items()} == commands
     assert resolve("quickstart") == configs["quickstart"] and resolve("configs/quickstart.yaml").samefile(configs["quickstart"])
     assert main(["configs"]) == 0
-    listing = capsys.readouterr().out.splitlines()
-    assert len(listing) == len(configs) and listing[2].split()[0] == sorted(configs)[2]
+    listing = capsys.readouterr().out.splitlines()[1:]                  # below its header
+    assert [line.split()[:3] for line in listing] == [[name, "nefertiti", commands[name]] for name in sorted(configs)]
     assert main(["train", "--config", "quickstrat"]) == 2
-    err = capsys.readouterr().err
-    assert f"config file not found: quickstrat (packaged configs: {', '.join(configs)})" in err
+    train = ", ".join(name for name in configs if commands[name] == "train")
+    assert f"config file not found: quickstrat (packaged train configs: {train})" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, config, right", [("train", "atlas", "balance"), ("balance", "quickstart", "train"),
+                                                    ("balance", "configs/tiny.yaml", "train")])
+def test_a_config_given_to_the_other_command_names_the_right_one(command, config, right, capsys):
+    """One line, before anything runs, instead of every key the other format does not know."""
+    assert main([command, "--config", config]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(f"run it with `nefertiti {right} --config {config}`"), err
 
 
 def test_config_formats_print_their_json_schema(capsys):

@@ -281,12 +281,12 @@ def _fit_settings(args, parser) -> tuple[list[dict], list[list[str]]]:
 
 def _config_tables(config: str, parser):
     """The tables of the training config `config` (a packaged name or a path), or a usage error naming it."""
-    from nefertiti_env.configs import resolve
+    from nefertiti_env.configs import WrongCommandError, resolve
 
     from .config import ConfigError, load_config
     try:
-        return load_config(resolve(config)).env.table_list()
-    except (FileNotFoundError, ConfigError) as err:
+        return load_config(resolve(config, "train")).env.table_list()
+    except (FileNotFoundError, WrongCommandError, ConfigError) as err:
         parser.error(f"--tables: {err}")
 
 
