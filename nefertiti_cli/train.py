@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import fail
+
 DESCRIPTION = """\
 Train an agent by self-play with MaskablePPO. The learner plays one seat (rotating by
 game) of `env.n_envs` games stepped together on the batched compiled engine in this
@@ -104,8 +106,7 @@ def run(args) -> int:
         with stop_on_sigterm():
             train(config, resume=args.resume, progress=not args.quiet, force=args.force)
     except (ConfigError, RunFolderError) as err:
-        print(f"nefertiti train: {err}", file=sys.stderr)
-        return 2
+        return fail("train", str(err))
     except ModelFileError as err:              # a damaged checkpoint or snapshot: named, nothing changed
         print(f"nefertiti train: {err}; earlier checkpoints in checkpoints/ are kept (remove the damaged one to "
               "resume from the one before)", file=sys.stderr)
