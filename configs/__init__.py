@@ -44,9 +44,8 @@ def resolve(config: str, command: str | None = None) -> Path:
     "configs/quickstart.yaml"). FileNotFoundError listing the packaged names (those `command` runs, when
     given) if there is none; WrongCommandError naming the right command if `command` cannot run it."""
     path = Path(config)
-    known = packaged()
-    name = path.name.removesuffix(".yaml")
     if not path.is_file():
+        known, name = packaged(), path.name.removesuffix(".yaml")
         if not (str(path.parent) in (".", "configs") and name in known):
             names = [n for n, p in known.items() if command in (None, command_of(p))]
             kind = f"{command} " if command else ""

@@ -99,9 +99,7 @@ def run(args) -> int:
                 overrides["restricted"] = {**raw["restricted"], "games": args.games}
             raw = {**raw, **overrides}
         cfg = config.parse(raw, args.config)
-    except (FileNotFoundError, WrongCommandError) as err:
-        return fail("balance", str(err))
-    except config.ConfigError as err:
+    except (FileNotFoundError, WrongCommandError, config.ConfigError) as err:
         return fail("balance", str(err))
     try:
         with stop_on_sigterm():
