@@ -423,6 +423,8 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path, trained_
         setup([32])
     with pytest.raises(ConfigError, match="init_from: no model at"):
         config_from_dict({"init_from": str(tmp_path / "nowhere")})
+    from nefertiti_env.agents.champion import CHAMPION_FILE       # the shipped agent by its name
+    assert config_from_dict({"init_from": "champion"}).init_from == str(CHAMPION_FILE)
 
     moved = tmp_path / "moved"                    # a copied run folder resumes in the copy
     shutil.copytree(first, moved)

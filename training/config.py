@@ -250,7 +250,8 @@ def _model_exists(path: str) -> str:
 
 
 def _stage_start(start: str) -> str:
-    """A later stage's `start`: the shipped agent's file for `champion`, else a model that exists (or empty)."""
+    """A starting model (`init_from`, a later stage's `start`): the shipped agent's file for `champion`, else a
+    model that exists (or empty)."""
     from nefertiti_env.agents.champion import CHAMPION_FILE
 
     return str(CHAMPION_FILE) if start == "champion" else _model_exists(start)
@@ -331,8 +332,8 @@ class Config(Section):
     checkpoint_every: Count = 50_000
     torch_threads: Workers = Field(1, description="of the training process; more than 1 collapses under CPU "
                                                 "contention")
-    init_from: str = Field("", description="start from this model's weights: a model .pt or a run folder "
-                                           "(fine-tuning)")
+    init_from: str = Field("", description="start from this model's weights: a model .pt, a run folder or "
+                                           "`champion`, the shipped agent (fine-tuning)")
     init_optimizer: bool = Field(True, description="with init_from, also its optimiser state, where the file has "
                                                    "one (a fine_tune stage starts afresh: its data and learning "
                                                    "rate are new, and the shipped policy files carry none)")
@@ -373,10 +374,7 @@ class Config(Section):
         _check_rollout("ppo.n_steps x env.n_envs", self.ppo.n_steps, self.env.n_envs)
         return self
 
-    @field_validator("init_from")
-    @classmethod
-    def _init_model_exists(cls, init_from):
-        return _model_exists(init_from)
+    _init_from = field_validator("init_from")(_stage_start)
 
     def to_dict(self) -> dict:
         return self.model_dump()
