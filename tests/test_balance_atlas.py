@@ -71,6 +71,29 @@ def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_
         f"pooled-{axis}-{n}p" for axis in every.fairness for n in (2, 3, 4, 5) if (axis, n) != ("memphis", 5)}
 
 
+def test_packaged_4p_expansion_atlas_replans_at_the_four_tables_on_the_every_table_atlas_deals():
+    """configs/atlas_4p_expansion.yaml: the search bot re-planning under each restriction (200 games per arm) at
+    the four 4-player expansion tables, beside banker and greedy, with the every-table atlas's seed and game
+    counts, so that its policy-alone games are that atlas's; the answers shipped under
+    docs/results/balance/atlas/expansion_4p were made by it, but for where they went and the workers."""
+    four = atlas.parse(yaml.safe_load(resolve("atlas_4p_expansion").read_text()))
+    every = atlas.parse(yaml.safe_load(resolve("atlas_every_table").read_text()))
+    assert [t.name for t in atlas.tables(four)] == [t.name for t in atlas.tables(every)
+                                                    if (t.players, t.characters) == (4, "expansion")]
+    assert (four.seed, four.games, four.values.games) == (every.seed, every.games, every.values.games)
+    assert set(four.populations) < set(every.populations)
+    for table in atlas.tables(four):
+        assert atlas.populations(four, table) == ["banker", "greedy", "mcts"]
+        assert atlas.study(four, table, "mcts")["restricted"]["games"] == 200
+        assert atlas.options(four, table) == atlas.options(every, table)
+    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "expansion_4p"
+    made = atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text()))
+    assert made.model_dump(exclude={"out", "workers"}) == four.model_dump(exclude={"out", "workers"})
+    answers = tables.read(shipped, "answers")
+    assert {t.name for t in atlas.tables(four)} <= set(answers["table"])
+    assert set(answers["population"][answers["kind"] == "character"]) == {"banker", "greedy", "mcts"}
+
+
 def test_each_sub_study_counts_its_games_without_scheduling_them():
     """`runner.game_count` is the schedule's length, for the packaged atlas's sub-studies (restricted arms or
     none, searching subsets) and a study that compares rulesets."""
