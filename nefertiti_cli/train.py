@@ -108,9 +108,8 @@ def run(args) -> int:
     except (ConfigError, RunFolderError) as err:
         return fail("train", str(err))
     except ModelFileError as err:              # a damaged checkpoint or snapshot: named, nothing changed
-        print(f"nefertiti train: {err}; earlier checkpoints in checkpoints/ are kept (remove the damaged one to "
-              "resume from the one before)", file=sys.stderr)
-        return 2
+        return fail("train", f"{err}; earlier checkpoints in checkpoints/ are kept (remove the damaged one to "
+                             "resume from the one before)")
     except KeyboardInterrupt:
         print(f"\nnefertiti train: stopped (every worker process ended); {_saved(out)}", file=sys.stderr)
         return 130
