@@ -24,8 +24,13 @@ TINY = {"kind": "atlas", "seed": 3, "games": 4, "populations": ["greedy", "banke
         "search": {"populations": ["random"], "games": 2, "players": [2]}}     # random stands in for a search
 
 
+def _packaged(name: str):
+    """The packaged atlas config `name`, parsed."""
+    return atlas.parse(yaml.safe_load(resolve(name).read_text()))
+
+
 def test_packaged_atlas_covers_every_table_and_skips_memphis_off_at_5():
-    cfg = atlas.parse(yaml.safe_load(resolve("atlas").read_text()))
+    cfg = _packaged("atlas")
     names = [t.name for t in atlas.tables(cfg)]
     assert len(names) == len(set(names)) == 3 * 8 + 4          # 2-4 players: 2 x 2 x 2; 5 players: Memphis on only
     assert not any(t.players == 5 and not t.memphis for t in atlas.tables(cfg))
@@ -49,8 +54,8 @@ def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_
     its policy's prior at every table and the critic-searching agent at one per player count, both for seats
     only; the answers shipped under docs/results/balance/atlas/every_table were made by that config (its
     atlas.yaml), but for where they went."""
-    every = atlas.parse(yaml.safe_load(resolve("atlas_every_table").read_text()))
-    packaged = atlas.parse(yaml.safe_load(resolve("atlas").read_text()))
+    every = _packaged("atlas_every_table")
+    packaged = _packaged("atlas")
     assert atlas.tables(every) == atlas.tables(packaged) and (every.seed, every.populations, every.games) == (
         packaged.seed, packaged.populations, packaged.games)
     assert all(atlas.valued(every, t) for t in atlas.tables(every))
@@ -76,8 +81,8 @@ def test_packaged_4p_expansion_atlas_replans_at_the_four_tables_on_the_every_tab
     the four 4-player expansion tables, beside banker and greedy, with the every-table atlas's seed and game
     counts, so that its policy-alone games are that atlas's; the answers shipped under
     docs/results/balance/atlas/expansion_4p were made by it, but for where they went and the workers."""
-    four = atlas.parse(yaml.safe_load(resolve("atlas_4p_expansion").read_text()))
-    every = atlas.parse(yaml.safe_load(resolve("atlas_every_table").read_text()))
+    four = _packaged("atlas_4p_expansion")
+    every = _packaged("atlas_every_table")
     assert [t.name for t in atlas.tables(four)] == [t.name for t in atlas.tables(every)
                                                     if (t.players, t.characters) == (4, "expansion")]
     assert (four.seed, four.games, four.values.games) == (every.seed, every.games, every.values.games)
