@@ -76,26 +76,31 @@ def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_
         f"pooled-{axis}-{n}p" for axis in every.fairness for n in (2, 3, 4, 5) if (axis, n) != ("memphis", 5)}
 
 
-def test_packaged_4p_expansion_atlas_replans_at_the_four_tables_on_the_every_table_atlas_deals():
-    """configs/atlas_4p_expansion.yaml: the search bot re-planning under each restriction (200 games per arm) at
-    the four 4-player expansion tables, beside banker and greedy, with the every-table atlas's seed and game
-    counts, so that its policy-alone games are that atlas's; the answers shipped under
-    docs/results/balance/atlas/expansion_4p were made by it, but for where they went and the workers."""
-    four = _packaged("atlas_4p_expansion")
+@pytest.mark.parametrize("players", [3, 4])
+def test_packaged_expansion_atlas_replans_at_its_tables_on_the_every_table_atlas_deals(players):
+    """configs/atlas_<n>p_expansion.yaml: the search bot re-planning under each restriction (200 games per arm)
+    at every expansion table of n players, beside banker and greedy, with the every-table atlas's seed and game
+    counts, so that their policy-alone games are that atlas's, and so are the search bot's where that atlas has
+    it re-plan too; the answers shipped under docs/results/balance/atlas/expansion_<n>p were made by them, but
+    for where they went and the workers."""
+    study = _packaged(f"atlas_{players}p_expansion")
     every = _packaged("atlas_every_table")
-    assert [t.name for t in atlas.tables(four)] == [t.name for t in atlas.tables(every)
-                                                    if (t.players, t.characters) == (4, "expansion")]
-    assert (four.seed, four.games, four.values.games) == (every.seed, every.games, every.values.games)
-    assert set(four.populations) < set(every.populations)
-    for table in atlas.tables(four):
-        assert atlas.populations(four, table) == ["banker", "greedy", "mcts"]
-        assert atlas.study(four, table, "mcts")["restricted"]["games"] == 200
-        assert atlas.options(four, table) == atlas.options(every, table)
-    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "expansion_4p"
+    assert [t.name for t in atlas.tables(study)] == [t.name for t in atlas.tables(every)
+                                                     if (t.players, t.characters) == (players, "expansion")]
+    assert (study.seed, study.games, study.values.games) == (every.seed, every.games, every.values.games)
+    assert set(study.populations) < set(every.populations)
+    for table in atlas.tables(study):
+        assert atlas.populations(study, table) == ["banker", "greedy", "mcts"]
+        assert atlas.study(study, table, "mcts")["restricted"]["games"] == 200
+        assert atlas.options(study, table) == atlas.options(every, table)
+        searched, searched_every = (atlas.study(c, table, "mcts") for c in (study, every))
+        if searched_every.get("restricted"):                      # the same games but for their folder
+            assert searched.pop("out") != searched_every.pop("out") and searched == searched_every
+    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / f"expansion_{players}p"
     made = atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text()))
-    assert made.model_dump(exclude={"out", "workers"}) == four.model_dump(exclude={"out", "workers"})
+    assert made.model_dump(exclude={"out", "workers"}) == study.model_dump(exclude={"out", "workers"})
     answers = tables.read(shipped, "answers")
-    assert {t.name for t in atlas.tables(four)} <= set(answers["table"])
+    assert {t.name for t in atlas.tables(study)} <= set(answers["table"])
     assert set(answers["population"][answers["kind"] == "character"]) == {"banker", "greedy", "mcts"}
 
 
