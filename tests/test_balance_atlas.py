@@ -76,7 +76,7 @@ def test_packaged_every_table_atlas_is_the_packaged_atlas_valued_at_every_table_
         f"pooled-{axis}-{n}p" for axis in every.fairness for n in (2, 3, 4, 5) if (axis, n) != ("memphis", 5)}
 
 
-@pytest.mark.parametrize("players", [3, 4, 5])
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_packaged_expansion_atlas_replans_at_its_tables_on_the_every_table_atlas_deals(players):
     """configs/atlas_<n>p_expansion.yaml: the search bot re-planning under each restriction (200 games per arm)
     at every expansion table of n players, beside banker and greedy, with the every-table atlas's seed and game
