@@ -186,7 +186,7 @@ def split_envs(n_envs: int, weights: list[float]) -> list[int]:
 
 
 class OpponentsConfig(Section):
-    """Who sits at the other seats: each seat's opponent is drawn per episode with these weights.
+    """Who sits at the other seats: one kind for every opponent seat of a game, drawn per game with these weights.
 
     Keys are bot specs (`make_bot`: "random", "greedy:samples=1", ...) or "snapshot":
     a frozen copy of the learner, taken every `snapshot_every` steps (the newest
