@@ -96,15 +96,15 @@ def pooled_seat_questions(n: int, by_population: dict[str, tuple[list[float], in
     position, games and tables summed): the headline seat question, at several times one table's games."""
     out = []
     for pos in range(n):
-        q = Question("seat", pooled_seats(n), f"position {pos + 1}", "pp", extra={"players": n})
+        q = Question("seat", per_count(n), f"position {pos + 1}", "pp", extra={"players": n})
         q.answers += [_seat_answer(pop, wins[pos], games, n, count)
                       for pop, (wins, games, count) in by_population.items()]
         out.append(q)
     return out
 
 
-def pooled_seats(n: int) -> str:
-    """The `table` of the seat questions pooled over the tables of n players."""
+def per_count(n: int) -> str:
+    """The `table` of the questions pooled over the tables of n players (seats, and option values)."""
     return f"{POOLED}-{n}p"
 
 
@@ -157,8 +157,9 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
     return list(out.values())
 
 
-def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
-    """Each character's and market's value pooled over the valued tables that offer it, per population: the
+def pooled_option_questions(per_table: list[list[Question]], table: str = POOLED) -> list[Question]:
+    """Each character's and market's value pooled over the valued tables that offer it (`table` names the pool:
+    every valued table, or those of one player count, `per_count`), per population: the
     inverse-variance weighted mean of the tables' values (a fixed-effect meta-analysis), so one figure answers
     "is this option worth taking?" at a minimum detectable effect of a few points where one table's 1,000
     games per arm detect about 6. Each table's variance is the two independent proportions' (Agresti-Caffo:
@@ -171,7 +172,7 @@ def pooled_option_questions(per_table: list[list[Question]]) -> list[Question]:
             by_option.setdefault((q.kind, q.subject), []).append(q)
     out = []
     for (kind, name), qs in by_option.items():
-        pooled = Question(kind, POOLED, name, "pp", extra={"tables": [q.table for q in qs]})
+        pooled = Question(kind, table, name, "pp", extra={"tables": [q.table for q in qs]})
         for pop in dict.fromkeys(a.population for q in qs for a in q.answers):
             pooled.answers.append(_pooled(pop, [_value(q, pop) for q in qs if pop in q.extra]))
         out.append(pooled)

@@ -24,7 +24,7 @@ from nefertiti_env import load_ruleset
 from . import analysis, atlas, atlas_parts, atlas_plots, atlas_questions, plots, runner, tables
 from .atlas_findings import (CHANGED_BY, POOLED, Question, memphis_question, option_change_questions,
                              option_questions, pooled_option_questions,
-                             pool_seats, pooled_seat_questions, pooled_seats, seat_questions, seat_summary)
+                             per_count, pool_seats, pooled_seat_questions, seat_questions, seat_summary)
 from .page import Page
 from .report import num, pct, pp
 from .stats import Findings
@@ -74,7 +74,12 @@ def write(folder: str | Path) -> Path:
     questions += table_seats + pooled_seat
     questions += [q for qs in values.values() for q in qs]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
-    questions += pooled_values
+    by_count = defaultdict(list)            # the valued tables of each player count
+    for name, qs in values.items():
+        by_count[by_table[name].players].append(qs)
+    count_values = {per_count(n): pooled_option_questions(v, per_count(n)) for n, v in sorted(by_count.items())
+                    if len(by_count) > 1 and len(v) > 1}      # neither the whole pool again nor one table twice
+    questions += pooled_values + [q for qs in count_values.values() for q in qs]
     twins = {axis: _twins(by_table, axis) for axis in CHANGED_BY}
     memphis, memphis_seats = [], []
     for off, t in twins["memphis"]:
@@ -111,11 +116,13 @@ def write(folder: str | Path) -> Path:
     titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled ({each})"),
               **{CHANGED_BY[axis]: Pooled(f"{_count(len(pairs[axis]), 'pair')} of valued tables with "
                                           f"{CHANGE[axis]['pairs']}, pooled ({each})") for axis in CHANGED_BY},
-              **{pooled_seats(n): Pooled(f"All tables of {n} players, pooled") for n in pooled},
+              **{per_count(n): Pooled(f"All tables of {n} players, pooled"
+                                      + (f" (values: {each})" if per_count(n) in count_values else ""))
+                 for n in pooled},
               **{q.table: Pooled(f"{_count(q.extra['pairs'], 'pair')} of tables of {q.extra['players']} players "
                                  f"with {CHANGE[axis]['pairs']}, pooled") for axis, qs in fairness.items() for q in qs}}
     _top(page, questions, qv, titled)
-    _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **values,
+    _figures(page, folder, pooled, {**({POOLED: pooled_values} if pooled_values else {}), **count_values, **values,
                                     **{CHANGED_BY[axis]: qs for axis, qs in changes.items() if qs}}, memphis, titled)
     atlas_parts.figures(page, folder, cells, by_table, played)
     page.heading("Seat fairness per table")
@@ -141,6 +148,15 @@ def write(folder: str | Path) -> Path:
             _options(page, titled[POOLED], [q for q in pooled_values if q.kind == what["noun"]], qv, pops,
                      {**what, "text": "Ranked by the mean value over populations.",
                       "extra": _tables})
+    if count_values:
+        page.heading("Character and market value per player count")
+        page.text("The same pooling over the valued tables of one player count: an option whose value changes "
+                  "with the number of players shows it here, measured more finely than at one table (the MDE "
+                  "column).")
+        for name, qs in count_values.items():
+            for what in (CHARACTERS, MARKETS):
+                _options(page, titled[name], [q for q in qs if q.kind == what["noun"]], qv, pops,
+                         {**what, "text": "Ranked by the mean value over populations.", "extra": _tables})
     for name, qs in values.items():
         _options(page, by_table[name], [q for q in qs if q.kind == "character"], qv, pops, CHARACTERS)
         _options(page, by_table[name], [q for q in qs if q.kind == "market"], qv, pops, MARKETS)

@@ -552,6 +552,33 @@ def test_the_report_pools_each_option_over_the_valued_tables(tmp_path):
     md = (tmp_path / "out" / "atlas.md").read_text()
     header, *rows = _rows(md, "## Character value: All 2 valued tables, pooled (each population over those it valued)")
     assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
+    per_count = np.isin(answers["table"], ["pooled-2p", "pooled-5p"])       # one valued table per count: no pool
+    assert per_count.any() and set(answers["kind"][per_count]) == {"seat"}
+
+
+def test_the_report_pools_each_option_per_player_count_as_an_atlas_of_that_count_alone_does(tmp_path):
+    """Valued at two 2-player tables and one 5-player one, the report also pools each option over the 2-player
+    tables (not over the single 5-player table: that would be its own test twice), with the very figures an
+    atlas of the 2-player tables alone pools over all its tables; the per-count pool has its own section."""
+    def run(name, players):
+        raw = {**{k: v for k, v in TINY.items() if k != "search"}, "games": 2, "players": players,
+               "values": {"games": 2, "markets": ["Gizeh"], "players": list(players), "memphis": [False, True]},
+               "out": str(tmp_path / name)}
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(raw))
+        assert main(["balance", "--config", str(tmp_path / f"{name}.yaml"), "--quiet"]) == 0
+        return tables.read(tmp_path / name, "answers")
+    both, two = run("both", [2, 5]), run("two", [2])
+    options = ("character", "market")
+    per_count = tables.select(both, np.isin(both["kind"], options) & (both["table"] == "pooled-2p"))
+    alone = tables.select(two, np.isin(two["kind"], options) & (two["table"] == "pooled"))
+    assert tables.rows(per_count) == tables.rows(alone) == 2 * (len(atlas.roster(load_ruleset("default"), "base")) + 1)
+    for field in ("subject", "population", "estimate", "low", "high", "p"):
+        assert list(per_count[field]) == list(alone[field])
+    assert not np.isin(both["kind"], options)[both["table"] == "pooled-5p"].any()
+    md = (tmp_path / "both" / "atlas.md").read_text()
+    header, *rows = _rows(md, "## Character value: All tables of 2 players, pooled (values: each population over "
+                              "those it valued)")
+    assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
 
 
 def test_a_searching_population_without_arms_at_valued_tables_values_no_option(tmp_path):
