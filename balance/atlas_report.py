@@ -116,9 +116,7 @@ def write(folder: str | Path) -> Path:
     titled = {**by_table, POOLED: Pooled(f"All {len(values)} valued tables, pooled ({each})"),
               **{CHANGED_BY[axis]: Pooled(f"{_count(len(pairs[axis]), 'pair')} of valued tables with "
                                           f"{CHANGE[axis]['pairs']}, pooled ({each})") for axis in CHANGED_BY},
-              **{per_count(n): Pooled(f"All tables of {n} players, pooled"
-                                      + (f" (values: {each})" if per_count(n) in count_values else ""))
-                 for n in pooled},
+              **{per_count(n): Pooled(f"All tables of {n} players, pooled") for n in pooled},
               **{q.table: Pooled(f"{_count(q.extra['pairs'], 'pair')} of tables of {q.extra['players']} players "
                                  f"with {CHANGE[axis]['pairs']}, pooled") for axis, qs in fairness.items() for q in qs}}
     _top(page, questions, qv, titled)
@@ -150,9 +148,9 @@ def write(folder: str | Path) -> Path:
                       "extra": _tables})
     if count_values:
         page.heading("Character and market value per player count")
-        page.text("The same pooling over the valued tables of one player count: an option whose value changes "
-                  "with the number of players shows it here, measured more finely than at one table (the MDE "
-                  "column).")
+        page.text("The same pooling over the valued tables of one player count (each population over those it "
+                  "valued): an option whose value changes with the number of players shows it here, measured more "
+                  "finely than at one table (the MDE column).")
         for name, qs in count_values.items():
             for what in (CHARACTERS, MARKETS):
                 _options(page, titled[name], [q for q in qs if q.kind == what["noun"]], qv, pops,
