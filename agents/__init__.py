@@ -16,6 +16,7 @@ from .champion import ChampionBot
 from .evaluation import Weights
 from .heuristic import BankerBot, CollectorBot, GreedyBot, HeuristicBot
 from .mcts import MCTSBot
+from .mixture import MixtureBot
 from .policy_file import ModelFileError
 from .ppo import PPOAgent
 from .random_bot import RandomBot
@@ -28,6 +29,7 @@ BOTS: dict[str, type[Agent]] = {
     "mcts": MCTSBot,
     "ppo": PPOAgent,          # ppo:path=RUN_FOLDER (or a model .pt)
     "champion": ChampionBot,  # the shipped PPO agent (agents/champion.pt, docs/champion.md)
+    "mixture": MixtureBot,    # mixture:paths=A.pt+B.pt: one of several trained policies, drawn per game
 }
 
 # The shipped bots `nefertiti ladder` rates by default (agents/ladder.py), one line each. MCTS at
@@ -125,4 +127,5 @@ def make_bot(spec: str, seed: int | None = None) -> Agent:
 
 
 __all__ = ["Agent", "BOTS", "LADDER_BOTS", "BankerBot", "ChampionBot", "CollectorBot", "GreedyBot", "HeuristicBot",
-           "MCTSBot", "PPOAgent", "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec", "play_game"]
+           "MCTSBot", "MixtureBot", "PPOAgent", "RandomBot", "act_in_env", "agent_for_env", "make_bot", "parse_spec",
+           "play_game"]

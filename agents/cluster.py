@@ -151,6 +151,7 @@ def model_files(specs) -> dict[str, Path]:
     """{the name a spec gives a model: its file on the head} for every bot spec with weights."""
     from . import parse_spec
     from .champion import CHAMPION_FILES, weights
+    from .mixture import SEPARATOR
     from .ppo import model_file
 
     files = {}
@@ -158,6 +159,8 @@ def model_files(specs) -> dict[str, Path]:
         name, params = parse_spec(spec)
         if name == "ppo":
             files[params["path"]] = model_file(params["path"])
+        elif name == "mixture":
+            files.update({path: model_file(path) for path in params["paths"].split(SEPARATOR)})
         elif name == "champion":
             run = params.get("run", 1)
             if run in CHAMPION_FILES:

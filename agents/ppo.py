@@ -97,9 +97,9 @@ class PPOAgent(Agent):
         super().__init__(seed)
 
     @property
-    def weights_file(self) -> Path:
+    def weights_files(self) -> list[Path]:
         """The file this agent's weights were loaded from (a resumed run checks it has not changed: agents/weights.py)."""
-        return model_file(SHIPPED.get(self.path, self.path))
+        return [model_file(SHIPPED.get(self.path, self.path))]
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

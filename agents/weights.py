@@ -15,13 +15,14 @@ WEIGHTS = "weights.json"
 
 
 def digests(specs) -> dict[str, str]:
-    """spec -> sha256 of the weights file its bot loads, for the specs whose bots load one."""
+    """spec -> sha256 of the weights file its bot loads (of each, joined by '+', for a mixture of several), for
+    the specs whose bots load one."""
     from . import make_bot             # the bots' package imports the runs that use this module
     out = {}
     for spec in sorted(set(specs)):
-        path = getattr(make_bot(spec, seed=0), "weights_file", None)
-        if path is not None:
-            out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        files = getattr(make_bot(spec, seed=0), "weights_files", None)
+        if files:
+            out[spec] = "+".join(hashlib.sha256(Path(path).read_bytes()).hexdigest() for path in files)
     return out
 
 

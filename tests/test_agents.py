@@ -14,6 +14,7 @@ import nefertiti_env
 from conftest import ABOU_SIMBEL, GIZEH, character, position, put, refresh
 from nefertiti_env.agents import BOTS, MCTSBot, act_in_env, agent_for_env, make_bot, parse_spec, play_game
 from nefertiti_env.agents import evaluation
+from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_STAGE1_FILE
 from nefertiti_env.agents.evaluation import settle
 from nefertiti_env.agents.hidden import determinize
 from nefertiti_env.agents.human import HumanBot, QuitGame
@@ -22,7 +23,8 @@ from nefertiti_env.core.ruleset import DEFAULT_RULESET
 from nefertiti_env.core.scoring import final_scores
 
 DEFAULT_RULES = tomllib.loads(DEFAULT_RULESET.read_text(encoding="utf-8"))
-FAST = {"mcts": "mcts:iterations=8", "greedy": "greedy:samples=1"}
+FAST = {"mcts": "mcts:iterations=8", "greedy": "greedy:samples=1",
+        "mixture": f"mixture:paths={CHAMPION_FILE}+{CHAMPION_STAGE1_FILE}"}
 
 
 def random_position(seed: int, decisions: int, players: int = 4) -> NefertitiGame:

@@ -10,7 +10,7 @@ import pytest
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import BOTS, make_bot
-from nefertiti_env.agents.champion import CHAMPION_FILE
+from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_STAGE1_FILE
 from nefertiti_env.balance import runner, tables
 from nefertiti_env.balance.restrict import Restriction
 from nefertiti_env.core import IllegalActionError
@@ -21,7 +21,8 @@ from nefertiti_env.vector import NefertitiVectorEnv
 
 # one spec per bot kind `agents.make_bot` knows (small search budgets: the restriction, not the play, is tested)
 SPECS = {"random": "random", "greedy": "greedy", "collector": "collector", "banker": "banker",
-         "mcts": "mcts:iterations=30", "ppo": f"ppo:path={CHAMPION_FILE}:deterministic=0", "champion": "champion"}
+         "mcts": "mcts:iterations=30", "ppo": f"ppo:path={CHAMPION_FILE}:deterministic=0", "champion": "champion",
+         "mixture": f"mixture:paths={CHAMPION_FILE}+{CHAMPION_STAGE1_FILE}:deterministic=0"}
 SEARCHING = ["champion:search=30"]       # the policy as the search's prior: the atlas's searching agent
 LOUQSOR, THIEF = Restriction("market", "Louqsor"), Restriction("character", "Thief")
 
