@@ -3,6 +3,7 @@ the policy alone and with search at play time.
 
     python benchmarks/agent_bar.py                                    # the shipped champion, 400 games each
     python benchmarks/agent_bar.py --model runs/whole_game            # a run folder or model file
+    python benchmarks/agent_bar.py --model A.pt,B.pt,C.pt             # their mixture, one drawn per game
     python benchmarks/agent_bar.py --games 8 --tables 2p-base,4p-base # a quick look (not a measurement)
     python benchmarks/agent_bar.py --out results/agent_bar.md         # also write the table to a file
     python benchmarks/agent_bar.py --matches banker --games 400       # only the matches against bankers
@@ -27,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+from nefertiti_env.agents.mixture import SEPARATOR
 from nefertiti_env.agents.ppo import model_file
 from nefertiti_env.training.evaluation import evaluate
 
@@ -47,9 +49,12 @@ TARGETS = {2: (0.80, 0.60, 0.70), 3: (0.60, 0.42, 0.50), 4: (0.55, 0.35, 0.45), 
 
 
 def agent_spec(model: str | None, sample: bool = False) -> str:
-    """The bot spec of the agent: the shipped champion, or `ppo:path=` a model file or run folder; with
-    `sample`, drawing its actions from its probabilities instead of playing the most likely one."""
-    spec = f"ppo:path={model_file(model)}" if model else "champion"
+    """The bot spec of the agent: the shipped champion, `ppo:path=` a model file or run folder, or for several
+    (comma-separated) their mixture, one drawn per game (`agents/mixture.py`); with `sample`, drawing its actions
+    from its probabilities instead of playing the most likely one."""
+    models = [str(model_file(m)) for m in model.split(",")] if model else []
+    spec = ("champion" if not models else f"ppo:path={models[0]}" if len(models) == 1
+            else f"mixture:paths={SEPARATOR.join(models)}")
     return f"{spec}:deterministic=0" if sample else spec
 
 
@@ -69,7 +74,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="tables: " + ", ".join(TABLES))
-    parser.add_argument("--model", help="model .pt or run folder (default: the shipped champion)")
+    parser.add_argument("--model", help="model .pt or run folder (default: the shipped champion); several, "
+                        "comma-separated: their mixture, one drawn per game")
     parser.add_argument("--games", type=int, default=400, help="games per match (default 400)")
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
     parser.add_argument("--matches", default=",".join(MATCHES),

@@ -61,3 +61,17 @@ def test_the_search_match_can_value_its_leaves_with_the_critic():
     assert agent_bar.matches("champion", 800, ["search"], leaf_value=1) == [
         ("champion:search=800:leaf_value=1", "mcts:iterations=800", 2)]
     assert agent_bar.matches("champion", 800, ["mcts"], leaf_value=1)[0][0] == "champion"
+
+
+def test_several_models_are_measured_as_their_mixture(tmp_path):
+    from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_STAGE1_FILE
+    models = f"{CHAMPION_FILE},{CHAMPION_STAGE1_FILE}"
+    assert agent_bar.agent_spec(models) == f"mixture:paths={CHAMPION_FILE}+{CHAMPION_STAGE1_FILE}"
+    assert agent_bar.agent_spec(models, sample=True).endswith(":deterministic=0")
+    assert agent_bar.agent_spec(str(CHAMPION_FILE)) == f"ppo:path={CHAMPION_FILE}"
+    out = tmp_path / "bar.md"
+    agent_bar.main(["--model", models, "--games", "2", "--tables", "3p-base", "--matches", "banker,search",
+                    "--search", "4", "--workers", "1", "--out", str(out)])
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 3p-base |")]
+    assert [row.split(" | ")[1:4] for row in rows] == [["policy alone", "banker", "2"],
+                                                      ["with search", "mcts:iterations=4", "2"]]
