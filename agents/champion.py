@@ -20,6 +20,13 @@ For the search's leaves the champion ships a value fitted to game outcomes at ev
 `champion:search=800:leaf_value=1` plays with it. PPO's own critic, fitted to the learner's discounted returns
 at its own turns, valued the leaves worse than the heuristic (docs/champion.md).
 
+The champion is exploitable: a best response trained against three copies of it wins 61% at 3 players. The
+league of exploiters (`benchmarks/exploiter_league.py --seed 5150`) trained it on, three rounds, against every
+best response found so far; the three policies it made ship as `champion_league1.pt` .. `champion_league3.pt`
+(their actors alone in float16, `policy_file.save_actor`: the shipped weights stay within 10 MB), and
+`champion:league=1` plays the mixture of the four: each game one of them, drawn with equal weights, plays the
+whole game. No best response found beats that mixture by as much (docs/champion.md, "Exploitability").
+
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
 `ppo:path=<CHAMPION_4P_FILE>`.
@@ -29,6 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .mcts import ROOT_WIDTH, UCB_C
+from .mixture import MixtureBot
 from .ppo import CHAMPION, PUCT, SHIPPED, PPOAgent
 
 CHAMPION_FILE = Path(__file__).with_name("champion.pt")
@@ -40,6 +48,8 @@ CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 # the champion's actor with the critic fitted for the search's leaves (`python -m nefertiti_env.training.value_fit
 # --tables whole_game`)
 CHAMPION_VALUE_FILE = Path(__file__).with_name("champion_value.pt")
+# the league's agents 1..3 (`benchmarks/exploiter_league.py --seed 5150`, agent_K/final_model.pt), actors only
+CHAMPION_LEAGUE_FILES = [Path(__file__).with_name(f"champion_league{k}.pt") for k in (1, 2, 3)]
 
 
 class ChampionBot(PPOAgent):
@@ -49,6 +59,9 @@ class ChampionBot(PPOAgent):
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
     run: 1 (default) the champion, 2 the second agent (the same training config, another seed).
+    league: 1 plays the mixture of the champion and the league's three policies, one drawn per game with equal
+        weights (`MixtureBot`); 0 (default) the champion alone. Run 1 only, without a critic at the leaves (the
+        league's files hold actors only).
     search, width, puct, leaf_value, c, widen: search at play time with the policy as the prior (`PPOAgent`), and
         a critic at the leaves: e.g. `champion:search=800` or `champion:search=800:leaf_value=1`
         (docs/champion.md, "With search at play time"); run 1's leaves are valued by the critic fitted to
@@ -59,20 +72,45 @@ class ChampionBot(PPOAgent):
 
     def __init__(self, deterministic: bool = True, seed: int | None = None, search: int = 0,
                  width: int = ROOT_WIDTH, puct: float = PUCT, leaf_value: float = 0.0, run: int = 1, c: float = UCB_C,
-                 widen: float = 0.0):
+                 widen: float = 0.0, league: bool = False):
         if run not in CHAMPION_FILES:
             raise ValueError(f"champion: run must be one of {sorted(CHAMPION_FILES)} (the shipped training runs), "
                              f"got {run}")
-        name, path = weights(run, leaf_value)
-        path = SHIPPED.get(name, path)                                  # a cluster's worker: the head's copy
-        if not path.is_file():
-            raise FileNotFoundError(f"the champion's weights (run {run}) are missing from this install ({path})")
-        super().__init__(path, deterministic, seed, search, width, puct, leaf_value, c, widen)
+        if league and (run != 1 or leaf_value):
+            raise ValueError("champion: league=1 plays run 1's league, whose policies have no critic: leave run at "
+                             f"1 and leaf_value at 0 (got run={run}, leaf_value={leaf_value:g})")
+        files = weights(run, leaf_value, league)
+        missing = [str(path) for path in files.values() if not path.is_file()]
+        if missing:
+            raise FileNotFoundError(f"the champion's weights are missing from this install: {', '.join(missing)}")
+        super().__init__(next(iter(files.values())), deterministic, seed, search, width, puct, leaf_value, c, widen)
+        # with the league, four members play (the champion's policy one of them); this PPOAgent is then its first
+        # member's twin, kept for what is read of the champion's policy (`policy`, `logits`)
+        self.mixture = MixtureBot.of([PPOAgent(path, deterministic, seed, search, width, puct, 0.0, c, widen)
+                                      for path in files.values()], seed) if league else None
+
+    @property
+    def weights_files(self) -> list[Path]:
+        return super().weights_files if self.mixture is None else self.mixture.weights_files
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if getattr(self, "mixture", None) is not None:      # None until __init__ has made it
+            self.mixture.reset(seed)
+
+    def act(self, game, seat: int) -> int:
+        return super().act(game, seat) if self.mixture is None else self.mixture.act(game, seat)
 
 
-def weights(run: int, leaf_value: float = 0.0) -> tuple[str, Path]:
-    """(the name a cluster ships them by, `ppo.SHIPPED`; the file) of the weights a champion spec plays: run 1
-    searching with a critic at its leaves plays the file of the fitted critic, the same actor bit for bit."""
+def weights(run: int, leaf_value: float = 0.0, league: bool = False) -> dict[str, Path]:
+    """{the name a cluster ships them by (`ppo.SHIPPED`): the file} of the weights a champion spec plays, its own
+    policy's first, each file a cluster's worker received in place of the package's: run 1 searching with a critic
+    at its leaves plays the file of the fitted critic, the same actor bit for bit; with the league, its three
+    policies follow."""
     if run == 1 and leaf_value:
-        return f"{CHAMPION}:value", CHAMPION_VALUE_FILE
-    return (CHAMPION if run == 1 else f"{CHAMPION}:run={run}"), CHAMPION_FILES[run]
+        files = {f"{CHAMPION}:value": CHAMPION_VALUE_FILE}
+    else:
+        files = {CHAMPION if run == 1 else f"{CHAMPION}:run={run}": CHAMPION_FILES[run]}
+    if league:
+        files.update({f"{CHAMPION}:league{k}": path for k, path in enumerate(CHAMPION_LEAGUE_FILES, 1)})
+    return {name: SHIPPED.get(name, path) for name, path in files.items()}

@@ -164,8 +164,7 @@ def model_files(specs) -> dict[str, Path]:
         elif name == "champion":
             run = params.get("run", 1)
             if run in CHAMPION_FILES:
-                name, path = weights(run, params.get("leaf_value", 0))
-                files[name] = path
+                files.update(weights(run, params.get("leaf_value", 0), params.get("league", False)))
     return files
 
 

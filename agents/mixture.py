@@ -36,12 +36,17 @@ class MixtureBot(Agent):
         if len(members) < 2 or len(set(members)) < len(members):
             raise ValueError(f"mixture: paths must name at least two different model files joined by "
                              f"{SEPARATOR!r}, got {paths!r}")
-        self.members = [PPOAgent(path, deterministic, seed, search, width, puct, leaf_value, c, widen)
-                        for path in members]
-        sizes = {m.path: m.policy.observation_space.shape[0] for m in self.members}
-        if len(set(sizes.values())) > 1:
-            raise ValueError(f"mixture: the members read observations of different sizes {sizes}")
+        self.members = checked([PPOAgent(path, deterministic, seed, search, width, puct, leaf_value, c, widen)
+                                for path in members])
         super().__init__(seed)
+
+    @classmethod
+    def of(cls, members: list[PPOAgent], seed: int | None = None) -> "MixtureBot":
+        """The mixture of agents already made (the shipped champion's league: `ChampionBot`)."""
+        bot = cls.__new__(cls)
+        bot.members = checked(members)
+        Agent.__init__(bot, seed)
+        return bot
 
     @property
     def weights_files(self) -> list[Path]:
@@ -55,3 +60,11 @@ class MixtureBot(Agent):
 
     def act(self, game, seat: int) -> int:
         return self.member.act(game, seat)
+
+
+def checked(members: list[PPOAgent]) -> list[PPOAgent]:
+    """`members`, if they all read one observation version (else a ValueError naming their sizes)."""
+    sizes = {m.path: m.policy.observation_space.shape[0] for m in members}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"mixture: the members read observations of different sizes {sizes}")
+    return members

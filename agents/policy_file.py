@@ -11,6 +11,11 @@ nefertiti model file (`.pt`) is instead a dict of tensors and plain values only,
     policy              the policy's state dict
     optimizer           the Adam state dict (checkpoints and final models; snapshots have none)
 
+A file made to play only (`save_actor`) holds the actor alone, in float16, and says so in its meta
+(`actor_only`): half the bytes of a float32 actor and none for the critic, which is what lets several
+policies ship in the package's weights budget. Its tensors are widened to float32 when loaded; its critic
+is left as built, untrained, so nothing may read it (`PPOAgent` refuses to value a search's leaves with it).
+
 The network is rebuilt from `meta`, then the weights are loaded into it. SB3 files are refused
 with an error naming the file as an unsafe legacy format; nothing in them is read here
 (`agents.sb3_import` converts a MaskablePPO zip by reading only its tensors and JSON).
@@ -24,6 +29,7 @@ import zipfile
 from pathlib import Path
 
 FORMAT, VERSION = "nefertiti-ppo", 1
+ACTOR_ONLY = "actor_only"        # the meta key of a file that holds the actor alone (`save_actor`)
 
 
 class ModelFileError(ValueError):
@@ -32,14 +38,30 @@ class ModelFileError(ValueError):
 
 def save(path: str | Path, policy, optimizer: bool = False, **meta) -> None:
     """Write `policy` (and its optimiser's state) to `path`, atomically (temporary file, then rename)."""
-    import torch
-
-    path = Path(path)
     meta = {"net_arch": policy.net_arch, "obs_size": int(policy.observation_space.shape[0]),
             "num_actions": int(policy.action_space.n), **meta}
     data = {"format": FORMAT, "version": VERSION, "meta": json.dumps(meta), "policy": policy.state_dict()}
     if optimizer:
         data["optimizer"] = policy.optimizer.state_dict()
+    _write(Path(path), data)
+
+
+def save_actor(source: str | Path, path: str | Path) -> None:
+    """Write the actor of the model file `source` to `path` for play only: float16 tensors, no critic and no
+    optimiser (`actor_only` in its meta). The moves it plays are the source's up to float16 rounding."""
+    import torch
+
+    meta, data = read(source)
+    meta = {"net_arch": meta["net_arch"], "obs_size": meta["obs_size"], "num_actions": meta["num_actions"],
+            ACTOR_ONLY: True}
+    actor = {k: data["policy"][k].to(torch.float16) for k in weight_shapes(meta)}
+    _write(Path(path), {"format": FORMAT, "version": VERSION, "meta": json.dumps(meta), "policy": actor})
+
+
+def _write(path: Path, data: dict) -> None:
+    """torch.save to a temporary file, then rename: a reader never sees half a file."""
+    import torch
+
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         torch.save(data, tmp)
@@ -104,6 +126,8 @@ def meta_problem(meta) -> str | None:
         return f"meta.obs_size must be a positive integer, got {size!r}"
     if meta.get("num_actions") != NUM_ACTIONS:
         return f"meta.num_actions must be {NUM_ACTIONS}, got {meta.get('num_actions')!r}"
+    if type(meta.get(ACTOR_ONLY, False)) is not bool:
+        return f"meta.{ACTOR_ONLY} must be true or false, got {meta[ACTOR_ONLY]!r}"
     return None
 
 
@@ -119,7 +143,7 @@ def _layers_fit(layers) -> bool:
 
 def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
     """The policy's state dict shapes for `meta` (MaskableActorCriticPolicy: separate policy and value
-    MLPs of net_arch, then the action and value heads)."""
+    MLPs of net_arch, then the action and value heads; the actor's alone for an `actor_only` file)."""
     shapes, last = {}, {}
     for net, key in (("policy_net", "pi"), ("value_net", "vf")):
         before = meta["obs_size"]
@@ -130,6 +154,8 @@ def weight_shapes(meta: dict) -> dict[str, tuple[int, ...]]:
         last[key] = before
     shapes.update({"action_net.weight": (meta["num_actions"], last["pi"]), "action_net.bias": (meta["num_actions"],),
                    "value_net.weight": (1, last["vf"]), "value_net.bias": (1,)})
+    if meta.get(ACTOR_ONLY):
+        return {k: v for k, v in shapes.items() if not k.startswith(("mlp_extractor.value_net.", "value_net."))}
     return shapes
 
 
@@ -184,15 +210,17 @@ def load_policy(path: str | Path):
         raise ModelFileError(f"{path}: {err}") from None
     load_into(policy, path, data, optimizer=False)
     policy.set_training_mode(False)
+    policy.actor_only = bool(meta.get(ACTOR_ONLY))      # its critic untrained: `PPOAgent` reads this
     return policy
 
 
 def load_into(policy, path: str | Path, data: dict | None = None, optimizer: bool = True) -> dict:
     """Load the model file at `path` into an existing `policy` (and its optimiser if the file has
-    its state); returns the file's meta. A network of another shape is a ModelFileError."""
+    its state); returns the file's meta. A network of another shape is a ModelFileError. An `actor_only` file
+    loads its actor and leaves the critic as it was (a fine-tuning from it trains the critic anew)."""
     meta, data = read(path) if data is None else (json.loads(data["meta"]), data)
     try:
-        policy.load_state_dict(data["policy"])
+        policy.load_state_dict(data["policy"], strict=not meta.get(ACTOR_ONLY))
         if optimizer and "optimizer" in data:
             policy.optimizer.load_state_dict(data["optimizer"])
     except (RuntimeError, ValueError, KeyError) as err:

@@ -90,6 +90,9 @@ class PPOAgent(Agent):
         self.observe = OBSERVATIONS[version_of_size(self.policy.observation_space.shape[0])].observe
         if leaf_value and not search:
             raise ValueError(f"leaf_value evaluates the search's leaves: give search > 0 with it (got search={search})")
+        if leaf_value and self.policy.actor_only:
+            raise ValueError(f"{path} holds the actor alone, no critic to value the search's leaves: leave "
+                             "leaf_value at 0")
         self.actor = Network(self.policy, "actor")
         value = Network(self.policy, "critic") if leaf_value else None
         self.searcher = MCTSBot(seed, iterations=search, width=width, prior=self.probabilities, puct=puct,
@@ -98,7 +101,8 @@ class PPOAgent(Agent):
 
     @property
     def weights_files(self) -> list[Path]:
-        """The file this agent's weights were loaded from (a resumed run checks it has not changed: agents/weights.py)."""
+        """The files this agent's weights were loaded from, here its one model file (a resumed run checks they have
+        not changed: agents/weights.py)."""
         return [model_file(SHIPPED.get(self.path, self.path))]
 
     def reset(self, seed: int | None = None) -> None:

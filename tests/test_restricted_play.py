@@ -24,6 +24,7 @@ SPECS = {"random": "random", "greedy": "greedy", "collector": "collector", "bank
          "mcts": "mcts:iterations=30", "ppo": f"ppo:path={CHAMPION_FILE}:deterministic=0", "champion": "champion",
          "mixture": f"mixture:paths={CHAMPION_FILE}+{CHAMPION_STAGE1_FILE}:deterministic=0"}
 SEARCHING = ["champion:search=30"]       # the policy as the search's prior: the atlas's searching agent
+LEAGUE = ["champion:league=1:deterministic=0"]      # the champion's league, one of four policies per game
 LOUQSOR, THIEF = Restriction("market", "Louqsor"), Restriction("character", "Thief")
 
 
@@ -67,7 +68,7 @@ def _taken_unrestricted(spec: str, seed: int, restriction: Restriction, seat: in
     return taken
 
 
-@pytest.mark.parametrize("spec", [SPECS[kind] for kind in sorted(SPECS)] + SEARCHING)
+@pytest.mark.parametrize("spec", [SPECS[kind] for kind in sorted(SPECS)] + SEARCHING + LEAGUE)
 def test_restricted_seat_never_takes_a_forbidden_action_outside_forced_decisions(spec):
     """Every bot kind and the searching agent, four full games per restriction (the restricted seat
     rotating): the seat takes a forbidden action only in a decision the engine counts as forced; the same

@@ -24,9 +24,9 @@ compiled_in([__file__], [network.__file__])       # its kernels compile the netw
 
 def plays_at_snapshot_tables(spec: str) -> bool:
     """Whether the batched env can play `spec` like a snapshot: a fixed trained policy (`champion`,
-    `ppo:path=...`) without search at play time (a search is no single forward pass)."""
+    `ppo:path=...`) without search at play time (a search is no single forward pass), nor a mixture of several."""
     name, params = parse_spec(spec)
-    return issubclass(BOTS[name], PPOAgent) and not params.get("search", 0)
+    return issubclass(BOTS[name], PPOAgent) and not params.get("search", 0) and not params.get("league")
 
 
 def fixed_policy(spec: str):
