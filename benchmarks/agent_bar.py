@@ -4,6 +4,7 @@ the policy alone and with search at play time.
     python benchmarks/agent_bar.py                                    # the shipped champion, 400 games each
     python benchmarks/agent_bar.py --model runs/whole_game            # a run folder or model file
     python benchmarks/agent_bar.py --model A.pt,B.pt,C.pt             # their mixture, one drawn per game
+    python benchmarks/agent_bar.py --league                           # the champion with its league
     python benchmarks/agent_bar.py --games 8 --tables 2p-base,4p-base # a quick look (not a measurement)
     python benchmarks/agent_bar.py --out results/agent_bar.md         # also write the table to a file
     python benchmarks/agent_bar.py --matches banker --games 400       # only the matches against bankers
@@ -48,13 +49,14 @@ TABLES = {                    # name: NefertitiGame options
 TARGETS = {2: (0.80, 0.60, 0.70), 3: (0.60, 0.42, 0.50), 4: (0.55, 0.35, 0.45), 5: (0.45, 0.28, 0.36)}
 
 
-def agent_spec(model: str | None, sample: bool = False) -> str:
-    """The bot spec of the agent: the shipped champion, `ppo:path=` a model file or run folder, or for several
-    (comma-separated) their mixture, one drawn per game (`agents/mixture.py`); with `sample`, drawing its actions
-    from its probabilities instead of playing the most likely one."""
+def agent_spec(model: str | None, sample: bool = False, league: bool = False) -> str:
+    """The bot spec of the agent: the shipped champion (with `league`, the mixture of it and its league's three
+    policies), `ppo:path=` a model file or run folder, or for several (comma-separated) their mixture, one drawn
+    per game (`agents/mixture.py`); with `sample`, drawing its actions from its probabilities instead of playing
+    the most likely one."""
     models = [str(model_file(m)) for m in model.split(",")] if model else []
-    spec = ("champion" if not models else f"ppo:path={models[0]}" if len(models) == 1
-            else f"mixture:paths={SEPARATOR.join(models)}")
+    spec = ("champion:league=1" if league else "champion" if not models else f"ppo:path={models[0]}"
+            if len(models) == 1 else f"mixture:paths={SEPARATOR.join(models)}")
     return f"{spec}:deterministic=0" if sample else spec
 
 
@@ -76,6 +78,8 @@ def main(argv=None) -> int:
                                      epilog="tables: " + ", ".join(TABLES))
     parser.add_argument("--model", help="model .pt or run folder (default: the shipped champion); several, "
                         "comma-separated: their mixture, one drawn per game")
+    parser.add_argument("--league", action="store_true", help="the shipped champion with its league "
+                        "(champion:league=1: it and the league's three policies, one drawn per game)")
     parser.add_argument("--games", type=int, default=400, help="games per match (default 400)")
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
     parser.add_argument("--matches", default=",".join(MATCHES),
@@ -98,10 +102,14 @@ def main(argv=None) -> int:
         parser.error(f"unknown tables {unknown} (known: {', '.join(TABLES)})" if unknown
                      else f"unknown matches {strange}: --matches takes {', '.join(MATCHES)}" if strange
                      else "--games and --search must be at least 1, --leaf-value in 0..1")
-    agent = agent_spec(args.model, args.sample)
+    if args.league and (args.model or args.leaf_value):
+        parser.error("--league plays the shipped champion's league, without a critic at the leaves: not with "
+                     "--model or --leaf-value")
+    agent = agent_spec(args.model, args.sample, args.league)
     start = time.perf_counter()
     leaves = f"; its search's leaves valued by its critic at weight {args.leaf_value:g}" if args.leaf_value else ""
-    who = args.model or "the shipped champion (agents/champion.pt)"
+    who = args.model or ("the shipped champion with its league (champion:league=1)" if args.league
+                         else "the shipped champion (agents/champion.pt)")
     lines = [f"agent: {who}{', sampling its actions' if args.sample else ''}{leaves}; "
              f"{args.games} games per match, game seeds {SEED} + i",
              "", "| table | agent | against n-1 | games | wins | win rate | 95% Wilson interval | target | met | "

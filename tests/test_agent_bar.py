@@ -75,3 +75,18 @@ def test_several_models_are_measured_as_their_mixture(tmp_path):
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 3p-base |")]
     assert [row.split(" | ")[1:4] for row in rows] == [["policy alone", "banker", "2"],
                                                       ["with search", "mcts:iterations=4", "2"]]
+
+
+def test_the_league_plays_as_the_champion_with_its_league(tmp_path, capsys):
+    assert agent_bar.agent_spec(None, league=True) == "champion:league=1"
+    assert agent_bar.matches(agent_bar.agent_spec(None, league=True), 800)[2][0] == "champion:league=1:search=800"
+    out = tmp_path / "bar.md"
+    agent_bar.main(["--league", "--games", "2", "--tables", "3p-base", "--matches", "banker", "--workers", "1",
+                    "--out", str(out)])
+    assert "champion:league=1" in out.read_text().splitlines()[0]
+    try:
+        agent_bar.main(["--league", "--model", "agents/champion.pt"])
+    except SystemExit as stop:
+        assert stop.code == 2 and "--league plays the shipped champion's league" in capsys.readouterr().err
+    else:
+        raise AssertionError("--league with --model was accepted")
