@@ -99,3 +99,15 @@ def test_save_actor_keeps_the_moves_up_to_float16_rounding(tmp_path):
         gaps.append(np.abs(full.logits(game, seat) - half.logits(game, seat)).max())
         game.apply(bots[seat].act(game, seat))
     assert 0 < max(gaps) < 0.05
+
+
+def test_loading_an_actor_only_file_sets_the_actor_and_leaves_the_critic_as_it_was():
+    """What `init_from` an actor-only file does: the actor widened to float32, the critic left to train."""
+    meta, data = policy_file.read(CHAMPION_LEAGUE_FILES[0])
+    policy = policy_file.build_policy(meta)
+    before = {k: v.clone() for k, v in policy.state_dict().items()}
+    policy_file.load_into(policy, CHAMPION_LEAGUE_FILES[0], optimizer=False)
+    after = policy.state_dict()
+    assert all(torch.equal(after[k], data["policy"][k].float()) for k in data["policy"])
+    critic = [k for k in after if k not in data["policy"]]
+    assert critic and all(torch.equal(after[k], before[k]) for k in critic)
