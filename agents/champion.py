@@ -20,12 +20,13 @@ For the search's leaves the champion ships a value fitted to game outcomes at ev
 `champion:search=800:leaf_value=1` plays with it. PPO's own critic, fitted to the learner's discounted returns
 at its own turns, valued the leaves worse than the heuristic (docs/champion.md).
 
-The champion is exploitable: a best response trained against three copies of it wins 61% at 3 players. The
+The champion is exploitable: a best response trained against copies of it wins 61-68% at 3 players. The
 league of exploiters (`benchmarks/exploiter_league.py --seed 5150`) trained it on, three rounds, against every
 best response found so far; the three policies it made ship as `champion_league1.pt` .. `champion_league3.pt`
 (their actors alone in float16, `policy_file.save_actor`: the shipped weights stay within 10 MB), and
 `champion:league=1` plays the mixture of the four: each game one of them, drawn with equal weights, plays the
-whole game. No best response found beats that mixture by as much (docs/champion.md, "Exploitability").
+whole game. A best response must then beat four policies at once: at 3 players the ones trained against it
+win 33-42% (docs/champion.md, "Exploitability").
 
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:

@@ -33,7 +33,7 @@ def fixed_policy(spec: str):
     """(policy, deterministic) of a `plays_at_snapshot_tables` spec: a fixed opponent such as the
     agent a best response is trained against (benchmarks/exploitability.py)."""
     if not plays_at_snapshot_tables(spec):
-        raise ValueError(f"{spec!r} is not a trained policy without search (champion, ppo:path=...): the "
+        raise ValueError(f"{spec!r} is not one trained policy without search (champion, ppo:path=...): the "
                          "batched env plays only those like snapshots")
     bot = make_bot(spec, seed=0)
     return bot.policy, bot.deterministic
