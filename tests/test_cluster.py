@@ -268,9 +268,10 @@ def test_a_model_reaches_the_workers_by_value(cluster, tmp_path):
     model.parent.mkdir()
     shutil.copy(CHAMPION_FILE, model)
     spec = f"ppo:path={model}"
-    jobs = schedule([spec, "banker", "champion", "random"], 8, seed=2)
+    bots = [spec, "banker", "champion:league=1", "random"]         # the champion's own file and its league's
+    jobs = schedule(bots, 8, seed=2)
     local = [play_job(job) for job in jobs]
-    with ordered_map(1, ray=cluster.address, bots=[spec, "banker", "champion", "random"]) as map_:
+    with ordered_map(1, ray=cluster.address, bots=bots) as map_:
         shutil.rmtree(model.parent)                       # shipped: no worker reads the head's path
         remote = list(map_(play_job, jobs))
     assert [r.record for r in remote] == [r.record for r in local]
