@@ -52,7 +52,8 @@ def main(argv=None) -> int:
     parser.add_argument("models", nargs="+", help="model .pt files or run folders (float32)")
     parser.add_argument("--games", type=int, default=12, help="games per table for each model (default 12)")
     args = parser.parse_args(argv)
-    print("| model | decisions | most likely action changed | largest logit difference | median |\n|---|---|---|---|---|")
+    print("| model | decisions | most likely action changed | largest logit difference | median |")
+    print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for k, model in enumerate(args.models):
             half = Path(tmp) / f"actor{k}.pt"
