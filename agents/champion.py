@@ -84,11 +84,11 @@ class ChampionBot(PPOAgent):
         missing = [str(path) for path in files.values() if not path.is_file()]
         if missing:
             raise FileNotFoundError(f"the champion's weights are missing from this install: {', '.join(missing)}")
-        super().__init__(next(iter(files.values())), deterministic, seed, search, width, puct, leaf_value, c, widen)
         # with the league, four members play (the champion's policy one of them); this PPOAgent is then its first
         # member's twin, kept for what is read of the champion's policy (`policy`, `logits`)
-        self.mixture = MixtureBot.of([PPOAgent(path, deterministic, seed, search, width, puct, 0.0, c, widen)
+        self.mixture = MixtureBot.of([PPOAgent(path, deterministic, seed, search, width, puct, leaf_value, c, widen)
                                       for path in files.values()], seed) if league else None
+        super().__init__(next(iter(files.values())), deterministic, seed, search, width, puct, leaf_value, c, widen)
 
     @property
     def weights_files(self) -> list[Path]:
@@ -96,7 +96,7 @@ class ChampionBot(PPOAgent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        if getattr(self, "mixture", None) is not None:      # None until __init__ has made it
+        if self.mixture is not None:
             self.mixture.reset(seed)
 
     def act(self, game, seat: int) -> int:

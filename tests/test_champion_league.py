@@ -3,6 +3,8 @@ ship as actor-only float16 files, and `champion:league=1` plays the mixture of t
 drawn per game, each member's moves exactly as that policy alone plays them."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -32,7 +34,7 @@ def test_each_game_plays_one_of_the_four_drawn_from_the_seed_with_that_policys_o
     drawn = set()
     for seed in range(16):
         bot = make_bot(LEAGUE, seed=seed)
-        member = MEMBERS.index(type(CHAMPION_FILE)(bot.mixture.member.path))
+        member = MEMBERS.index(Path(bot.mixture.member.path))
         drawn.add(member)
         assert make_bot(LEAGUE, seed=seed).mixture.member.path == bot.mixture.member.path
         alone = make_bot(f"ppo:path={MEMBERS[member]}", seed=seed)
