@@ -24,9 +24,11 @@ The champion is exploitable: a best response trained against copies of it wins 6
 league of exploiters (`benchmarks/exploiter_league.py --seed 5150`) trained it on, three rounds, against every
 best response found so far; the three policies it made ship as `champion_league1.pt` .. `champion_league3.pt`
 (their actors alone in float16, `policy_file.save_actor`: the shipped weights stay within 10 MB), and
-`champion:league=1` plays the mixture of the four: each game one of them, drawn with equal weights, plays the
-whole game. A best response must then beat four policies at once: at 3 players the ones trained against it
-win 33-42% (docs/champion.md, "Exploitability").
+`champion:league=1` plays the mixture of the four at tables of 2 and 3 players: each game one of them, drawn
+with equal weights, plays the whole game. A best response must then beat four policies at once: at 3 players the
+ones trained against it win 33-42% (docs/champion.md, "Exploitability"). At 4 and 5 players it plays the
+champion alone: the league was trained at 3 players, and at 4 the mixture was the weaker of the two on the
+ladder and the easier to exploit.
 
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
@@ -51,6 +53,8 @@ CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 CHAMPION_VALUE_FILE = Path(__file__).with_name("champion_value.pt")
 # the league's agents 1..3 (`benchmarks/exploiter_league.py --seed 5150`, agent_K/final_model.pt), actors only
 CHAMPION_LEAGUE_FILES = [Path(__file__).with_name(f"champion_league{k}.pt") for k in (1, 2, 3)]
+# the player counts where `champion:league=1` plays the league's mixture; at the others, the champion alone
+LEAGUE_PLAYERS = frozenset({2, 3})
 
 
 class ChampionBot(PPOAgent):
@@ -60,9 +64,10 @@ class ChampionBot(PPOAgent):
 
     deterministic: 1 (default) plays the most likely action, 0 samples.
     run: 1 (default) the champion, 2 the second agent (the same training config, another seed).
-    league: 1 plays the mixture of the champion and the league's three policies, one drawn per game with equal
-        weights (`MixtureBot`); 0 (default) the champion alone. Run 1 only, without a critic at the leaves (the
-        league's files hold actors only).
+    league: 1 plays, at tables of `LEAGUE_PLAYERS`, the mixture of the champion and the league's three policies,
+        one drawn per game with equal weights (`MixtureBot`), and the champion alone at the others; 0 (default)
+        the champion alone everywhere. Run 1 only, without a critic at the leaves (the league's files hold actors
+        only).
     search, width, puct, leaf_value, c, widen: search at play time with the policy as the prior (`PPOAgent`), and
         a critic at the leaves: e.g. `champion:search=800` or `champion:search=800:leaf_value=1`
         (docs/champion.md, "With search at play time"); run 1's leaves are valued by the critic fitted to
@@ -100,7 +105,9 @@ class ChampionBot(PPOAgent):
             self.mixture.reset(seed)
 
     def act(self, game, seat: int) -> int:
-        return super().act(game, seat) if self.mixture is None else self.mixture.act(game, seat)
+        if self.mixture is not None and game.num_players in LEAGUE_PLAYERS:
+            return self.mixture.act(game, seat)
+        return super().act(game, seat)
 
 
 def weights(run: int, leaf_value: float = 0.0, league: bool = False) -> dict[str, Path]:

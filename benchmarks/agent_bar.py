@@ -79,7 +79,8 @@ def main(argv=None) -> int:
     parser.add_argument("--model", help="model .pt or run folder (default: the shipped champion); several, "
                         "comma-separated: their mixture, one drawn per game")
     parser.add_argument("--league", action="store_true", help="the shipped champion with its league "
-                        "(champion:league=1: it and the league's three policies, one drawn per game)")
+                        "(champion:league=1: it and the league's three policies, one drawn per game, at 2 and 3 "
+                        "players; the champion alone at 4 and 5)")
     parser.add_argument("--games", type=int, default=400, help="games per match (default 400)")
     parser.add_argument("--tables", default=",".join(TABLES), help="comma-separated table names (default: all eight)")
     parser.add_argument("--matches", default=",".join(MATCHES),

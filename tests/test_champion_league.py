@@ -1,6 +1,7 @@
 """The champion's league (agents/champion.py, docs/champion.md "Exploitability"): the league's three policies
-ship as actor-only float16 files, and `champion:league=1` plays the mixture of the champion and them, one
-drawn per game, each member's moves exactly as that policy alone plays them."""
+ship as actor-only float16 files, and `champion:league=1` plays the mixture of the champion and them at 2 and 3
+players, one drawn per game, each member's moves exactly as that policy alone plays them; at 4 and 5 players,
+the champion alone."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +12,7 @@ import torch
 
 from nefertiti_env import NefertitiGame
 from nefertiti_env.agents import make_bot, play_game, policy_file
-from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_LEAGUE_FILES
+from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_LEAGUE_FILES, LEAGUE_PLAYERS
 from nefertiti_env.agents.cluster import model_files
 from nefertiti_env.encoding.versions import version_of_size
 from nefertiti_env.training.snapshot_tables import plays_at_snapshot_tables
@@ -78,12 +79,26 @@ def test_its_four_files_are_recorded_and_shipped_to_a_clusters_workers_and_it_is
     assert not plays_at_snapshot_tables(LEAGUE) and plays_at_snapshot_tables("champion")
 
 
-def test_a_table_of_leagues_plays_legal_reproducible_games_at_five_players():
+def test_a_table_of_leagues_plays_legal_reproducible_games_at_two_players():
     def game(seed):
-        bots = [make_bot(f"{LEAGUE}:deterministic=0", seed=seed * 8 + s) for s in range(5)]
-        return play_game(NefertitiGame(5, seed=seed, characters="expansion", setup="advanced"), bots).history
+        bots = [make_bot(f"{LEAGUE}:deterministic=0", seed=seed * 8 + s) for s in range(2)]
+        return play_game(NefertitiGame(2, seed=seed, characters="expansion", setup="advanced"), bots).history
     first = game(2)
     assert first == game(2) and len(first) > 50
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_at_four_and_five_players_it_plays_the_champion_alone(players):
+    """The league plays at the tables it was trained for (LEAGUE_PLAYERS); here every member drawn leaves the
+    move to the champion's policy."""
+    assert players not in LEAGUE_PLAYERS
+    for seed in range(4):
+        bot, alone = make_bot(LEAGUE, seed=seed), make_bot("champion", seed=seed)
+        game, bots = NefertitiGame(players, seed=seed), [make_bot("banker", seed=s) for s in range(players)]
+        while not game.is_over():
+            seat = game.current_player
+            assert bot.act(game, seat) == alone.act(game, seat)
+            game.apply(bots[seat].act(game, seat))
 
 
 def test_save_actor_keeps_the_moves_up_to_float16_rounding(tmp_path):
