@@ -5,7 +5,7 @@ A tournament plays one line-up; the ladder plays every line-up of `players` diff
 (all the combinations, so every pair of bots shares a table equally often), each on
 games_per_lineup / players deals and every deal in all the seat rotations. Game i plays
 deal i // players with line-up (i // players) % line-ups, so each round of deals covers every
-line-up once; seeds derive from the ladder seed and the game index alone (`tournament.rotations`),
+line-up once, each line-up's bots reversed in every other round (`schedule`); seeds derive from the ladder seed and the game index alone (`tournament.rotations`),
 so the same command gives the same files whatever the workers, and `--resume` continues a
 stopped run to the same bytes. The ratings are openskill Plackett-Luce over the games in order.
 
@@ -45,9 +45,14 @@ def meetings(tables) -> Counter:
 
 def schedule(bots: list[str], players: int, games_per_lineup: int, seed: int, **options):
     """The ladder's games (`tournament.Job`s): every line-up on games_per_lineup / players deals,
-    each deal in every seat rotation; round r of deals plays every line-up once."""
+    each deal in every seat rotation; round r of deals plays every line-up once, in the order of `bots`
+    in even rounds and reversed in odd ones. Rotations keep the bots' order around the table, so without
+    the reversal a bot listed before another would always sit on the same side of it: two copies of one
+    deterministic policy split their shared games 57/43 at 5 players. (At 2 players a rotation is the
+    reversal.)"""
     tables = lineups(bots, players)
-    return rotations(tables, len(tables) * games_per_lineup, seed, **options)
+    orders = tables + [table[::-1] for table in tables] if players > 2 else tables
+    return rotations(orders, len(tables) * games_per_lineup, seed, **options)
 
 
 def check(bots: list[str], players: int, games_per_lineup: int, **options) -> None:
@@ -126,7 +131,9 @@ def markdown(rows: list[dict], pairs: dict, params: dict, games: int, command: s
         "# Nefertiti bot ladder", "", f"At the table of {table_label(players, params['options'])}.", "",
         f"openskill Plackett-Luce ratings from {games} {players}-player games: {len(tables)} line-ups (every "
         f"{players} of the {len(bots)} bots; each pair of bots shares {' to '.join(map(str, met))} of them), "
-        f"each on {deals} deal{'s' * (deals > 1)} played in all {players} seat rotations. Ordinal = mu - 3 sigma, "
+        f"each on {deals} deal{'s' * (deals > 1)} played in all {players} seat rotations"
+        f"{' (every other deal with the bots in reverse order)' if players > 2 and deals > 1 else ''}. "
+        "Ordinal = mu - 3 sigma, "
         "a cautious rating (the bot's skill is above it with about 99.9% confidence), orders the ladder. "
         f"Win rate: share of games won (Wilson 95% CI; chance is 1/{players}); mean rank: 1 = best (t 95% CI).",
         "",

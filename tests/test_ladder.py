@@ -47,6 +47,9 @@ def test_schedule_is_balanced(bots, players):
         assert len({job.seed for job in deal}) == 1 and len({frozenset(job.bots) for job in deal}) == 1
         assert sorted(job.rotation for job in deal) == list(range(players))
     assert len({job.seed for job in jobs}) == len(jobs) // players
+    after = Counter(((job.bots.index(b) - job.bots.index(a)) % players, a, b)       # b sits k seats after a
+                    for job in jobs for a, b in itertools.permutations(job.bots, 2))
+    assert all(after[k, a, b] == after[k, b, a] for k, a, b in after)              # each side of the other as often
 
 
 def test_more_games_per_line_up_extend_the_shorter_ladder():
@@ -54,8 +57,10 @@ def test_more_games_per_line_up_extend_the_shorter_ladder():
     assert long[:len(short)] == short and len(long) == 3 * len(short) == 36
 
 
-def test_a_ladder_of_one_line_up_is_that_tournament():
-    assert ladder.schedule(BOTS[:3], 3, 6, seed=4) == tournament.schedule(BOTS[:3], 6, seed=4)
+def test_a_ladder_of_one_line_up_is_that_tournament_with_the_bots_reversed_every_other_deal():
+    forward, backward = tournament.schedule(BOTS[:3], 6, seed=4), tournament.schedule(BOTS[2::-1], 6, seed=4)
+    assert ladder.schedule(BOTS[:3], 3, 6, seed=4) == forward[:3] + backward[3:]
+    assert ladder.schedule(BOTS[:2], 2, 6, seed=4) == tournament.schedule(BOTS[:2], 6, seed=4)
 
 
 def test_the_files_and_the_table(tiny):
