@@ -27,8 +27,8 @@ best response found so far; the three policies it made ship as `champion_league1
 `champion:league=1` plays the mixture of the four at tables of 2 and 3 players: each game one of them, drawn
 with equal weights, plays the whole game. A best response must then beat four policies at once: at 3 players the
 ones trained against it win 37-44% (docs/champion.md, "Exploitability"). At 4 and 5 players it plays the
-champion alone: the league was trained at 3 players, and at 4 the mixture was the weaker of the two on the
-ladder and the easier to exploit.
+champion alone: the league was trained at 3 players, and at 4 the mixture was the easier of the two to
+exploit.
 
 The previous champion, trained at one table only (4 players, beginner setup, base characters, no
 Memphis; observation v1), ships beside it as `champion_4p.pt` so that comparisons stay possible:
