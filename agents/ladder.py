@@ -7,7 +7,8 @@ games_per_lineup / players deals and every deal in all the seat rotations. Game 
 deal i // players with line-up (i // players) % line-ups, so each round of deals covers every
 line-up once, its bots reversed in every other round (`schedule`); seeds derive from the ladder
 seed and the game index alone (`tournament.rotations`), so the same command gives the same files
-whatever the workers, and `--resume` continues a stopped run to the same bytes. The ratings are openskill Plackett-Luce over the games in order.
+whatever the workers, and `--resume` continues a stopped run to the same bytes. The ratings are
+openskill Plackett-Luce over the games in order.
 
 Output folder: games.csv and records.jsonl (as a tournament's), ladder.json (the parameters),
 ladder.csv (per bot, best first: openskill mu, sigma, ordinal = mu - 3 sigma, win rate with its
