@@ -100,9 +100,9 @@ def run(args) -> int:
                 overrides["total_timesteps"] = args.total_timesteps
             config = config_from_dict({**data, **overrides}, source=args.config)
         if args.total_timesteps is not None and config.stage_follows:
-            raise ConfigError("--total-timesteps ends the first stage early, and the run's later stage (fine_tune or "
-                              "expert_iteration) would then start from that unfinished model: end a leg with Ctrl-C "
-                              "or kill -TERM instead, and continue with --resume")
+            raise ConfigError("--total-timesteps ends the first stage early, and the run's later stage (fine_tune, "
+                              "expert_iteration or league) would then start from that unfinished model: end a leg "
+                              "with Ctrl-C or kill -TERM instead, and continue with --resume")
         with stop_on_sigterm():
             train(config, resume=args.resume, progress=not args.quiet, force=args.force)
     except (ConfigError, RunFolderError) as err:

@@ -323,6 +323,27 @@ class FineTuneConfig(Section):
         return EnvConfig.model_validate(data)
 
 
+class LeagueConfig(Section):
+    """A league of exploiters (training/league.py): after the run's last stage, from its final model (or from
+    `start`, skipping the earlier stages), `rounds` agents, each trained by the rounds' config against every
+    best response found so far at its league table; in the run folder's `league/`, resumable. Off at 0 rounds."""
+
+    rounds: Annotated[Int, Field(ge=0, le=100)] = Field(0, description="agents to train (0: no league)")
+    start: str = Field("", description="a model .pt or run folder to start the league from, skipping the earlier "
+                                       "stages (empty: from the run's final model; `champion`: the shipped agent)")
+    config: str = Field("exploiter_league", description="the rounds' training config (a packaged name or YAML); "
+                                                        "its one table with opponents of its own is the league table")
+    best_response: str = Field("exploitability", description="the best responses' config (a packaged name or YAML)")
+    seed: Int | None = Field(None, description="the best responses' seed; agent k trains with seed + k (none: the "
+                                               "rounds' config's)")
+    steps: Count = Field(2_000_000, description="each best response's learner steps")
+    eval_every: Count = Field(250_000, description="steps between a best response's evaluations")
+    eval_games: Count = Field(200, description="games per evaluation of a best response")
+    final_games: Count = Field(400, description="games of a best response's final evaluation")
+
+    _start = field_validator("start")(_stage_start)
+
+
 class Config(Section):
     """A whole training run. `out` is the run folder (checkpoints, logs, results)."""
 
@@ -343,12 +364,22 @@ class Config(Section):
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
     expert_iteration: ExpertIterationConfig = Field(default_factory=ExpertIterationConfig)
     fine_tune: FineTuneConfig = Field(default_factory=FineTuneConfig)
+    league: LeagueConfig = Field(default_factory=LeagueConfig)
 
     @model_validator(mode="after")
     def _one_later_stage(self):
-        tune = self.fine_tune
+        tune, league = self.fine_tune, self.league
         if tune.total_timesteps and (self.expert_iteration.rounds or self.expert_iteration.start):
             raise ValueError("give expert_iteration or fine_tune, not both: each is a stage after the PPO stage")
+        if league.rounds and (self.expert_iteration.rounds or self.expert_iteration.start):
+            raise ValueError("give expert_iteration or league, not both")
+        if league.start and not league.rounds:
+            raise ValueError("league.start: the league has no rounds (give league.rounds)")
+        if league.start and tune.start:
+            raise ValueError("league.start skips the earlier stages: not with fine_tune.start")
+        if league.rounds:                                  # checked now, not after the earlier stages' hours
+            from .league import stage_configs
+            stage_configs(self)
         if tune.start and not tune.total_timesteps:
             raise ValueError("fine_tune.start: the stage has no steps (give fine_tune.total_timesteps)")
         if tune.total_timesteps:                           # checked now, not after the PPO stage's hours
@@ -362,12 +393,13 @@ class Config(Section):
     @property
     def skips_ppo_stage(self) -> bool:
         """A later stage names its own start, so the run has no PPO stage."""
-        return bool(self.expert_iteration.start or self.fine_tune.start)
+        return bool(self.expert_iteration.start or self.fine_tune.start or self.league.start)
 
     @property
     def stage_follows(self) -> bool:
         """A later stage starts from the PPO stage's final model (so that stage must run to its end)."""
-        return bool((self.fine_tune.total_timesteps or self.expert_iteration.rounds) and not self.skips_ppo_stage)
+        return bool((self.fine_tune.total_timesteps or self.expert_iteration.rounds or self.league.rounds)
+                    and not self.skips_ppo_stage)
 
     @model_validator(mode="after")
     def _rollout_fits(self):

@@ -45,7 +45,7 @@ from nefertiti_env.agents.run_folder import RunFolderError, prepare, write_text
 from nefertiti_env.agents.progress import progress_bar
 
 from .batched_vec_env import OPPONENT_PARTS, BatchedVecEnv
-from .config import Config, ConfigError, FineTuneConfig, TableConfig, config_from_dict, split_envs
+from .config import Config, ConfigError, FineTuneConfig, LeagueConfig, TableConfig, config_from_dict, split_envs
 from .evaluation import MatchResult, evaluate
 from .opponents import OpponentPool
 from .report import plot_learning_curve, print_table, read_evaluations, save_results
@@ -520,25 +520,32 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
     """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
     its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
     `start`) or its fine-tuning stage (`config.fine_tune`; instead of the PPO stage too when it names its
-    `start`). Returns the last PPO stage's final evaluation results (none without one)."""
-    ei, tune = config.expert_iteration, config.fine_tune.total_timesteps
+    `start`), then its league (`config.league`; instead of the stages before when it names its `start`).
+    Returns the last PPO run's final evaluation results (none without one, or when resumed with it done)."""
+    ei, tune, league = config.expert_iteration, config.fine_tune.total_timesteps, config.league
     paths = RunPaths(config.out)
     results = []
     if config.skips_ppo_stage:                             # a later stage from a given model
         prepare(paths.out, RUN_KIND, resume=resume, force=force)
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
-    elif not (resume and (ei.rounds or tune) and _ppo_stage_done(paths, config.total_timesteps)):
+    elif not (resume and config.stage_follows and _stage_done(paths, config.total_timesteps)):
         results = Trainer(config, resume=resume, progress=progress, force=force).run()
     if ei.rounds:
         from .expert_iteration import STAGE_FOLDER, run_stage
         run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / STAGE_FOLDER).is_dir(),
                   force=force, progress=progress)
-    if tune:
+    last = paths.final_model
+    if tune and not league.start:
         stage = fine_tune_config(config)
-        again = resume and RunPaths(stage.out).latest_checkpoint() is not None
-        # a stage stopped before its first checkpoint starts over (its own files only)
-        results = Trainer(stage, resume=again, progress=progress, force=force or (resume and not again)).run()
+        last = RunPaths(stage.out).final_model
+        if not (resume and league.rounds and _stage_done(RunPaths(stage.out), stage.total_timesteps)):
+            again = resume and RunPaths(stage.out).latest_checkpoint() is not None
+            # a stage stopped before its first checkpoint starts over (its own files only)
+            results = Trainer(stage, resume=again, progress=progress, force=force or (resume and not again)).run()
+    if league.rounds:
+        from .league import run_stage as run_league
+        results = run_league(config, league.start or str(last), resume=resume, force=force, progress=progress)
     return results
 
 
@@ -559,13 +566,14 @@ def fine_tune_config(config: Config) -> Config:
         data["ppo"]["n_steps"] = tune.n_steps
     data.update(total_timesteps=tune.total_timesteps, init_from=tune.start or str(RunPaths(config.out).final_model),
                 init_optimizer=False,       # from the policy alone, as from a shipped file: the same stage either way
-                out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump())
+                out=str(Path(config.out) / FINE_TUNE_FOLDER), fine_tune=FineTuneConfig().model_dump(),
+                league=LeagueConfig().model_dump())
     return config_from_dict(data, source=f"{config.out}: fine_tune")
 
 
-def _ppo_stage_done(paths: RunPaths, total_timesteps: int) -> bool:
-    """The PPO stage ended (its final model and summary written) at `total_timesteps`: a resumed run goes on
-    to its expert iteration rounds without evaluating it again."""
+def _stage_done(paths: RunPaths, total_timesteps: int) -> bool:
+    """A PPO run ended (its final model and summary written) at `total_timesteps`: a resumed run goes on to
+    its next stage without evaluating it again."""
     if not (paths.final_model.is_file() and paths.summary.is_file()):
         return False
     return json.loads(paths.summary.read_text()).get("timesteps", -1) >= total_timesteps
