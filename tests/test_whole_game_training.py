@@ -30,6 +30,29 @@ def test_whole_game_config_covers_the_game():
     assert sum(split_envs(config.env.n_envs, [t.weight for t in tables])) == config.env.n_envs
 
 
+
+
+def test_whole_game_ends_with_the_league_that_shipped():
+    """Its third stage is `python benchmarks/exploiter_league.py --seed 5150`'s rounds from the stage-2 agent,
+    the command that made champion_league1-3.pt (docs/champion.md): the same configs, seeds and best responses'
+    schedule (the script's defaults)."""
+    import argparse
+
+    from test_exploitability import exploitability
+    from nefertiti_env.training.league import stage_configs, table_options
+
+    config = load_config("configs/whole_game.yaml")
+    base, _ = stage_configs(config)
+    league = config.league
+    assert (league.rounds, league.config, league.best_response) == (3, "exploiter_league", "exploitability")
+    assert league.seed is None and base.seed == 5150
+    assert table_options(base) == exploitability.TABLES["3p-base"]
+    parser = argparse.ArgumentParser()
+    exploitability.add_schedule_options(parser)
+    defaults = vars(parser.parse_args([]))
+    assert (league.steps, league.eval_every, league.eval_games, league.final_games) == (
+        defaults["steps"], defaults["eval_every"], defaults["eval_games"], defaults["final_games"])
+
 def test_table_options_are_checked_by_the_game_with_the_table_named():
     single = config_from_dict({"env": {"num_players": 3, "memphis": True, "characters": "curse_of_amon"}})
     assert single.env.table_list()[0].game_options() == {"num_players": 3, "setup": "beginner", "memphis": True,
