@@ -100,9 +100,13 @@ def run_stage(config: Config, start: str, resume: bool, force: bool, progress: b
         response = best_response_config(responses_base, [f"ppo:path={agent}"], table_options(base),
                                         folder / f"best_response_{k - 1}", league.steps, league.eval_every,
                                         league.eval_games, league.final_games, seed)
+        if progress:
+            print(f"league: best response {k - 1} of {league.rounds}, against {agent} ({response.out})")
         run_once(response, resume, force, progress)
         responses.append(RunPaths(response.out).final_model)
         trained = round_config(base, k, agent, responses, seed, folder / f"agent_{k}")
+        if progress:
+            print(f"league: agent {k} of {league.rounds}, against best responses 0-{k - 1} ({trained.out})")
         results = run_once(trained, resume, force, progress)
         agent = str(RunPaths(trained.out).final_model)
     return results
