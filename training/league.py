@@ -101,12 +101,12 @@ def run_stage(config: Config, start: str, resume: bool, force: bool, progress: b
                                         folder / f"best_response_{k - 1}", league.steps, league.eval_every,
                                         league.eval_games, league.final_games, seed)
         if progress:
-            print(f"league: best response {k - 1} of {league.rounds}, against {agent} ({response.out})")
+            print(f"league, round {k} of {league.rounds}: best response {k - 1}, against {agent} ({response.out})")
         run_once(response, resume, force, progress)
         responses.append(RunPaths(response.out).final_model)
         trained = round_config(base, k, agent, responses, seed, folder / f"agent_{k}")
         if progress:
-            print(f"league: agent {k} of {league.rounds}, against best responses 0-{k - 1} ({trained.out})")
+            print(f"league, round {k} of {league.rounds}: agent {k}, against best responses 0-{k - 1} ({trained.out})")
         results = run_once(trained, resume, force, progress)
         agent = str(RunPaths(trained.out).final_model)
     return results
