@@ -1,7 +1,8 @@
 """The shipped champion: the whole-game PPO policy `configs/whole_game.yaml` trains, packaged with the project.
 
 It is trained in two stages: PPO over twelve tables of the game, then PPO against search bots at the tables
-where the first stage stayed below the bar. The first stage's policy ships as `champion_stage1.pt`
+where the first stage stayed below the bar; the config's third stage, a league of exploiters, makes the policies
+`champion:league=1` plays beside it (below). The first stage's policy ships as `champion_stage1.pt`
 (`ppo:path=<CHAMPION_STAGE1_FILE>`): what the fine-tuning changed stays measurable, and the balance atlas
 published so far was played by it.
 
@@ -21,8 +22,9 @@ For the search's leaves the champion ships a value fitted to game outcomes at ev
 at its own turns, valued the leaves worse than the heuristic (docs/champion.md).
 
 The champion is exploitable: a best response trained against copies of it wins 61-68% at 3 players. The
-league of exploiters (`benchmarks/exploiter_league.py --seed 5150`) trained it on, three rounds, against every
-best response found so far; the three policies it made ship as `champion_league1.pt` .. `champion_league3.pt`
+league of exploiters (the config's third stage, the rounds of `benchmarks/exploiter_league.py --seed 5150`)
+trained it on, three rounds, against every best response found so far; the three policies it made ship as
+`champion_league1.pt` .. `champion_league3.pt`
 (their actors alone in float16, `policy_file.save_actor`: the shipped weights stay within 10 MB), and
 `champion:league=1` plays the mixture of the four at tables of 2 and 3 players: each game one of them, drawn
 with equal weights, plays the whole game. A best response must then beat four policies at once: at 3 players the
@@ -51,7 +53,7 @@ CHAMPION_4P_FILE = Path(__file__).with_name("champion_4p.pt")
 # the champion's actor with the critic fitted for the search's leaves (`python -m nefertiti_env.training.value_fit
 # --tables whole_game`)
 CHAMPION_VALUE_FILE = Path(__file__).with_name("champion_value.pt")
-# the league's agents 1..3 (`benchmarks/exploiter_league.py --seed 5150`, agent_K/final_model.pt), actors only
+# the league's agents 1..3 (configs/whole_game.yaml's league/agent_K/final_model.pt), actors only
 CHAMPION_LEAGUE_FILES = [Path(__file__).with_name(f"champion_league{k}.pt") for k in (1, 2, 3)]
 # the player counts where `champion:league=1` plays the league's mixture; at the others, the champion alone
 LEAGUE_PLAYERS = frozenset({2, 3})
