@@ -14,7 +14,9 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "tournament", help="bot tournament with seat rotation, ratings and confidence intervals",
         description="Play a line-up of bots against each other. Game i replays deal i // players with "
-                    "the line-up rotated i % players seats, so every bot plays every seat. Writes games.csv, "
+                    "the line-up rotated i % players seats, so every bot plays every seat; every other deal "
+                    "reverses the line-up's order, so that each bot sits on either side of each other as often "
+                    "(a line-up of one bot against copies of another needs no reversal). Writes games.csv, "
                     "records.jsonl, summary.csv (win rate with Wilson 95% CI, mean rank with t 95% CI, "
                     "openskill Plackett-Luce mu/sigma/ordinal), speed.csv and winrates.png to --out. "
                     "Each game is saved as it ends: a killed or stopped run (Ctrl-C, SIGTERM) continues "

@@ -57,9 +57,11 @@ def test_more_games_per_line_up_extend_the_shorter_ladder():
     assert long[:len(short)] == short and len(long) == 3 * len(short) == 36
 
 
-def test_a_ladder_of_one_line_up_is_that_tournament_with_the_bots_reversed_every_other_deal():
-    forward, backward = tournament.schedule(BOTS[:3], 6, seed=4), tournament.schedule(BOTS[2::-1], 6, seed=4)
-    assert ladder.schedule(BOTS[:3], 3, 6, seed=4) == forward[:3] + backward[3:]
+def test_a_ladder_of_one_line_up_is_that_tournament():
+    """Both reverse the bots every other deal (at 2 players a rotation is the reversal)."""
+    forward, backward = tournament.rotations([BOTS[:3]], 6, seed=4), tournament.rotations([BOTS[2::-1]], 6, seed=4)
+    assert ladder.schedule(BOTS[:3], 3, 6, seed=4) == tournament.schedule(BOTS[:3], 6, seed=4)
+    assert tournament.schedule(BOTS[:3], 6, seed=4) == forward[:3] + backward[3:]
     assert ladder.schedule(BOTS[:2], 2, 6, seed=4) == tournament.schedule(BOTS[:2], 6, seed=4)
 
 

@@ -3,6 +3,8 @@ the CSV alone, reproducibility whatever the number of workers, CLI errors."""
 from __future__ import annotations
 
 import csv
+import itertools
+import json
 import sys
 from collections import Counter
 
@@ -10,7 +12,8 @@ import pytest
 
 from conftest import run_with_a_cold_cache
 from nefertiti_env.agents.stats import mean_ci, plackett_luce, ranks_of, t_quantile, wilson
-from nefertiti_env.agents.tournament import ratings_from_csv, run, run_in_folder, schedule, summarize
+from nefertiti_env.agents.run_folder import RunFolderError
+from nefertiti_env.agents.tournament import ratings_from_csv, rotations, run, run_in_folder, schedule, summarize
 from nefertiti_cli import main
 
 
@@ -23,6 +26,41 @@ def test_schedule_rotates_every_bot_through_every_seat():
     assert len({job.seed for job in jobs[:4]}) == 1 and jobs[0].seed != jobs[4].seed
     assert len({s for job in jobs for s in job.bot_seeds}) == 32
 
+
+
+def test_a_line_up_of_different_bots_sits_each_on_either_side_of_the_other_as_often():
+    """Rotations alone keep the bots' order around the table; every other deal reverses it (`orders`)."""
+    lineup = ["mcts", "collector", "greedy", "random", "banker"]
+    jobs = schedule(lineup, 20, seed=0)
+    after = Counter(((job.bots.index(b) - job.bots.index(a)) % 5, a, b)       # b sits k seats after a
+                    for job in jobs for a, b in itertools.permutations(job.bots, 2))
+    assert all(after[k, a, b] == after[k, b, a] for k, a, b in after)
+    assert [job.bots for job in jobs[5:10]] == [tuple(lineup[::-1][i:] + lineup[::-1][:i]) for i in range(5)]
+    before = Counter(((job.bots.index(b) - job.bots.index(a)) % 5, a, b)
+                     for job in rotations([lineup], 20, seed=0) for a, b in itertools.permutations(job.bots, 2))
+    assert before[1, "mcts", "collector"] == 20 and before[1, "collector", "mcts"] == 0     # what it fixes
+
+
+@pytest.mark.parametrize("lineup", [["champion", "banker", "banker", "banker"], ["mcts", "greedy"],
+                                    ["banker", "random", "random"]])
+def test_one_bot_against_copies_of_another_plays_the_rotations_alone(lineup):
+    """Its reversal is one of its rotations: the same games as before the reversal existed."""
+    assert schedule(lineup, 12, seed=3) == rotations([lineup], 12, seed=3)
+
+
+def test_a_folder_played_before_the_reversal_is_not_resumed_with_it(tmp_path):
+    lineup = ["greedy", "random", "banker"]
+    out = tmp_path / "t"
+    run_in_folder(out, lineup, 3, progress=False)
+    saved = json.loads((out / "tournament.json").read_text())
+    assert saved["seating"] == "reversed every other deal"
+    del saved["seating"]                                              # as a folder from before it was written
+    (out / "tournament.json").write_text(json.dumps(saved))
+    with pytest.raises(RunFolderError, match="played before its seating .*start it over with --force"):
+        run_in_folder(out, lineup, 6, progress=False, resume=True)
+    same = ["greedy", "random", "random"]                             # no seating key: resumed as ever
+    run_in_folder(tmp_path / "u", same, 3, progress=False)
+    assert "seating" not in json.loads((tmp_path / "u" / "tournament.json").read_text())
 
 def test_wilson_interval_hand_computed():
     # p = 0.5, n = 10, z = 1.959964: centre (0.5 + z^2/20) / (1 + z^2/10) = 0.5,
