@@ -27,7 +27,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from . import make_bot
-from .tournament import (Result, check_lineup, play_in_folder, read_games, rotations, summarize, write_csv,
+from .tournament import (Result, check_lineup, orders, play_in_folder, read_games, rotations, summarize, write_csv,
                          write_speed)
 from .run_folder import write_text
 
@@ -52,8 +52,8 @@ def schedule(bots: list[str], players: int, games_per_lineup: int, seed: int, **
     deterministic policy split their shared games 57/43 at 5 players. (At 2 players a rotation is the
     reversal.)"""
     tables = lineups(bots, players)
-    orders = tables + [table[::-1] for table in tables] if players > 2 else tables
-    return rotations(orders, len(tables) * games_per_lineup, seed, **options)
+    reversed_tables = [order for table in tables for order in orders(table)[1:]]   # none at 2 players
+    return rotations(tables + reversed_tables, len(tables) * games_per_lineup, seed, **options)
 
 
 def check(bots: list[str], players: int, games_per_lineup: int, **options) -> None:

@@ -100,11 +100,14 @@ class TableOptions(Section):
         return {"num_players": self.num_players, "setup": self.setup, "memphis": self.memphis,
                 "characters": self.characters}
 
+    def plays_memphis(self) -> bool:
+        """Memphis as the game reads these options: an unset one is on only where it is mandatory (5 players)."""
+        return self.memphis if self.memphis is not None else self.num_players == 5
+
     def label(self) -> str:
         """A short name of the table for logs and results: "4p beginner base", "5p advanced expansion Memphis"."""
         roster = self.characters if isinstance(self.characters, str) else "+".join(self.characters)
-        memphis = self.memphis or (self.memphis is None and self.num_players == 5)
-        return f"{self.num_players}p {self.setup} {roster}" + (" Memphis" if memphis else "")
+        return f"{self.num_players}p {self.setup} {roster}" + (" Memphis" if self.plays_memphis() else "")
 
 
 class TableConfig(TableOptions):

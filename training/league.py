@@ -12,9 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from nefertiti_env.configs import resolve
+from nefertiti_env.encoding.versions import version_of_size
 
 from .config import Config, ConfigError, config_from_dict, load_config
 from .evaluation import MatchResult
+from .snapshot_tables import fixed_policy
 
 STAGE_FOLDER = "league"
 
@@ -32,8 +34,7 @@ def league_table(base: Config) -> int:
 def table_options(base: Config) -> dict:
     """The league table's game options, Memphis read as the game reads an unset one (forced at 5 players)."""
     table = base.env.tables[league_table(base)]
-    memphis = table.memphis if table.memphis is not None else table.num_players == 5
-    return {**table.game_options(), "memphis": memphis}
+    return {**table.game_options(), "memphis": table.plays_memphis()}
 
 
 def best_response_config(base: Config, specs: list[str], options: dict, out: Path, steps: int, every: int,
@@ -42,10 +43,6 @@ def best_response_config(base: Config, specs: list[str], options: dict, out: Pat
     the agents (one, or a mixture drawn per game) as the only opponents and evaluation baselines, `steps`
     learner steps and its evaluation schedule (and `seed` in place of the config's, if given). The learner reads
     the agents' observation version: the env has one encoder."""
-    from nefertiti_env.encoding.versions import version_of_size
-
-    from .snapshot_tables import fixed_policy
-
     data = base.to_dict()
     if seed is not None:
         data["seed"] = seed
@@ -113,12 +110,10 @@ def run_stage(config: Config, start: str, resume: bool, force: bool, progress: b
 
 
 def run_once(config: Config, resume: bool, force: bool, progress: bool) -> list[MatchResult]:
-    """One run of a league: skipped when resumed and done, continued when resumed from a checkpoint, else
-    started (over its own files only, when a resumed stage had stopped before its first checkpoint)."""
-    from .trainer import RunPaths, train
+    """One run of a league: skipped when resumed and done, else run as a later stage's run is
+    (`trainer.run_later_stage`)."""
+    from .trainer import RunPaths, run_later_stage, stage_done
 
-    paths = RunPaths(config.out)
-    if resume and paths.summary.is_file():
+    if resume and stage_done(RunPaths(config.out), config.total_timesteps):
         return []
-    again = resume and paths.latest_checkpoint() is not None
-    return train(config, resume=again, progress=progress, force=force or (resume and not again))
+    return run_later_stage(config, resume, force, progress)

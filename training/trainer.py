@@ -529,7 +529,7 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
         prepare(paths.out, RUN_KIND, resume=resume, force=force)
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
-    elif not (resume and config.stage_follows and _stage_done(paths, config.total_timesteps)):
+    elif not (resume and config.stage_follows and stage_done(paths, config.total_timesteps)):
         results = Trainer(config, resume=resume, progress=progress, force=force).run()
     if ei.rounds:
         from .expert_iteration import STAGE_FOLDER, run_stage
@@ -539,10 +539,8 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
     if tune and not league.start:
         stage = fine_tune_config(config)
         last = RunPaths(stage.out).final_model
-        if not (resume and league.rounds and _stage_done(RunPaths(stage.out), stage.total_timesteps)):
-            again = resume and RunPaths(stage.out).latest_checkpoint() is not None
-            # a stage stopped before its first checkpoint starts over (its own files only)
-            results = Trainer(stage, resume=again, progress=progress, force=force or (resume and not again)).run()
+        if not (resume and league.rounds and stage_done(RunPaths(stage.out), stage.total_timesteps)):
+            results = run_later_stage(stage, resume, force, progress)
     if league.rounds:
         from .league import run_stage as run_league
         results = run_league(config, league.start or str(last), resume=resume, force=force, progress=progress)
@@ -571,7 +569,14 @@ def fine_tune_config(config: Config) -> Config:
     return config_from_dict(data, source=f"{config.out}: fine_tune")
 
 
-def _stage_done(paths: RunPaths, total_timesteps: int) -> bool:
+def run_later_stage(config: Config, resume: bool, force: bool, progress: bool) -> list[MatchResult]:
+    """A run of a later stage (`fine_tune`, a league's runs): continued when resumed from a checkpoint, else
+    started, over its own files only when a resumed stage had stopped before its first checkpoint."""
+    again = resume and RunPaths(config.out).latest_checkpoint() is not None
+    return Trainer(config, resume=again, progress=progress, force=force or (resume and not again)).run()
+
+
+def stage_done(paths: RunPaths, total_timesteps: int) -> bool:
     """A PPO run ended (its final model and summary written) at `total_timesteps`: a resumed run goes on to
     its next stage without evaluating it again."""
     if not (paths.final_model.is_file() and paths.summary.is_file()):
