@@ -9,8 +9,10 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-# Top-level keys only a training config has; a balance config is an atlas (`kind: atlas`) or has `lineups`.
-TRAIN_KEYS = {"ppo", "opponents", "total_timesteps", "expert_iteration", "fine_tune", "init_from"}
+# Top-level keys only a training config has (tests/test_packaging.py holds it to the config models); a balance
+# config is an atlas (`kind: atlas`) or has `lineups`.
+TRAIN_KEYS = {"checkpoint_every", "env", "evaluation", "expert_iteration", "fine_tune", "init_from", "init_optimizer",
+              "league", "opponents", "ppo", "torch_threads", "total_timesteps"}
 TOP_LEVEL = re.compile(r"([A-Za-z_]\w*):(.*)")
 
 

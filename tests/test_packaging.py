@@ -168,6 +168,19 @@ def test_packaged_configs_are_listed_valid_and_found_by_name(capsys):
     assert f"config file not found: quickstrat (packaged train configs: {train})" in capsys.readouterr().err
 
 
+def test_a_config_with_any_training_only_key_is_a_training_config(tmp_path):
+    """`command_of` reads keys without a YAML parser, so its list is checked against the three config models."""
+    from nefertiti_env.balance.atlas import AtlasConfig
+    from nefertiti_env.balance.config import StudyConfig
+    from nefertiti_env.configs import TRAIN_KEYS, command_of
+    from nefertiti_env.training.config import Config
+
+    assert TRAIN_KEYS == set(Config.model_fields) - set(StudyConfig.model_fields) - set(AtlasConfig.model_fields)
+    path = tmp_path / "league_only.yaml"
+    path.write_text("seed: 1\nleague: {rounds: 1}\n")
+    assert command_of(path) == "train"
+
+
 @pytest.mark.parametrize("command, config, right", [("train", "atlas", "balance"), ("balance", "quickstart", "train"),
                                                     ("balance", "configs/tiny.yaml", "train")])
 def test_a_config_given_to_the_other_command_names_the_right_one(command, config, right, capsys):
