@@ -106,6 +106,12 @@ class ChampionBot(PPOAgent):
         if self.mixture is not None:
             self.mixture.reset(seed)
 
+    def members_at(self, num_players: int) -> list[PPOAgent]:
+        """The league's four policies where it plays them (`LEAGUE_PLAYERS`), else the champion alone."""
+        if self.mixture is not None and num_players in LEAGUE_PLAYERS:
+            return self.mixture.members
+        return [self]
+
     def act(self, game, seat: int) -> int:
         if self.mixture is not None and game.num_players in LEAGUE_PLAYERS:
             return self.mixture.act(game, seat)

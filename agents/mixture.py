@@ -53,6 +53,10 @@ class MixtureBot(Agent):
         """The members' weights files, in order (a resumed run checks they have not changed: agents/weights.py)."""
         return [file for member in self.members for file in member.weights_files]
 
+    def members_at(self, num_players: int) -> list[PPOAgent]:
+        """The members, one drawn per game (`PPOAgent.members_at`)."""
+        return self.members
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.member = self.members[int(self.rng.integers(len(self.members)))]

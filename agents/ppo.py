@@ -105,6 +105,11 @@ class PPOAgent(Agent):
         not changed: agents/weights.py)."""
         return [model_file(SHIPPED.get(self.path, self.path))]
 
+    def members_at(self, num_players: int) -> list["PPOAgent"]:
+        """The policies this bot may play at a table of `num_players`, one drawn per game and seat: itself (a
+        mixture has several; the batched training env plays them without this class: training/snapshot_tables.py)."""
+        return [self]
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if self.searcher is not None:

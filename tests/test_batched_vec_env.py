@@ -238,6 +238,51 @@ def test_fixed_agent_tables_play_the_agents_moves(tmp_path):
         BatchedVecEnv(2, observation="v2", opponents=spec)
 
 
+def test_a_fixed_mixtures_seats_each_draw_their_member_per_game(tmp_path):
+    """A mixture (`mixture:paths=A+B`) at the opponent seats: each seat draws its member per game, as each seat's
+    `MixtureBot` does in play, so two seats of one game may play different members; every game replays move for
+    move with each seat's member, also where a game of one fixed policy follows it at the same table."""
+    from sb3_contrib import MaskablePPO
+    from nefertiti_env.agents import make_bot, policy_file
+    from nefertiti_env.training.snapshot_tables import fixed_policies
+
+    models = [tmp_path / f"member{s}.pt" for s in (0, 1)]
+    for seed, model in enumerate(models):
+        policy_file.save(model, MaskablePPO("MlpPolicy", BatchedVecEnv(1, num_players=3, observation="v1"),
+                                            policy_kwargs={"net_arch": [32]}, seed=seed).policy)
+    mixture, single = f"mixture:paths={models[0]}+{models[1]}", f"ppo:path={models[0]}"
+    assert [len(fixed_policies(mixture, n)[0]) for n in (3, 4)] == [2, 2]
+    env = BatchedVecEnv(4, num_players=3, seed=5, observation="v1", opponents={mixture: 2.0, single: 1.0})
+    rng, actions, ended, members = np.random.default_rng(3), {}, [], {}
+    env.reset()
+    for _ in range(400):
+        for i in range(env.num_envs):
+            members[i, int(env.venv.games[i])] = env.member[i].copy()
+        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        for i, a in enumerate(chosen):
+            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
+        env.step_async(chosen)
+        _, _, done, infos = env.step_wait()
+        ended += [(i, int(env.venv.games[i]) - 1, infos[i]) for i in np.flatnonzero(done)]
+    bots = [make_bot(f"ppo:path={model}", seed=0) for model in models]
+
+    class Seats:
+        """Each seat's member of game (i, k)."""
+
+        def __init__(self, drawn):
+            self.drawn = drawn
+
+        def act(self, game, seat):
+            return bots[self.drawn[seat]].act(game, seat)
+    mixed = [(i, k, info) for i, k, info in ended if info["opponents"] == mixture]
+    assert len(mixed) >= 4 and any(info["opponents"] == single for _, _, info in ended)
+    drawn = [members[i, k][[s for s in range(3) if s != info["seat"]]] for i, k, info in mixed]
+    assert any(d[0] != d[1] for d in drawn) and {m for d in drawn for m in d} == {0, 1}   # per seat, both members
+    for i, k, info in ended:
+        seats = Seats(members[i, k] if info["opponents"] == mixture else [0, 0, 0])
+        assert _replayed_score(env, i, k, info, actions, seats) == info["score"]
+
+
 def test_score_diff_reward_is_the_final_score_less_the_others_mean():
     """reward="score_diff" as the AEC env's (docs/rules.md §8 scoring): (own - mean of the others) / 100
     on the last transition; the same games, wins and scores as under win_loss."""

@@ -15,7 +15,7 @@ from nefertiti_env.agents import make_bot, play_game, policy_file
 from nefertiti_env.agents.champion import CHAMPION_FILE, CHAMPION_LEAGUE_FILES, LEAGUE_PLAYERS
 from nefertiti_env.agents.cluster import model_files
 from nefertiti_env.encoding.versions import version_of_size
-from nefertiti_env.training.snapshot_tables import plays_at_snapshot_tables
+from nefertiti_env.training.snapshot_tables import fixed_policies, plays_at_snapshot_tables
 
 MEMBERS = [CHAMPION_FILE, *CHAMPION_LEAGUE_FILES]
 LEAGUE = "champion:league=1"
@@ -72,11 +72,18 @@ def test_a_critic_is_never_read_from_an_actor_only_file(spec, words):
         make_bot(spec, seed=0)
 
 
-def test_its_four_files_are_recorded_and_shipped_to_a_clusters_workers_and_it_is_no_snapshot():
+def test_its_four_files_are_recorded_and_shipped_to_a_clusters_workers_and_the_batched_env_plays_them():
     assert make_bot(LEAGUE, seed=0).weights_files == MEMBERS
     files = model_files([LEAGUE])
     assert list(files.values()) == MEMBERS and len(set(files)) == 4
-    assert not plays_at_snapshot_tables(LEAGUE) and plays_at_snapshot_tables("champion")
+    assert plays_at_snapshot_tables(LEAGUE) and not plays_at_snapshot_tables(f"{LEAGUE}:search=5")
+    # the batched env's opponent seats draw among the policies the bot plays at each player count
+    played = {n: fixed_policies(LEAGUE, n)[0] for n in (2, 3, 4, 5)}
+    assert [len(policies) for policies in played.values()] == [4, 4, 1, 1] == [
+        4 if n in LEAGUE_PLAYERS else 1 for n in played]
+    champion = make_bot("champion", seed=0).policy.state_dict()
+    for policies in played.values():
+        assert all(torch.equal(v, policies[0].state_dict()[k]) for k, v in champion.items())
 
 
 def test_a_table_of_leagues_plays_legal_reproducible_games_at_two_players():

@@ -5,8 +5,9 @@ The learner holds one seat per game, rotating by game (`vector.learner_seat`); t
 are played inside: by uniformly random legal moves in the compiled kernel (opponents="random"),
 by snapshots of the learner (policy files or policy objects): every snapshot table draws one of
 the newest `max_snapshots`, and all waiting snapshot tables are decided by one compiled call
-(`snapshot_tables.py`); by a fixed trained agent (`champion`, `ppo:path=...`), decided the same
-way; by a heuristic bot in compiled code (`bot_tables.py`); or by a search bot (`mcts`), one per
+(`snapshot_tables.py`); by a fixed trained agent (`champion`, `ppo:path=...`) or a mixture of them
+(`mixture:paths=...`, `champion:league=1`: each seat draws its member per game, as the bot does), decided the
+same way; by a heuristic bot in compiled code (`bot_tables.py`); or by a search bot (`mcts`), one per
 table, deciding from the table's state row (`search_tables.py`). A mix of kinds is drawn per game. As in
 `single_agent.SingleAgentEnv`, each transition is the learner's own and its terminal reward
 (win_loss: `NefertitiGame.returns`) arrives on its own last transition even when an opponent
@@ -34,7 +35,7 @@ from nefertiti_env.vector import NefertitiVectorEnv, map_in_threads
 from .bot_tables import bot_parameters, generator_words, play_bots
 from .opponents import RANDOM, SNAPSHOT
 from .search_tables import RowGame, searches
-from .snapshot_tables import SnapshotStack, fixed_policy, plays_at_snapshot_tables
+from .snapshot_tables import SnapshotStack, fixed_policies, plays_at_snapshot_tables
 
 MASKS = "action_masks"        # what MaskablePPO asks every env for (`env_method`)
 ADD_SNAPSHOT = "add_snapshot"
@@ -93,7 +94,8 @@ class BatchedVecEnv(CompiledVecEnv):
     opponent seats; more come with `env_method("add_snapshot", path)`; a new game draws one of the
     newest `max_snapshots`, as `opponents.OpponentPool` does; `deterministic`: their most likely
     action instead of a sample), a fixed trained agent ("champion", "ppo:path=FILE", played like a
-    snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's),
+    snapshot, deterministic unless its spec says `deterministic=0`; its observation must be this env's) or a
+    mixture of them ("mixture:paths=A+B", "champion:league=1": each opponent seat draws a member per game),
     a heuristic bot spec ("banker", "greedy:samples=1", ...: `bot_tables.play_bots`), or a search bot
     spec ("mcts:iterations=200", ...: one bot per table, seeded per game). reward:
     "win_loss" (+1/-1) or "score_diff" (the learner's final score less the others' mean, over 100).
@@ -121,7 +123,8 @@ class BatchedVecEnv(CompiledVecEnv):
         self.kinds = [k for k, w in weights.items() if k != RANDOM and w > 0]
         rest = sum(weights[k] for k in self.kinds)
         self.kind_probs = np.array([weights[k] / rest for k in self.kinds])
-        fixed = {k: fixed_policy(k) for k in self.kinds if k != SNAPSHOT and plays_at_snapshot_tables(k)}
+        fixed = {k: fixed_policies(k, num_players) for k in self.kinds
+                 if k != SNAPSHOT and plays_at_snapshot_tables(k)}
         self.searching = [i for i, k in enumerate(self.kinds) if k != SNAPSHOT and searches(k)]
         self.searchers = {}                                      # a search table's bot, by its row
         self.bots = {k: bot_parameters(k) for i, k in enumerate(self.kinds)
@@ -130,6 +133,7 @@ class BatchedVecEnv(CompiledVecEnv):
         self.rng = np.random.default_rng(seed)
         self.kind = np.full(num_envs, -1, dtype=np.int64)        # of each env's current game; -1: random
         self.snapshot = np.zeros(num_envs, dtype=np.int64)       # its snapshot's row in `stack`, at a snapshot table
+        self.member = np.zeros((num_envs, num_players), dtype=np.int64)  # each seat's row in a fixed mixture's stack
         self.stack = SnapshotStack()                             # the snapshots drawn or still playing
         self.live: list[int] = []                                # the rows new games draw from, newest last
         self.max_snapshots = max_snapshots
@@ -143,10 +147,11 @@ class BatchedVecEnv(CompiledVecEnv):
         self.searched_decisions = 0
         for snapshot in snapshots:
             self._add_snapshot(snapshot)
-        self.fixed_stacks = {}                                   # a fixed agent's actor, by its index in kinds
-        for k, (policy, fixed_deterministic) in fixed.items():
+        self.fixed_stacks = {}                         # a fixed agent's actors (a mixture's members), by its index in kinds
+        for k, (policies, fixed_deterministic) in fixed.items():
             stack = SnapshotStack()
-            stack.add(_policy(policy, self.venv.encoder.size))
+            for policy in policies:
+                stack.add(_policy(policy, self.venv.encoder.size))
             self.fixed_stacks[self.kinds.index(k)] = stack, fixed_deterministic
         high = self.venv.encoder.high(self.venv.template.rules)
         super().__init__(num_envs, spaces.Box(low=0.0, high=high, shape=high.shape, dtype=np.float32),
@@ -220,7 +225,7 @@ class BatchedVecEnv(CompiledVecEnv):
     def _draw_tables(self, started: np.ndarray) -> None:
         """The opponents of each game just started: random (drawn by the env from the game's seed),
         else a kind drawn with the weights, then a snapshot uniformly, a bot with its own generator or a
-        search bot with its own seed (a fixed agent needs no draw)."""
+        search bot with its own seed, or each seat's member of a fixed mixture (one fixed agent needs no draw)."""
         rows = np.flatnonzero(started & ~self.venv.random_tables())
         self.kind[started] = -1
         self.is_bot[started] = False
@@ -232,6 +237,8 @@ class BatchedVecEnv(CompiledVecEnv):
         for i, k in zip(rows.tolist(), kinds.tolist()):
             name = self.kinds[k]
             if k in self.fixed_stacks:
+                members = len(self.fixed_stacks[k][0])
+                self.member[i] = self.rng.integers(members, size=self.venv.num_players) if members > 1 else 0
                 continue
             if k in self.searching:
                 self.searchers[i] = make_bot(name, seed=int(self.rng.integers(2**63)))
@@ -264,14 +271,14 @@ class BatchedVecEnv(CompiledVecEnv):
             self.searched_decisions += int(searched.sum())
         start = time.perf_counter()
         groups = [(~np.isin(kinds, list(self.fixed_stacks)) & ~searched, self.stack, self.deterministic,
-                   self.snapshot)]
-        groups += [(kinds == k, stack, deterministic, None) for k, (stack, deterministic) in self.fixed_stacks.items()]
-        for at, stack, deterministic, snapshot in groups:
+                   self.snapshot[rows])]
+        members = self.member[rows, self.venv.seats[rows]]       # the deciding seat's member, at a fixed mixture
+        groups += [(kinds == k, stack, deterministic, members) for k, (stack, deterministic) in self.fixed_stacks.items()]
+        for at, stack, deterministic, which in groups:
             if not at.any():
                 continue
             group = rows[at]
-            which = snapshot[group] if snapshot is not None else np.zeros(len(group), dtype=np.int64)
-            logits = stack.logits(which, self.venv.obs[group]).astype(np.float64)
+            logits = stack.logits(which[at], self.venv.obs[group]).astype(np.float64)
             if not deterministic:
                 logits += self.rng.gumbel(size=logits.shape)
             logits[self.venv.masks[group] == 0] = -np.inf

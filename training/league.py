@@ -16,7 +16,7 @@ from nefertiti_env.encoding.versions import version_of_size
 
 from .config import Config, ConfigError, config_from_dict, load_config
 from .evaluation import MatchResult
-from .snapshot_tables import fixed_policy
+from .snapshot_tables import fixed_policies
 
 STAGE_FOLDER = "league"
 
@@ -37,23 +37,20 @@ def table_options(base: Config) -> dict:
     return {**table.game_options(), "memphis": table.plays_memphis()}
 
 
-def best_response_config(base: Config, specs: list[str], options: dict, out: Path, steps: int, every: int,
+def best_response_config(base: Config, spec: str, options: dict, out: Path, steps: int, every: int,
                          games: int, final_games: int, seed: int | None = None) -> Config:
     """The best-response config `base` at the table `options` (NefertitiGame's), in the run folder `out`, with
-    the agents (one, or a mixture drawn per game) as the only opponents and evaluation baselines, `steps`
-    learner steps and its evaluation schedule (and `seed` in place of the config's, if given). The learner reads
-    the agents' observation version: the env has one encoder."""
+    the agent `spec` (one policy, or a mixture whose seats draw their members per game) as the only opponent and
+    evaluation baseline, `steps` learner steps and its evaluation schedule (and `seed` in place of the config's,
+    if given). The learner reads the agent's observation version: the env has one encoder."""
     data = base.to_dict()
     if seed is not None:
         data["seed"] = seed
-    versions = {spec: version_of_size(fixed_policy(spec)[0].observation_space.shape[0]) for spec in specs}
-    if len(set(versions.values())) > 1:
-        raise ValueError(f"a mixture's agents must read one observation version (the learner has one), got {versions}")
+    policies, _ = fixed_policies(spec, options["num_players"])      # a mixture's members read one version
     data["env"] = {**{k: v for k, v in data["env"].items() if k != "tables"}, **options,
-                   "observation": versions[specs[0]]}
-    data["opponents"] = {**data["opponents"], "weights": {spec: 1.0 for spec in specs}, "snapshot_every": steps,
-                         "max_snapshots": 1}
-    data["evaluation"] = {**data["evaluation"], "baselines": list(specs), "every_steps": every, "games": games,
+                   "observation": version_of_size(policies[0].observation_space.shape[0])}
+    data["opponents"] = {**data["opponents"], "weights": {spec: 1.0}, "snapshot_every": steps, "max_snapshots": 1}
+    data["evaluation"] = {**data["evaluation"], "baselines": [spec], "every_steps": every, "games": games,
                           "final_games": final_games}
     data.update(total_timesteps=steps, out=str(out), checkpoint_every=min(data["checkpoint_every"], steps),
                 init_from="")
@@ -94,7 +91,7 @@ def run_stage(config: Config, start: str, resume: bool, force: bool, progress: b
     folder = Path(config.out) / STAGE_FOLDER
     agent, responses, results = str(start), [], []
     for k in range(1, league.rounds + 1):
-        response = best_response_config(responses_base, [f"ppo:path={agent}"], table_options(base),
+        response = best_response_config(responses_base, f"ppo:path={agent}", table_options(base),
                                         folder / f"best_response_{k - 1}", league.steps, league.eval_every,
                                         league.eval_games, league.final_games, seed)
         if progress:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from nefertiti_env.agents import BOTS, PPOAgent, make_bot, parse_spec
+from nefertiti_env.agents.mixture import MixtureBot
 from nefertiti_env.agents import network
 from nefertiti_env.agents.network import forward, mlp_layers
 from nefertiti_env.core.engine.cache import compiled_in
@@ -24,19 +25,21 @@ compiled_in([__file__], [network.__file__])       # its kernels compile the netw
 
 def plays_at_snapshot_tables(spec: str) -> bool:
     """Whether the batched env can play `spec` like a snapshot: a fixed trained policy (`champion`,
-    `ppo:path=...`) without search at play time (a search is no single forward pass), nor a mixture of several."""
+    `ppo:path=...`) or a mixture of them (`mixture:paths=...`, `champion:league=1`), without search at play time
+    (a search is no single forward pass)."""
     name, params = parse_spec(spec)
-    return issubclass(BOTS[name], PPOAgent) and not params.get("search", 0) and not params.get("league")
+    return issubclass(BOTS[name], (PPOAgent, MixtureBot)) and not params.get("search", 0)
 
 
-def fixed_policy(spec: str):
-    """(policy, deterministic) of a `plays_at_snapshot_tables` spec: a fixed opponent such as the
+def fixed_policies(spec: str, num_players: int):
+    """(policies, deterministic) of a `plays_at_snapshot_tables` spec at a table of `num_players`: the policies it
+    may play there, one drawn per game and seat as the bot draws them (one for a single policy), such as the
     agent a best response is trained against (benchmarks/exploitability.py)."""
     if not plays_at_snapshot_tables(spec):
-        raise ValueError(f"{spec!r} is not one trained policy without search (champion, ppo:path=...): the "
-                         "batched env plays only those like snapshots")
-    bot = make_bot(spec, seed=0)
-    return bot.policy, bot.deterministic
+        raise ValueError(f"{spec!r} is not a trained policy or a mixture of them without search (champion, "
+                         "ppo:path=..., mixture:paths=...): the batched env plays only those like snapshots")
+    members = make_bot(spec, seed=0).members_at(num_players)        # they share the spec's `deterministic`
+    return [member.policy for member in members], members[0].deterministic
 
 
 class SnapshotStack:
