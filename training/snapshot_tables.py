@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nefertiti_env.agents import BOTS, PPOAgent, make_bot, parse_spec
-from nefertiti_env.agents.mixture import MixtureBot
+from nefertiti_env.agents import BOTS, MixtureBot, PPOAgent, make_bot, parse_spec
 from nefertiti_env.agents import network
 from nefertiti_env.agents.network import forward, mlp_layers
 from nefertiti_env.core.engine.cache import compiled_in
