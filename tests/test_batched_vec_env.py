@@ -34,12 +34,15 @@ def _check_episodes(ended):
         assert reward in (-1.0, 1.0) and info["win"] == (reward > 0) and info["score"] > 0
 
 
-def _recorded_play(env, steps, rng):
+def _recorded_play(env, steps, rng, members=None):
     """Random legal learner moves for `steps` steps from a reset: the learner's actions per (env, game) and
-    the ended games as (env, game, info)."""
+    the ended games as (env, game, info); into `members`, if given, each game's seats' members of a mixture."""
     actions, ended = {}, []
     env.reset()
     for _ in range(steps):
+        if members is not None:
+            for i in range(env.num_envs):
+                members[i, int(env.venv.games[i])] = env.member[i].copy()
         chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
         for i, a in enumerate(chosen):
             actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
@@ -253,17 +256,8 @@ def test_a_fixed_mixtures_seats_each_draw_their_member_per_game(tmp_path):
     mixture, single = f"mixture:paths={models[0]}+{models[1]}", f"ppo:path={models[0]}"
     assert [len(fixed_policies(mixture, n)[0]) for n in (3, 4)] == [2, 2]
     env = BatchedVecEnv(4, num_players=3, seed=5, observation="v1", opponents={mixture: 2.0, single: 1.0})
-    rng, actions, ended, members = np.random.default_rng(3), {}, [], {}
-    env.reset()
-    for _ in range(400):
-        for i in range(env.num_envs):
-            members[i, int(env.venv.games[i])] = env.member[i].copy()
-        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
-        for i, a in enumerate(chosen):
-            actions.setdefault((i, int(env.venv.games[i])), []).append(int(a))
-        env.step_async(chosen)
-        _, _, done, infos = env.step_wait()
-        ended += [(i, int(env.venv.games[i]) - 1, infos[i]) for i in np.flatnonzero(done)]
+    members = {}
+    actions, ended = _recorded_play(env, 400, np.random.default_rng(3), members)
     bots = [make_bot(f"ppo:path={model}", seed=0) for model in models]
 
     class Seats:
