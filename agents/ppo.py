@@ -106,8 +106,8 @@ class PPOAgent(Agent):
         return [model_file(SHIPPED.get(self.path, self.path))]
 
     def members_at(self, num_players: int) -> list["PPOAgent"]:
-        """The policies this bot may play at a table of `num_players`, one drawn per game and seat: itself (a
-        mixture has several; the batched training env plays them without this class: training/snapshot_tables.py)."""
+        """The policies this bot plays at a table of `num_players`, one drawn per game: itself. A mixture has
+        several; the batched training env reads them to play the bot at its opponent seats (snapshot_tables.py)."""
         return [self]
 
     def reset(self, seed: int | None = None) -> None:
