@@ -106,14 +106,16 @@ class ChampionBot(PPOAgent):
         if self.mixture is not None:
             self.mixture.reset(seed)
 
+    def plays_league_at(self, num_players: int) -> bool:
+        """Whether the league's mixture plays at a table of `num_players` (`LEAGUE_PLAYERS`, with league=1)."""
+        return self.mixture is not None and num_players in LEAGUE_PLAYERS
+
     def members_at(self, num_players: int) -> list[PPOAgent]:
-        """The league's four policies where it plays them (`LEAGUE_PLAYERS`), else the champion alone."""
-        if self.mixture is not None and num_players in LEAGUE_PLAYERS:
-            return self.mixture.members
-        return [self]
+        """The league's four policies where it plays them, else the champion alone."""
+        return self.mixture.members if self.plays_league_at(num_players) else [self]
 
     def act(self, game, seat: int) -> int:
-        if self.mixture is not None and game.num_players in LEAGUE_PLAYERS:
+        if self.plays_league_at(game.num_players):
             return self.mixture.act(game, seat)
         return super().act(game, seat)
 
