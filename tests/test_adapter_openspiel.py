@@ -115,6 +115,7 @@ def test_openspiel_policy_gradient_trains_on_the_tensors():
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
+    np.random.seed(0)     # the learner samples its actions with numpy's global generator: the same games every run
     env = rl_environment.Environment(load(players=2), seed=0)
     size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
     assert (size, actions) == (V1_SIZE, 147)
