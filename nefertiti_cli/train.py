@@ -29,13 +29,16 @@ examples:
   nefertiti train --config my_config.yaml
   nefertiti train --config tiny_expert_iteration --out runs/tiny_ei
   nefertiti train --out runs/long --resume
+  nefertiti train --config whole_game --out runs/wg --stop-at 16000000   # a leg that ends at a checkpoint
   nefertiti train --config selfplay_4p --out runs/long --force   # start it over
   nefertiti train --config whole_game --set seed=4051 --out runs/whole_game_seed2
   nefertiti train --config whole_game --set env.ruleset=cheap_gold --set ppo.learning_rate=1e-4
 
 The run folder must be new, empty, or a training run's own folder: any other folder is
 refused and nothing in it is touched. Ctrl-C or SIGTERM stops the run and every worker
-process, keeps the checkpoints and says how to continue (--resume). Models are saved and
+process, keeps the checkpoints and says how to continue (--resume). A resumed session deals new
+games from its checkpoint's step, so a run in legs is repeatable when each leg ends at a given
+checkpoint (--stop-at) rather than at a moment. Models are saved and
 loaded as plain weights (no pickled code): see "What is safe to load" in docs/training.md.
   tensorboard --logdir runs/long/logs
 """
@@ -59,6 +62,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--total-timesteps", type=int, metavar="N",
                         help="train to N environment steps in all (overrides the config; with --resume, extends "
                              "or shortens the run)")
+    parser.add_argument("--stop-at", type=int, metavar="N",
+                        help="end this session at the first checkpoint it writes at or past N learner steps of "
+                             "the stage it is training (each PPO stage counts its own), exit 0; --resume "
+                             "continues from it. The same legs give the same weights bit for bit")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="change one key of the config before the run, a dotted path to it and a YAML value "
                              "(seed=7, env.ruleset=cheap_gold, ppo.net_arch=[128,128]); repeatable; checked like "
@@ -82,6 +89,8 @@ def run(args) -> int:
             raise ConfigError("give --resume (continue the run) or --force (start it over), not both")
         if args.total_timesteps is not None and args.total_timesteps < 1:
             raise ConfigError(f"--total-timesteps must be >= 1, got {args.total_timesteps}")
+        if args.stop_at is not None and args.stop_at < 1:
+            raise ConfigError(f"--stop-at must be >= 1, got {args.stop_at}")
         if args.resume and args.set:
             raise ConfigError("--resume continues a run with its saved config: --set starts a new run")
         try:
@@ -89,7 +98,7 @@ def run(args) -> int:
         except (FileNotFoundError, WrongCommandError) as err:
             raise ConfigError(str(err)) from None
         out = args.out or config.out
-        from nefertiti_env.training.trainer import load_run_config, train
+        from nefertiti_env.training.trainer import LegEnded, load_run_config, train
         if args.resume:
             config = load_run_config(out, args.total_timesteps)
         else:
@@ -102,9 +111,13 @@ def run(args) -> int:
         if args.total_timesteps is not None and config.stage_follows:
             raise ConfigError("--total-timesteps ends the first stage early, and the run's later stage (fine_tune, "
                               "expert_iteration or league) would then start from that unfinished model: end a leg "
-                              "with Ctrl-C or kill -TERM instead, and continue with --resume")
-        with stop_on_sigterm():
-            train(config, resume=args.resume, progress=not args.quiet, force=args.force)
+                              "with --stop-at N (or Ctrl-C, kill -TERM) instead, and continue with --resume")
+        try:
+            with stop_on_sigterm():
+                train(config, resume=args.resume, progress=not args.quiet, force=args.force, stop_at=args.stop_at)
+        except LegEnded as leg:
+            print(f"nefertiti train: {leg} (--stop-at {args.stop_at:,}); continue with "
+                  f"`nefertiti train --resume --out {out}`", file=sys.stderr)
     except (ConfigError, RunFolderError) as err:
         return fail("train", str(err))
     except ModelFileError as err:              # a damaged checkpoint or snapshot: named, nothing changed

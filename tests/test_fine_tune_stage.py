@@ -81,6 +81,20 @@ def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, mo
                  _weights(tmp_path / "legs/fine_tune/final_model.pt"))
 
 
+def test_stop_at_ends_the_leg_in_the_stage_being_trained_and_resume_goes_on(tmp_path):
+    """Each PPO stage counts its own steps: the PPO stage (256 steps, no periodic checkpoint) runs through,
+    and the leg ends at the fine-tuning stage's checkpoint at 256."""
+    data = _config(tmp_path / "run").to_dict()
+    data["fine_tune"]["total_timesteps"] = 512
+    with pytest.raises(trainer.LegEnded) as leg:
+        train(config_from_dict(data), progress=False, stop_at=256)
+    stage = RunPaths(tmp_path / "run" / "fine_tune")
+    assert leg.value.out == stage.out and leg.value.step == 256 and not stage.final_model.exists()
+    assert RunPaths(tmp_path / "run").final_model.is_file()
+    train(load_run_config(tmp_path / "run"), resume=True, progress=False)
+    assert json.loads(stage.summary.read_text())["timesteps"] == 512
+
+
 def test_a_stage_given_its_start_skips_the_ppo_stage_and_trains_as_after_it(tmp_path):
     """`fine_tune.start`: the second stage of a run whose first stage was trained before (the shipped
     agent's fine-tuning) is the same stage, bit for bit, as the one that follows the first in one run."""

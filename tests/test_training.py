@@ -369,6 +369,33 @@ def test_tiny_training_run_checkpoints_resumes_and_evaluates(tmp_path):
                                                                        for _ in range(5)]
 
 
+def test_a_leg_ends_at_the_checkpoint_stop_at_names_and_the_same_legs_give_the_same_weights(tmp_path, capsys):
+    """`--stop-at`: the session ends at its first checkpoint at or past the step, exit 0, and says how to
+    continue; a run in the same legs (through the CLI or `train`) ends with the same weights bit for bit."""
+    from nefertiti_cli import main
+    from nefertiti_env.training.trainer import LegEnded, RunPaths, load_run_config, train
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(tmp_path / "cli", 1024).to_dict()))
+    assert main(["train", "--config", str(config), "--stop-at", "300", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "the leg ended at the checkpoint at step 512" in err and "--stop-at 300" in err
+    assert f"nefertiti train --resume --out {tmp_path / 'cli'}" in err
+    cli = RunPaths(tmp_path / "cli")
+    assert cli.latest_checkpoint().name == "step_0000000512" and not cli.final_model.exists()
+    assert main(["train", "--resume", "--out", str(tmp_path / "cli"), "--quiet"]) == 0
+    assert json.loads(cli.summary.read_text())["timesteps"] == 1024
+
+    with pytest.raises(LegEnded) as leg:
+        train(tiny_config(tmp_path / "api", 1024), progress=False, stop_at=512)
+    assert leg.value.step == 512
+    train(load_run_config(tmp_path / "api"), resume=True, progress=False)
+    ours, theirs = load_policy(cli.final_model).state_dict(), load_policy(RunPaths(tmp_path / "api").final_model).state_dict()
+    assert ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
+    assert main(["train", "--config", str(config), "--stop-at", "0", "--force", "--quiet"]) == 2
+    assert "--stop-at must be >= 1" in capsys.readouterr().err
+
+
 def test_a_v1_run_trains_on_the_compact_observation_and_its_bot_reads_v1(tmp_path):
     """`env.observation: v1`: the learner's network takes the 657 floats, and the saved model, loaded as a
     bot, observes with the v1 encoder (its input size names the version)."""

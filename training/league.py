@@ -79,7 +79,8 @@ def stage_configs(config: Config) -> tuple[Config, Config]:
     return base, responses
 
 
-def run_stage(config: Config, start: str, resume: bool, force: bool, progress: bool) -> list[MatchResult]:
+def run_stage(config: Config, start: str, resume: bool, force: bool, progress: bool,
+              stop_at: int | None = None) -> list[MatchResult]:
     """The run's league (`config.league`) from the model `start`, in `out`/league: best response k-1 against
     agent k-1 (the start for k = 1), then agent k, for k = 1 .. rounds. Each finished step is kept: resumed,
     the stage skips them and continues the one that was stopped. Returns the last agent's final evaluation."""
@@ -96,21 +97,22 @@ def run_stage(config: Config, start: str, resume: bool, force: bool, progress: b
                                         league.eval_games, league.final_games, seed)
         if progress:
             print(f"league, round {k} of {league.rounds}: best response {k - 1}, against {agent} ({response.out})")
-        run_once(response, resume, force, progress)
+        run_once(response, resume, force, progress, stop_at)
         responses.append(RunPaths(response.out).final_model)
         trained = round_config(base, k, agent, responses, seed, folder / f"agent_{k}")
         if progress:
             print(f"league, round {k} of {league.rounds}: agent {k}, against best responses 0-{k - 1} ({trained.out})")
-        results = run_once(trained, resume, force, progress)
+        results = run_once(trained, resume, force, progress, stop_at)
         agent = str(RunPaths(trained.out).final_model)
     return results
 
 
-def run_once(config: Config, resume: bool, force: bool, progress: bool) -> list[MatchResult]:
+def run_once(config: Config, resume: bool, force: bool, progress: bool,
+             stop_at: int | None = None) -> list[MatchResult]:
     """One run of a league: skipped when resumed and done, else run as a later stage's run is
     (`trainer.run_later_stage`)."""
     from .trainer import RunPaths, run_later_stage, stage_done
 
     if resume and stage_done(RunPaths(config.out), config.total_timesteps):
         return []
-    return run_later_stage(config, resume, force, progress)
+    return run_later_stage(config, resume, force, progress, stop_at)

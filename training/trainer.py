@@ -167,11 +167,25 @@ def table_args(config: Config, table: TableConfig) -> dict:
     return {**game_args(config, table), **({} if table.opponents is None else {"opponents": table.opponents})}
 
 
-class Trainer:
-    """One training run in `config.out`; `run()` trains (or resumes) and reports."""
+class LegEnded(Exception):
+    """The session reached its `stop_at`: it ended at the checkpoint it had just written, which `--resume`
+    continues from. A leg that ends at a given checkpoint instead of at a moment (Ctrl-C, SIGTERM) makes a run
+    in legs repeatable: a resumed session deals new games from its checkpoint's step, so the same legs give
+    the same weights bit for bit."""
 
-    def __init__(self, config: Config, resume: bool = False, progress: bool = True, force: bool = False):
+    def __init__(self, out: Path, step: int):
+        super().__init__(f"the leg ended at the checkpoint at step {step:,} in {out}")
+        self.out, self.step = out, step
+
+
+class Trainer:
+    """One training run in `config.out`; `run()` trains (or resumes) and reports. With `stop_at`, the session
+    ends (`LegEnded`) at the first periodic checkpoint it writes at or past that step."""
+
+    def __init__(self, config: Config, resume: bool = False, progress: bool = True, force: bool = False,
+                 stop_at: int | None = None):
         self.config = config
+        self.stop_at = stop_at
         self.paths = RunPaths(config.out)
         self.progress = progress
         self.resume = resume
@@ -330,6 +344,8 @@ class Trainer:
             self.periodic_evaluation(step)
         if step - self.state["last_checkpoint"] >= cfg.checkpoint_every:
             self.checkpoint(step)
+            if self.stop_at is not None and step >= self.stop_at:
+                raise LegEnded(self.paths.out, step)
         self._clock = self._rollout_start = time.perf_counter()
         self._games_timing = self.games.timing()
 
@@ -516,12 +532,15 @@ def _at_most(text: str, limit: int) -> bool:
         return False
 
 
-def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False) -> list[MatchResult]:
+def train(config: Config, resume: bool = False, progress: bool = True, force: bool = False,
+          stop_at: int | None = None) -> list[MatchResult]:
     """Run (or resume, or with `force` start over) the training described by `config`: the PPO stage, then
     its expert iteration rounds if any (`config.expert_iteration`; instead of the PPO stage when it names its
     `start`) or its fine-tuning stage (`config.fine_tune`; instead of the PPO stage too when it names its
     `start`), then its league (`config.league`; instead of the stages before when it names its `start`).
-    Returns the last PPO run's final evaluation results (none without one, or when resumed with it done)."""
+    Returns the last PPO run's final evaluation results (none without one, or when resumed with it done).
+    `stop_at` ends the session at the first checkpoint at or past that step of the PPO run it is training
+    (each counts its own steps; `LegEnded`); expert iteration's rounds end only when stopped."""
     ei, tune, league = config.expert_iteration, config.fine_tune.total_timesteps, config.league
     paths = RunPaths(config.out)
     results = []
@@ -530,7 +549,7 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
         if not resume:
             write_text(paths.config, yaml.safe_dump(config.to_dict(), sort_keys=False))
     elif not (resume and config.stage_follows and stage_done(paths, config.total_timesteps)):
-        results = Trainer(config, resume=resume, progress=progress, force=force).run()
+        results = Trainer(config, resume=resume, progress=progress, force=force, stop_at=stop_at).run()
     if ei.rounds:
         from .expert_iteration import STAGE_FOLDER, run_stage
         run_stage(config, ei.start or paths.final_model, resume=resume and (paths.out / STAGE_FOLDER).is_dir(),
@@ -540,10 +559,11 @@ def train(config: Config, resume: bool = False, progress: bool = True, force: bo
         stage = fine_tune_config(config)
         last = RunPaths(stage.out).final_model
         if not (resume and league.rounds and stage_done(RunPaths(stage.out), stage.total_timesteps)):
-            results = run_later_stage(stage, resume, force, progress)
+            results = run_later_stage(stage, resume, force, progress, stop_at)
     if league.rounds:
         from .league import run_stage as run_league
-        results = run_league(config, league.start or str(last), resume=resume, force=force, progress=progress)
+        results = run_league(config, league.start or str(last), resume=resume, force=force, progress=progress,
+                             stop_at=stop_at)
     return results
 
 
@@ -569,11 +589,13 @@ def fine_tune_config(config: Config) -> Config:
     return config_from_dict(data, source=f"{config.out}: fine_tune")
 
 
-def run_later_stage(config: Config, resume: bool, force: bool, progress: bool) -> list[MatchResult]:
+def run_later_stage(config: Config, resume: bool, force: bool, progress: bool,
+                    stop_at: int | None = None) -> list[MatchResult]:
     """A run of a later stage (`fine_tune`, a league's runs): continued when resumed from a checkpoint, else
     started, over its own files only when a resumed stage had stopped before its first checkpoint."""
     again = resume and RunPaths(config.out).latest_checkpoint() is not None
-    return Trainer(config, resume=again, progress=progress, force=force or (resume and not again)).run()
+    return Trainer(config, resume=again, progress=progress, force=force or (resume and not again),
+                   stop_at=stop_at).run()
 
 
 def stage_done(paths: RunPaths, total_timesteps: int) -> bool:
