@@ -50,8 +50,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     """'mcts:iterations=400:c=1.0' -> ('mcts', {'iterations': 400, 'c': 1.0}).
 
     Each value is converted to the type its bot's constructor declares and checked against the
-    bot's `bounds`; a wrong type, an unknown key or a value out of range is a ValueError that
-    names the bot, the key and the value."""
+    bot's `bounds`; a wrong type, an unknown or repeated key or a value out of range is a ValueError
+    that names the bot, the key and the value."""
     name, *parts = spec.strip().split(":")
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})")
@@ -63,6 +63,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             raise ValueError(f"bot parameter {part!r} in {spec!r} must be key=value")
         if key not in types:
             raise ValueError(f"{name}: unknown parameter {key!r} (known: {', '.join(types) or 'none'})")
+        if key in params:                       # else the last would win unseen, e.g. a setting appended to a spec
+            raise ValueError(f"{name}: parameter {key!r} is given twice in {spec!r}")
         params[key] = _convert(name, key, text, types[key])
         _check_bound(name, key, params[key], BOTS[name].bounds.get(key))
     return name, params

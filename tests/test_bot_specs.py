@@ -21,6 +21,8 @@ def test_values_take_the_constructor_types():
     ("mcts:seconds=0", "mcts: seconds must be > 0, got 0.0"),
     ("greedy:samples=0", "greedy: samples must be >= 1, got 0"),
     ("mcts:temperature=nan", "mcts: temperature must be > 0, got nan"),
+    ("mcts:iterations=800:c=1:iterations=3200", "mcts: parameter 'iterations' is given twice in "
+                                                "'mcts:iterations=800:c=1:iterations=3200'"),
 ])
 def test_bad_values_are_named(spec, message):
     for parse in (parse_spec, make_bot):
