@@ -116,7 +116,7 @@ def run(args) -> int:
             with stop_on_sigterm():
                 train(config, resume=args.resume, progress=not args.quiet, force=args.force, stop_at=args.stop_at)
         except LegEnded as leg:
-            print(f"nefertiti train: {leg} (--stop-at {args.stop_at:,}); continue with "
+            print(f"\nnefertiti train: {leg} (--stop-at {args.stop_at:,}); continue with "
                   f"`nefertiti train --resume --out {out}`", file=sys.stderr)
     except (ConfigError, RunFolderError) as err:
         return fail("train", str(err))
