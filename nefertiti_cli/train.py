@@ -115,9 +115,8 @@ def run(args) -> int:
         try:
             with stop_on_sigterm():
                 train(config, resume=args.resume, progress=not args.quiet, force=args.force, stop_at=args.stop_at)
-        except LegEnded as leg:
-            print(f"\nnefertiti train: {leg} (--stop-at {args.stop_at:,}); continue with "
-                  f"`nefertiti train --resume --out {out}`", file=sys.stderr)
+        except LegEnded:
+            print(f"\nnefertiti train: the leg ended (--stop-at {args.stop_at:,}): {_saved(out)}", file=sys.stderr)
     except (ConfigError, RunFolderError) as err:
         return fail("train", str(err))
     except ModelFileError as err:              # a damaged checkpoint or snapshot: named, nothing changed

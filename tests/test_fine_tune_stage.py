@@ -74,6 +74,7 @@ def test_a_run_stopped_between_the_stages_resumes_to_the_same_model(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         train(_config(tmp_path / "legs"), progress=False)
     monkeypatch.setattr(trainer, "fine_tune_config", real)
+    assert trainer.resume_hint(tmp_path / "legs").startswith(f"the stage in {tmp_path / 'legs'} is finished")
     first = _weights(RunPaths(tmp_path / "legs").final_model)
     train(load_run_config(tmp_path / "legs"), resume=True, progress=False)
     assert _same(first, _weights(RunPaths(tmp_path / "legs").final_model))              # the PPO stage is kept
@@ -91,6 +92,10 @@ def test_stop_at_ends_the_leg_in_the_stage_being_trained_and_resume_goes_on(tmp_
     stage = RunPaths(tmp_path / "run" / "fine_tune")
     assert leg.value.out == stage.out and leg.value.step == 256 and not stage.final_model.exists()
     assert RunPaths(tmp_path / "run").final_model.is_file()
+    hint = trainer.resume_hint(tmp_path / "run")
+    assert hint.startswith(f"the checkpoint at step 256 of the stage in {stage.out} is saved")
+    trainer.remove_checkpoint(stage.latest_checkpoint())                  # as if stopped before that checkpoint
+    assert trainer.resume_hint(tmp_path / "run").startswith(f"the stage in {stage.out} saved no checkpoint yet")
     train(load_run_config(tmp_path / "run"), resume=True, progress=False)
     assert json.loads(stage.summary.read_text())["timesteps"] == 512
 

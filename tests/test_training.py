@@ -379,7 +379,7 @@ def test_a_leg_ends_at_the_checkpoint_stop_at_names_and_the_same_legs_give_the_s
     config.write_text(yaml.safe_dump(tiny_config(tmp_path / "cli", 1024).to_dict()))
     assert main(["train", "--config", str(config), "--stop-at", "300", "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert "the leg ended at the checkpoint at step 512" in err and "--stop-at 300" in err
+    assert "the leg ended (--stop-at 300): the checkpoint at step 512 is saved" in err
     assert f"nefertiti train --resume --out {tmp_path / 'cli'}" in err
     cli = RunPaths(tmp_path / "cli")
     assert cli.latest_checkpoint().name == "step_0000000512" and not cli.final_model.exists()

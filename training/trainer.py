@@ -122,14 +122,23 @@ def remove_checkpoint(folder: Path) -> None:
 
 
 def resume_hint(out: str | Path) -> str:
-    """Which checkpoint `--resume` will continue from, and the command; or that there is none yet."""
-    latest = RunPaths(out).latest_checkpoint()
-    try:
-        step = json.loads((latest / "state.json").read_text())["num_timesteps"]
-    except (TypeError, OSError, ValueError, KeyError):
+    """Where `--resume` continues the run in `out`, and the command; or that there is nothing to continue yet.
+    A run trains its stages one after another, each in a run folder of its own (`out`, `out`/fine_tune, the
+    league's runs), so the stage in progress is the one started last: its checkpoint is the one that counts."""
+    command = f"`nefertiti train --resume --out {out}`"
+    started = [config.parent for config in Path(out).glob("**/config.yaml")]
+    stage = RunPaths(max(started, key=lambda folder: (folder / "config.yaml").stat().st_mtime, default=out))
+    where = "" if stage.out == Path(out) else f" of the stage in {stage.out}"
+    latest = stage.latest_checkpoint()
+    if latest is None and where:
+        return f"the stage in {stage.out} saved no checkpoint yet; {command} starts that stage again"
+    if latest is None:
         return ("no checkpoint was saved yet: start the run over with "
                 f"`nefertiti train --config FILE --out {out} --force`")
-    return f"the checkpoint at step {step:,} is saved; continue with `nefertiti train --resume --out {out}`"
+    if stage.summary.is_file():
+        return f"the stage in {stage.out} is finished; {command} goes on with the next stage"
+    step = read_checkpoint_state(latest)["num_timesteps"]
+    return f"the checkpoint at step {step:,}{where} is saved; continue with {command}"
 
 
 def load_run_config(out: str | Path, total_timesteps: int | None = None) -> Config:
