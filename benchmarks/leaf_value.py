@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scipy import stats
-
 from agent_bar import TABLES
 from nefertiti_env.agents.tournament import run_in_folder
-from paired_wins import mcnemar, wins
+from paired_wins import paired_difference, wins
 
 SEED = 26_111_929             # the tournaments' seed: chosen before any run of this script, used nowhere else
 OPPONENT = "mcts:iterations=800"
@@ -32,10 +30,8 @@ def line(model: str, budget: int, learnt: bool, options: str = "") -> str:
 
 
 def difference(a: dict[int, bool], b: dict[int, bool]) -> str:
-    games, _, _, p = mcnemar(a, b)
-    d = [float(b[g]) - float(a[g]) for g in games]
-    low, high = stats.ttest_1samp(d, 0).confidence_interval() if len(set(d)) > 1 else (sum(d) / len(d),) * 2
-    return f"{100 * sum(d) / len(d):+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] | {p:.3f}"
+    points, low, high, p = paired_difference(a, b)
+    return f"{points:+.1f} [{low:+.1f}, {high:+.1f}] | {p:.3f}"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,6 +25,23 @@ def test_the_difference_is_taken_game_by_game():
     assert float(p) == pytest.approx(0.125)                 # exact McNemar: 2 x P(X <= 1), X ~ Bin(7, 1/2)
 
 
+def test_paired_wins_compares_a_range_of_games_with_its_interval(tmp_path, capsys):
+    """`paired_wins.py --games FIRST:STOP` keeps those games of both runs, as leaf_value's difference counts them."""
+    import paired_wins
+
+    for name, won in (("a", [1, 0, 0, 1, 0, 1]), ("b", [1, 1, 1, 0, 1, 1])):
+        (tmp_path / name).mkdir()
+        rows = [f"{g},ppo:x,{2 - w},mcts,{1 + w}" for g, w in enumerate(won)]
+        (tmp_path / name / "games.csv").write_text("game,bot_0,rank_0,bot_1,rank_1\n" + "\n".join(rows) + "\n")
+    a, b = (paired_wins.wins(tmp_path / name, "ppo") for name in "ab")
+    assert a == {0: True, 1: False, 2: False, 3: True, 4: False, 5: True}
+    paired_wins.main([str(tmp_path / "a"), str(tmp_path / "b"), "--bot", "ppo", "--games", "1:5"])
+    out = capsys.readouterr().out
+    kept = ({g: a[g] for g in range(1, 5)}, {g: b[g] for g in range(1, 5)})
+    assert out.startswith("4 games on the same deals: a 1 wins (25.0%), b 3 (75.0%), b - a +50.0 points [")
+    assert leaf_value.difference(*kept).startswith("+50.0 [") and "by a only 1, by b only 3" in out
+
+
 def test_a_quick_run_writes_the_four_lines(tmp_path):
     from nefertiti_env.agents.champion import CHAMPION_FILE
 
