@@ -768,23 +768,32 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
 
 def test_packaged_search_4p_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals():
     """configs/atlas_search_4p.yaml: the agent searching with its policy's prior re-plans under each restriction at
-    1,000 games per arm at the packaged atlas's 4-player beginner base table without Memphis (where that atlas plays
-    it at 200), beside the masked policy and banker with that atlas's seed and game counts, so that their games are
-    that atlas's; the answers shipped under docs/results/balance/atlas/search_4p were made by it."""
+    1,000 games per arm at the packaged atlas's two 4-player beginner tables without Memphis (where that atlas plays
+    it at 200), and mcts at the base one, beside the masked policy and banker with that atlas's seed and game counts,
+    so that their games are that atlas's; the answers shipped under docs/results/balance/atlas/search_4p were made
+    by it."""
     study, packaged = _packaged("atlas_search_4p"), _packaged("atlas")
-    (table,) = atlas.tables(study)
-    assert table.name == "4p-beginner-base-no-memphis" and table in atlas.tables(packaged)
+    rules = load_ruleset("default")
+    base, expansion = atlas.tables(study)
+    assert [base.name, expansion.name] == ["4p-beginner-base-no-memphis", "4p-beginner-expansion-no-memphis"]
     assert (study.seed, study.games, study.values.games) == (packaged.seed, packaged.games, packaged.values.games)
-    assert atlas.populations(study, table) == ["champion:deterministic=0", "banker", "champion:search=800"]
-    for population in study.populations:                        # the same games but for their folder
-        ours, theirs = atlas.study(study, table, population), atlas.study(packaged, table, population)
-        assert ours.pop("out") != theirs.pop("out") and ours == theirs
-    ours, theirs = (atlas.study(c, table, "champion:search=800")["restricted"] for c in (study, packaged))
-    assert (ours["games"], theirs["games"]) == (1000, 200) and ours["forbid"] == theirs["forbid"]
-    assert len(ours["forbid"]) == len(atlas.roster(load_ruleset("default"), "base")) + len(atlas.markets(study))
+    searching = ["champion:search=800", "mcts"]
+    assert atlas.populations(study, base) == ["champion:deterministic=0", "banker", *searching]
+    assert atlas.populations(study, expansion) == ["champion:deterministic=0", "banker", searching[0]]
+    for table, roster in ((base, "base"), (expansion, "expansion")):
+        assert table in atlas.tables(packaged)
+        for population in study.populations:                    # the same games but for their folder
+            ours, theirs = atlas.study(study, table, population), atlas.study(packaged, table, population)
+            assert ours.pop("out") != theirs.pop("out") and ours == theirs
+        for population in atlas.populations(study, table)[2:]:  # the searching ones: 1,000 games an arm, not 200
+            ours, theirs = (atlas.study(c, table, population)["restricted"] for c in (study, packaged))
+            assert (ours["games"], theirs["games"]) == (1000, 200) and ours["forbid"] == theirs["forbid"]
+            assert len(ours["forbid"]) == len(atlas.roster(rules, roster)) + len(atlas.markets(study))
     shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "search_4p"
     made = atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text()))
     assert made.model_dump(exclude={"out"}) == study.model_dump(exclude={"out"})
-    answers = tables.where(tables.read(shipped, "answers"), kind="market", population="champion:search=800")
-    assert sorted(answers["subject"]) == sorted(atlas.markets(study))
-    assert all(high - low < 8 for low, high in zip(answers["low"], answers["high"]))    # 1,000 games: intervals of 7
+    answers = tables.read(shipped, "answers")
+    for table, population in ((base, searching[0]), (base, searching[1]), (expansion, searching[0])):
+        markets = tables.where(answers, kind="market", table=table.name, population=population)
+        assert sorted(markets["subject"]) == sorted(atlas.markets(study))
+        assert all(high - low < 8 for low, high in zip(markets["low"], markets["high"]))    # 1,000 games: 7 wide
