@@ -3,6 +3,7 @@ small atlas by the command (resume, character and market control kept by the eng
 page in Chromium."""
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from pathlib import Path
@@ -766,34 +767,37 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     assert 0.92 <= covered / 400 <= 0.99
 
 
-def test_packaged_search_4p_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals():
-    """configs/atlas_search_4p.yaml: the agent searching with its policy's prior re-plans under each restriction at
-    1,000 games per arm at the packaged atlas's two 4-player beginner tables without Memphis (where that atlas plays
-    it at 200), and mcts at the base one, beside the masked policy and banker with that atlas's seed and game counts,
-    so that their games are that atlas's; the answers shipped under docs/results/balance/atlas/search_4p were made
-    by it."""
-    study, packaged = _packaged("atlas_search_4p"), _packaged("atlas")
+@pytest.mark.parametrize("name, rosters", [("atlas_search_4p", ["base", "expansion"])])
+def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, rosters):
+    """configs/atlas_search_<n>p.yaml: the agent searching with its policy's prior and mcts re-plan under each
+    restriction at 1,000 games per arm at beginner tables without Memphis of the packaged atlas (which plays them
+    there at 200 per arm or not at all), beside the masked policy and banker with that atlas's seed and game counts,
+    so that their games and every population's seat games are that atlas's; the answers shipped under
+    docs/results/balance/atlas/search_<n>p were made by it."""
+    study, packaged = _packaged(name), _packaged("atlas")
     rules = load_ruleset("default")
-    base, expansion = atlas.tables(study)
-    assert [base.name, expansion.name] == ["4p-beginner-base-no-memphis", "4p-beginner-expansion-no-memphis"]
+    (players,) = study.players
+    assert [t.name for t in atlas.tables(study)] == [f"{players}p-beginner-{r}-no-memphis" for r in rosters]
     assert (study.seed, study.games, study.values.games) == (packaged.seed, packaged.games, packaged.values.games)
     searching = ["champion:search=800", "mcts"]
-    assert atlas.populations(study, base) == ["champion:deterministic=0", "banker", *searching]
-    assert atlas.populations(study, expansion) == ["champion:deterministic=0", "banker", searching[0]]
-    for table, roster in ((base, "base"), (expansion, "expansion")):
+    for table, roster in zip(atlas.tables(study), rosters):
         assert table in atlas.tables(packaged)
-        for population in study.populations:                    # the same games but for their folder
+        assert atlas.populations(study, table) == [*study.populations, *searching]
+        forbid = atlas.study(packaged, table, study.populations[0])["restricted"]["forbid"]
+        assert len(forbid) == len(atlas.roster(rules, roster)) + len(atlas.markets(study))
+        for population in atlas.populations(study, table):   # the same games but for their folder
             ours, theirs = atlas.study(study, table, population), atlas.study(packaged, table, population)
-            assert ours.pop("out") != theirs.pop("out") and ours == theirs
-        for population in atlas.populations(study, table)[2:]:  # the searching ones: 1,000 games an arm, not 200
-            ours, theirs = (atlas.study(c, table, population)["restricted"] for c in (study, packaged))
-            assert (ours["games"], theirs["games"]) == (1000, 200) and ours["forbid"] == theirs["forbid"]
-            assert len(ours["forbid"]) == len(atlas.roster(rules, roster)) + len(atlas.markets(study))
-    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / "search_4p"
+            assert ours.pop("out") != theirs.pop("out")
+            if population in searching:                        # but 1,000 games an arm, not 200 or none
+                restricted = ours.pop("restricted")
+                assert (restricted["games"], restricted["forbid"]) == (1000, forbid)
+                assert theirs.pop("restricted", {"games": 200})["games"] == 200
+            assert ours == theirs
+    shipped = Path(__file__).resolve().parents[1] / "docs" / "results" / "balance" / "atlas" / name[len("atlas_"):]
     made = atlas.parse(yaml.safe_load((shipped / "atlas.yaml").read_text()))
     assert made.model_dump(exclude={"out"}) == study.model_dump(exclude={"out"})
     answers = tables.read(shipped, "answers")
-    for table, population in ((base, searching[0]), (base, searching[1]), (expansion, searching[0])):
+    for table, population in itertools.product(atlas.tables(study), searching):
         markets = tables.where(answers, kind="market", table=table.name, population=population)
         assert sorted(markets["subject"]) == sorted(atlas.markets(study))
         assert all(high - low < 8 for low, high in zip(markets["low"], markets["high"]))    # 1,000 games: 7 wide
