@@ -767,24 +767,26 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     assert 0.92 <= covered / 400 <= 0.99
 
 
-@pytest.mark.parametrize("name, rosters", [("atlas_search_3p", ["base"]), ("atlas_search_4p", ["base", "expansion"])])
-def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, rosters):
+@pytest.mark.parametrize("name, names", [
+    ("atlas_search_3p", ["3p-beginner-base-no-memphis"]),
+    ("atlas_search_4p", ["4p-beginner-base-no-memphis", "4p-beginner-expansion-no-memphis"]),
+    ("atlas_search_5p", ["5p-beginner-base-memphis"])])
+def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, names):
     """configs/atlas_search_<n>p.yaml: the agent searching with its policy's prior and mcts re-plan under each
-    restriction at 1,000 games per arm at beginner tables without Memphis of the packaged atlas (which plays them
-    there at 200 per arm or not at all), beside the masked policy and banker with that atlas's seed and game counts,
-    so that their games and every population's seat games are that atlas's; the answers shipped under
+    restriction at 1,000 games per arm at beginner tables of the packaged atlas (which plays them there at 200 per
+    arm or not at all), beside the masked policy and banker with that atlas's seed and game counts, so that their
+    games and every population's seat games are that atlas's; the answers shipped under
     docs/results/balance/atlas/search_<n>p were made by it."""
     study, packaged = _packaged(name), _packaged("atlas")
     rules = load_ruleset("default")
-    (players,) = study.players
-    assert [t.name for t in atlas.tables(study)] == [f"{players}p-beginner-{r}-no-memphis" for r in rosters]
+    assert [t.name for t in atlas.tables(study)] == names
     assert (study.seed, study.games, study.values.games) == (packaged.seed, packaged.games, packaged.values.games)
     searching = ["champion:search=800", "mcts"]
-    for table, roster in zip(atlas.tables(study), rosters):
+    for table in atlas.tables(study):
         assert table in atlas.tables(packaged)
         assert atlas.populations(study, table) == [*study.populations, *searching]
         forbid = atlas.study(packaged, table, study.populations[0])["restricted"]["forbid"]
-        assert len(forbid) == len(atlas.roster(rules, roster)) + len(atlas.markets(study))
+        assert len(forbid) == len(atlas.roster(rules, table.characters)) + len(atlas.markets(study))
         for population in atlas.populations(study, table):   # the same games but for their folder
             ours, theirs = atlas.study(study, table, population), atlas.study(packaged, table, population)
             assert ours.pop("out") != theirs.pop("out")
