@@ -189,8 +189,9 @@ def markets(cfg: AtlasConfig) -> list[str]:
     return list(chosen or [])
 
 
-def roster(rules, characters: str) -> list[str]:
-    """The names of the characters a table can deal: the base set, every set (expansion), or a scenario's."""
+def roster(rules, characters: str, players: int | None = None) -> list[str]:
+    """The names of the characters a table can deal: the base set, every set (expansion), or a scenario's; at a
+    player count, without those its setup removes every copy of (the Scribe +3 at 2 players, docs/rules.md §1.1)."""
     if characters == "base":
         cards = [c for c in rules.characters if c.set == "base"]
     elif characters == "expansion":
@@ -198,14 +199,24 @@ def roster(rules, characters: str) -> list[str]:
     else:
         keys = set(rules.scenarios[characters])
         cards = [c for c in rules.characters if c.key in keys or c.always]
+    if players is not None:
+        removed = rules.players[players].remove_characters
+        cards = [c for c in cards if removed.get(c.key, 0) < c.count]
     return list(dict.fromkeys(c.name for c in cards))
 
 
 def options(cfg: AtlasConfig, table: Table) -> list[dict]:
     """The restricted arms of a valued table, in the study's `forbid` form: each character of its roster,
-    then each valued market."""
+    then each valued market. A character its player count does not deal keeps its arm, which plays the control
+    game for game, so that atlases played before keep resuming; `dealt` leaves it out of the questions."""
     return ([{"character": name} for name in roster(load_ruleset(cfg.ruleset), table.characters)]
             + [{"market": name} for name in markets(cfg)])
+
+
+def dealt(cfg: AtlasConfig, table: Table) -> list[dict]:
+    """The arms whose option the table's game has: a forbidden character it never deals is no measurement."""
+    names = set(roster(load_ruleset(cfg.ruleset), table.characters, table.players))
+    return [arm for arm in options(cfg, table) if "character" not in arm or arm["character"] in names]
 
 
 def study(cfg: AtlasConfig, table: Table, population: str) -> dict:

@@ -306,6 +306,24 @@ def test_answers_csv_holds_every_figure_the_report_judges(small_atlas):
     assert set(answers["verdict"]) <= {"game", "policy", "none"}
 
 
+def test_no_question_is_asked_of_a_character_the_player_count_does_not_deal(small_atlas):
+    """docs/rules.md §1.1: two players play without the Scribe +3. Its arm still plays (it equals the control
+    game for game, kept so that atlases played before resume), but no answer reports it as a value of nothing."""
+    path, out = small_atlas
+    rules, cfg = load_ruleset("default"), atlas.parse(yaml.safe_load(path.read_text()))
+    assert "Scribe +3" not in atlas.roster(rules, "base", 2) and "Scribe +2" in atlas.roster(rules, "base", 2)
+    assert atlas.roster(rules, "base", 3) == atlas.roster(rules, "base")
+    (table,) = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
+    assert table.players == 2 and {"character": "Scribe +3"} in atlas.options(cfg, table)
+    assert atlas.dealt(cfg, table) == [arm for arm in atlas.options(cfg, table) if arm != {"character": "Scribe +3"}]
+    seats = tables.read_all(out / table.name / "greedy")["seats"]
+    arm = tables.where(seats, arm="no Scribe +3")
+    assert tables.rows(arm) > 0 and list(arm["win"]) == list(tables.where(seats, arm=runner.CONTROL)["win"])
+    answers = tables.read(out, "answers")
+    characters = set(tables.where(answers, kind="character", table=table.name)["subject"])
+    assert characters == set(atlas.roster(rules, "base", 2)) and "Scribe +3" not in (out / "atlas.md").read_text()
+
+
 def _rows(md: str, heading: str) -> list[list[str]]:
     """The cells of the markdown table under a heading of the report."""
     part = md.split(heading, 1)[1].split("\n#", 1)[0]
@@ -577,13 +595,13 @@ def test_the_report_pools_each_option_per_player_count_as_an_atlas_of_that_count
     options = ("character", "market")
     per_count = tables.select(both, np.isin(both["kind"], options) & (both["table"] == "pooled-2p"))
     alone = tables.select(two, np.isin(two["kind"], options) & (two["table"] == "pooled"))
-    assert tables.rows(per_count) == tables.rows(alone) == 2 * (len(atlas.roster(load_ruleset("default"), "base")) + 1)
+    assert tables.rows(per_count) == tables.rows(alone) == 2 * (len(atlas.roster(load_ruleset("default"), "base", 2)) + 1)
     for field in ("subject", "population", "estimate", "low", "high", "p"):
         assert list(per_count[field]) == list(alone[field])
     assert not np.isin(both["kind"], options)[both["table"] == "pooled-5p"].any()
     md = (tmp_path / "both" / "atlas.md").read_text()
     header, *rows = _rows(md, "## Character value: All tables of 2 players, pooled\n")
-    assert len(rows) == len(atlas.roster(load_ruleset("default"), "base")) and "2 tables" in rows[0][1]
+    assert len(rows) == len(atlas.roster(load_ruleset("default"), "base", 2)) and "2 tables" in rows[0][1]
 
 
 def test_a_searching_population_without_arms_at_valued_tables_values_no_option(tmp_path):
@@ -680,7 +698,8 @@ def test_an_atlas_resumed_with_more_valued_tables_ends_as_one_played_whole(tmp_p
         assert (grown / csv.relative_to(whole)).read_bytes() == csv.read_bytes(), csv
     answers = tables.read(grown, "answers")                    # valued both ways: what Memphis changes in each value
     changes = tables.where(answers, kind="memphis character", population="greedy")
-    assert tables.rows(changes) == 8 and set(changes["table"]) == {"pooled-memphis"}
+    assert tables.rows(changes) == len(atlas.roster(load_ruleset("default"), "base", 2))   # no Scribe +3 at 2
+    assert set(changes["table"]) == {"pooled-memphis"}
     assert "## What Memphis changes: each character's and market's value, on minus off" in (
         grown / "atlas.md").read_text()
 
@@ -704,7 +723,7 @@ def test_an_atlas_valued_at_both_setups_reports_what_the_advanced_stalls_change(
                                                      "no-memphis")["estimate"][0]) for setup in ("beginner", "advanced"))
             changes[subject] = float(estimate)
             assert changes[subject] == pytest.approx(advanced - beginner, abs=1e-3)
-    assert set(changes) == {*atlas.roster(load_ruleset("default"), "base"), "Gizeh"} and any(changes.values())
+    assert set(changes) == {*atlas.roster(load_ruleset("default"), "base", 2), "Gizeh"} and any(changes.values())
     assert "## What the advanced setup changes: each character's and market's value, advanced minus beginner" in (
         tmp_path / "a" / "atlas.md").read_text()
 
