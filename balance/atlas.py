@@ -63,6 +63,7 @@ from nefertiti_env.agents.run_folder import prepare, write_text
 from . import config as study_config
 from . import runner
 from .config import BotSpec, ConfigError, Games, Workers
+from .restrict import Restriction
 
 KIND = "balance-atlas"
 ATLAS = "atlas.yaml"
@@ -200,8 +201,7 @@ def roster(rules, characters: str, players: int | None = None) -> list[str]:
         keys = set(rules.scenarios[characters])
         cards = [c for c in rules.characters if c.key in keys or c.always]
     if players is not None:
-        removed = rules.players[players].remove_characters
-        cards = [c for c in cards if removed.get(c.key, 0) < c.count]
+        cards = [c for c in cards if c.name in rules.dealt(players)]
     return list(dict.fromkeys(c.name for c in cards))
 
 
@@ -215,8 +215,8 @@ def options(cfg: AtlasConfig, table: Table) -> list[dict]:
 
 def dealt(cfg: AtlasConfig, table: Table) -> list[dict]:
     """The arms whose option the table's game has: a forbidden character it never deals is no measurement."""
-    names = set(roster(load_ruleset(cfg.ruleset), table.characters, table.players))
-    return [arm for arm in options(cfg, table) if "character" not in arm or arm["character"] in names]
+    rules = load_ruleset(cfg.ruleset)
+    return [arm for arm in options(cfg, table) if Restriction(*next(iter(arm.items()))).in_game(rules, table.players)]
 
 
 def study(cfg: AtlasConfig, table: Table, population: str) -> dict:

@@ -192,7 +192,8 @@ def _characters(w, base, counts, cells, tabs, study, folder, findings):
     r = study.get("restricted")
     if not r:
         return
-    arms = [Restriction(*next(iter(x.items()))).label for x in r["forbid"]]
+    options = [Restriction(*next(iter(x.items()))) for x in r["forbid"]]
+    rules = load_ruleset(study["rulesets"][base])
     w("### Restricted play\n")
     w(f"`{r['bot']}` in every seat; in game i the seat i mod n is forbidden one character (or placing on one "
       "market) and is compared with the same seat in the unrestricted control arm, on the same deals. The "
@@ -203,8 +204,13 @@ def _characters(w, base, counts, cells, tabs, study, folder, findings):
       "is none.\n")
     results = {}
     for n in r["player_counts"]:
+        arms = [o.label for o in options if o.in_game(rules, n)]
         results[n] = A.restricted_play(tabs, base, n, arms, CONTROL)
         w(f"**{n} players**, {r['games']} games per arm\n")
+        idle = [o.name for o in options if not o.in_game(rules, n)]
+        if idle:
+            w(f"Not dealt at {n} players, so not measured (the arm plays the control game for game): "
+              f"{', '.join(idle)}.\n")
         w(table(["arm", "win rate of the restricted seat", "change", "detectable", "mean score", "score change",
                  "forced decisions per game"],
                 [[x["arm"], pct(x["win_rate"]),

@@ -35,6 +35,11 @@ class Restriction:
         m = next(i for i, market in enumerate(rules.markets) if market.name.lower() == self.name.lower())
         return [A.place(m, v) for v in range(NUM_BIDS)]
 
+    def in_game(self, rules, players: int) -> bool:
+        """Whether a game of this many players has the option: forbidding a character it never deals changes
+        nothing, so that arm plays the control game for game and measures nothing."""
+        return self.kind != "character" or self.name.lower() in (n.lower() for n in rules.dealt(players))
+
     def forbidden(self, rules, seat: int, players: int) -> list[list[int]]:
         """The game's `forbidden` option that restricts `seat` alone."""
         return [self.actions(rules) if s == seat else [] for s in range(players)]

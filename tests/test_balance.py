@@ -708,3 +708,20 @@ def test_a_study_resumed_with_arms_added_keeps_its_games_and_ends_as_one_played_
     with pytest.raises(RunFolderError, match="holds a study with another games"):
         runner.run(config.parse({**two_arms, "games": 5, "out": str(grown)}), workers=1, progress=False, resume=True)
     assert (grown / "games.csv").read_bytes() == games
+
+
+def test_a_restricted_arm_of_a_character_the_player_count_does_not_deal_is_not_reported_as_measured(tmp_path):
+    """docs/rules.md §1.1: two players play without the Scribe +3, so forbidding it changes no game (its arm plays
+    the control game for game). The report names it as not measured at 2 players and measures it at 3."""
+    raw = {**GOOD, "games": 2, "player_counts": [2, 3], "lineups": {2: ["greedy"] * 2, 3: ["greedy"] * 3},
+           "rulesets": {"default": "default"}, "out": str(tmp_path / "s"),
+           "restricted": {"games": 2, "player_counts": [2, 3], "bot": "greedy",
+                          "forbid": [{"character": "Scribe +3"}, {"character": "Thief"}]}}
+    runner.run(config.parse(raw), workers=1, progress=False)
+    seats = tables.where(tables.read_all(tmp_path / "s")["seats"], players=2)
+    assert list(tables.where(seats, arm="no Scribe +3")["win"]) == list(tables.where(seats, arm=runner.CONTROL)["win"])
+    md = report.write(tmp_path / "s").read_text().split("### Restricted play", 1)[1]
+    two, three = md.split("**3 players**")
+    assert "Not dealt at 2 players, so not measured" in two and "Scribe +3." in two
+    assert "| no Thief |" in two and "| no Scribe +3 |" not in two
+    assert "| no Scribe +3 |" in three and "Not dealt" not in three

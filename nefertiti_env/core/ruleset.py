@@ -135,6 +135,12 @@ class Ruleset:
         self.action_names = ActionNames([m.name for m in self.markets] + ["Memphis"],
                                         [c.name for c in self.characters], self.kind_names, self.type_names)
 
+    def dealt(self, players: int) -> set[str]:
+        """The names of the characters a game of this many players can deal: all but those its setup removes
+        every copy of (docs/rules.md §1.1: two players play without the Scribe +3)."""
+        removed = self.players[players].remove_characters
+        return {c.name for c in self.characters if removed.get(c.key, 0) < c.count}
+
     @property
     def num_kinds(self) -> int:
         return len(self.kind_names)
