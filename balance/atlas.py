@@ -190,9 +190,9 @@ def markets(cfg: AtlasConfig) -> list[str]:
     return list(chosen or [])
 
 
-def roster(rules, characters: str, players: int | None = None) -> list[str]:
-    """The names of the characters a table can deal: the base set, every set (expansion), or a scenario's; at a
-    player count, without those its setup removes every copy of (the Scribe +3 at 2 players, docs/rules.md §1.1)."""
+def roster(rules, characters: str) -> list[str]:
+    """The names of the characters a table can deal: the base set, every set (expansion), or a scenario's (a
+    player count may remove some of them: `Ruleset.dealt`)."""
     if characters == "base":
         cards = [c for c in rules.characters if c.set == "base"]
     elif characters == "expansion":
@@ -200,8 +200,6 @@ def roster(rules, characters: str, players: int | None = None) -> list[str]:
     else:
         keys = set(rules.scenarios[characters])
         cards = [c for c in rules.characters if c.key in keys or c.always]
-    if players is not None:
-        cards = [c for c in cards if c.name in rules.dealt(players)]
     return list(dict.fromkeys(c.name for c in cards))
 
 

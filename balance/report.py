@@ -207,7 +207,7 @@ def _characters(w, base, counts, cells, tabs, study, folder, findings):
         arms = [o.label for o in options if o.in_game(rules, n)]
         results[n] = A.restricted_play(tabs, base, n, arms, CONTROL)
         w(f"**{n} players**, {r['games']} games per arm\n")
-        idle = [o.name for o in options if not o.in_game(rules, n)]
+        idle = [o.name for o in options if o.label not in arms]
         if idle:
             w(f"Not dealt at {n} players, so not measured (the arm plays the control game for game): "
               f"{', '.join(idle)}.\n")

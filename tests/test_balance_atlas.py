@@ -311,8 +311,9 @@ def test_no_question_is_asked_of_a_character_the_player_count_does_not_deal(smal
     game for game, kept so that atlases played before resume), but no answer reports it as a value of nothing."""
     path, out = small_atlas
     rules, cfg = load_ruleset("default"), atlas.parse(yaml.safe_load(path.read_text()))
-    assert "Scribe +3" not in atlas.roster(rules, "base", 2) and "Scribe +2" in atlas.roster(rules, "base", 2)
-    assert atlas.roster(rules, "base", 3) == atlas.roster(rules, "base")
+    dealt = _dealt_at_2()
+    assert "Scribe +3" not in dealt and "Scribe +2" in dealt
+    assert set(atlas.roster(rules, "base")) <= rules.dealt(3)
     (table,) = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
     assert table.players == 2 and {"character": "Scribe +3"} in atlas.options(cfg, table)
     assert atlas.dealt(cfg, table) == [arm for arm in atlas.options(cfg, table) if arm != {"character": "Scribe +3"}]
@@ -321,7 +322,13 @@ def test_no_question_is_asked_of_a_character_the_player_count_does_not_deal(smal
     assert tables.rows(arm) > 0 and list(arm["win"]) == list(tables.where(seats, arm=runner.CONTROL)["win"])
     answers = tables.read(out, "answers")
     characters = set(tables.where(answers, kind="character", table=table.name)["subject"])
-    assert characters == set(atlas.roster(rules, "base", 2)) and "Scribe +3" not in (out / "atlas.md").read_text()
+    assert characters == dealt and "Scribe +3" not in (out / "atlas.md").read_text()
+
+
+def _dealt_at_2() -> set[str]:
+    """The base characters a 2-player game deals (all but the Scribe +3, docs/rules.md §1.1)."""
+    rules = load_ruleset("default")
+    return set(atlas.roster(rules, "base")) & rules.dealt(2)
 
 
 def _rows(md: str, heading: str) -> list[list[str]]:
@@ -595,13 +602,13 @@ def test_the_report_pools_each_option_per_player_count_as_an_atlas_of_that_count
     options = ("character", "market")
     per_count = tables.select(both, np.isin(both["kind"], options) & (both["table"] == "pooled-2p"))
     alone = tables.select(two, np.isin(two["kind"], options) & (two["table"] == "pooled"))
-    assert tables.rows(per_count) == tables.rows(alone) == 2 * (len(atlas.roster(load_ruleset("default"), "base", 2)) + 1)
+    assert tables.rows(per_count) == tables.rows(alone) == 2 * (len(_dealt_at_2()) + 1)
     for field in ("subject", "population", "estimate", "low", "high", "p"):
         assert list(per_count[field]) == list(alone[field])
     assert not np.isin(both["kind"], options)[both["table"] == "pooled-5p"].any()
     md = (tmp_path / "both" / "atlas.md").read_text()
     header, *rows = _rows(md, "## Character value: All tables of 2 players, pooled\n")
-    assert len(rows) == len(atlas.roster(load_ruleset("default"), "base", 2)) and "2 tables" in rows[0][1]
+    assert len(rows) == len(_dealt_at_2()) and "2 tables" in rows[0][1]
 
 
 def test_a_searching_population_without_arms_at_valued_tables_values_no_option(tmp_path):
@@ -698,7 +705,7 @@ def test_an_atlas_resumed_with_more_valued_tables_ends_as_one_played_whole(tmp_p
         assert (grown / csv.relative_to(whole)).read_bytes() == csv.read_bytes(), csv
     answers = tables.read(grown, "answers")                    # valued both ways: what Memphis changes in each value
     changes = tables.where(answers, kind="memphis character", population="greedy")
-    assert tables.rows(changes) == len(atlas.roster(load_ruleset("default"), "base", 2))   # no Scribe +3 at 2
+    assert tables.rows(changes) == len(_dealt_at_2())
     assert set(changes["table"]) == {"pooled-memphis"}
     assert "## What Memphis changes: each character's and market's value, on minus off" in (
         grown / "atlas.md").read_text()
@@ -723,7 +730,7 @@ def test_an_atlas_valued_at_both_setups_reports_what_the_advanced_stalls_change(
                                                      "no-memphis")["estimate"][0]) for setup in ("beginner", "advanced"))
             changes[subject] = float(estimate)
             assert changes[subject] == pytest.approx(advanced - beginner, abs=1e-3)
-    assert set(changes) == {*atlas.roster(load_ruleset("default"), "base", 2), "Gizeh"} and any(changes.values())
+    assert set(changes) == {*_dealt_at_2(), "Gizeh"} and any(changes.values())
     assert "## What the advanced setup changes: each character's and market's value, advanced minus beginner" in (
         tmp_path / "a" / "atlas.md").read_text()
 
