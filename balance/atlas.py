@@ -206,13 +206,14 @@ def roster(rules, characters: str) -> list[str]:
 def options(cfg: AtlasConfig, table: Table) -> list[dict]:
     """The restricted arms of a valued table, in the study's `forbid` form: each character of its roster,
     then each valued market. A character its player count does not deal keeps its arm, which plays the control
-    game for game, so that atlases played before keep resuming; `dealt` leaves it out of the questions."""
+    game for game, so that atlases played before keep resuming; `asked` leaves it out of the questions."""
     return ([{"character": name} for name in roster(load_ruleset(cfg.ruleset), table.characters)]
             + [{"market": name} for name in markets(cfg)])
 
 
-def dealt(cfg: AtlasConfig, table: Table) -> list[dict]:
-    """The arms whose option the table's game has: a forbidden character it never deals is no measurement."""
+def asked(cfg: AtlasConfig, table: Table) -> list[dict]:
+    """The arms the report asks about: those whose option the table's game has (a forbidden character it never
+    deals is no measurement)."""
     rules = load_ruleset(cfg.ruleset)
     return [arm for arm in options(cfg, table) if Restriction(*next(iter(arm.items()))).in_game(rules, table.players)]
 

@@ -57,7 +57,7 @@ def write(folder: str | Path) -> Path:
             restricted += [pop] if sub.restricted else []       # a search subset may play no arm
         if atlas.valued(cfg, t):
             values[t.name] = option_questions(t, t.players, {p: data[p] for p in played[t.name] if p in restricted},
-                                              atlas.dealt(cfg, t))
+                                              atlas.asked(cfg, t))
     findings = Findings(RATE)
     questions: list[Question] = []
     seat_rows, pooled, table_seats = [], defaultdict(dict), []

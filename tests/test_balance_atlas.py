@@ -316,7 +316,7 @@ def test_no_question_is_asked_of_a_character_the_player_count_does_not_deal(smal
     assert set(atlas.roster(rules, "base")) <= rules.dealt(3)
     (table,) = [t for t in atlas.tables(cfg) if atlas.valued(cfg, t)]
     assert table.players == 2 and {"character": "Scribe +3"} in atlas.options(cfg, table)
-    assert atlas.dealt(cfg, table) == [arm for arm in atlas.options(cfg, table) if arm != {"character": "Scribe +3"}]
+    assert atlas.asked(cfg, table) == [arm for arm in atlas.options(cfg, table) if arm != {"character": "Scribe +3"}]
     seats = tables.read_all(out / table.name / "greedy")["seats"]
     arm = tables.where(seats, arm="no Scribe +3")
     assert tables.rows(arm) > 0 and list(arm["win"]) == list(tables.where(seats, arm=runner.CONTROL)["win"])
