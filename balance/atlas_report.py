@@ -70,7 +70,9 @@ def write(folder: str | Path) -> Path:
             pool_seats(pooled, n, pop, s)
             seat_rows.append([t.title, pop, s["games"], " / ".join(f"{100 * w[0]:.0f}" for w in s["win_rate"]),
                               " / ".join(f"{r[0]:.2f}" for r in s["rank"]), num(tuple(100 * x for x in s["edge"]))])
-    pooled_seat = [q for n, by_pop in sorted(pooled.items()) for q in pooled_seat_questions(n, by_pop)]
+    # not at a player count of one table: its table's seat questions would be asked twice in the family
+    pooled_seat = [q for n, by_pop in sorted(pooled.items()) if max(c for *_, c in by_pop.values()) > 1
+                   for q in pooled_seat_questions(n, by_pop)]
     questions += table_seats + pooled_seat
     questions += [q for qs in values.values() for q in qs]
     pooled_values = pooled_option_questions(list(values.values())) if len(values) > 1 else []
@@ -131,9 +133,10 @@ def write(folder: str | Path) -> Path:
     page.text("Minimum detectable seat edge (80% power), per player count and population: "
               + "; ".join(sorted({f"{q.extra['players']} players {a.population} {100 * a.detectable:.1f} pp"
                                   for q in table_seats for a in q.answers})) + ".")
-    page.text("Pooled over the tables of each player count (each population over the tables it played), a seat's "
-              "edge is measured at several times one table's games:")
-    _questions(page, "Pooled seats per player count", pooled_seat, qv, titled, pops)
+    if pooled_seat:
+        page.text("Pooled over the tables of each player count (each population over the tables it played), a "
+                  "seat's edge is measured at several times one table's games:")
+        _questions(page, "Pooled seats per player count", pooled_seat, qv, titled, pops)
     _questions(page, "Seats against parity", table_seats, qv, by_table, pops)
     if pooled_values:
         page.heading("Character and market value, pooled over the valued tables")
