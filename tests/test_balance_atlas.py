@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -848,3 +849,6 @@ def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atla
         markets = tables.where(answers, kind="market", table=table.name, population=population)
         assert sorted(markets["subject"]) == sorted(atlas.markets(study))
         assert all(high - low < widest for low, high in zip(markets["low"], markets["high"]))   # 200 games: 19.6
+    counts = Counter(t.players for t in atlas.tables(study))      # seats pooled over two tables or more, not one
+    pooled = {f"pooled-{n}p" for n, k in counts.items() if k > 1}
+    assert set(tables.where(answers, kind="seat")["table"]) == set(names) | pooled     # each seat question once
