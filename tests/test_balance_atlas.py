@@ -812,7 +812,8 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     ("atlas_search_4p", ["4p-beginner-base-no-memphis", "4p-beginner-expansion-no-memphis"]),
     ("atlas_search_5p", ["5p-beginner-base-memphis"]),
     ("atlas_search_2p", ["2p-beginner-base-no-memphis"]),
-    ("atlas_search_4p_memphis", ["4p-beginner-base-memphis"])])
+    ("atlas_search_4p_memphis", ["4p-beginner-base-memphis"]),
+    ("atlas_search_3p_memphis", ["3p-beginner-base-memphis"])])
 def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, names):
     """configs/atlas_search_*.yaml: the agent searching with its policy's prior and mcts re-plan under each
     restriction at 1,000 games per arm at beginner tables of the packaged atlas (which plays them there at 200 per
