@@ -215,7 +215,7 @@ def asked(cfg: AtlasConfig, table: Table) -> list[dict]:
     """The arms the report asks about: those whose option the table's game has (a forbidden character it never
     deals is no measurement)."""
     rules = load_ruleset(cfg.ruleset)
-    return [arm for arm in options(cfg, table) if Restriction(*next(iter(arm.items()))).in_game(rules, table.players)]
+    return [arm for arm in options(cfg, table) if Restriction.of(arm).in_game(rules, table.players)]
 
 
 def study(cfg: AtlasConfig, table: Table, population: str) -> dict:

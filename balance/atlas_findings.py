@@ -129,7 +129,7 @@ def option_questions(table, n: int, tabs_by_population: dict[str, dict], forbid:
     seal spent in the control; markets (kind "market") the share of control games in which that seat won a
     stall of the market (highest bid, paid). Each keeps its counts (control wins and games, restricted wins and
     games) for the value pooled over tables (`pooled_option_questions`)."""
-    options = [Restriction(*next(iter(item.items()))) for item in forbid]
+    options = [Restriction.of(item) for item in forbid]
     out = {(o.kind, o.name): Question(o.kind, table.name, o.name, "pp") for o in options}
     for pop, tabs in tabs_by_population.items():
         rows = {r["arm"]: r for r in analysis.restricted_play(tabs, "default", n, [o.label for o in options],

@@ -60,8 +60,7 @@ def _restriction(item, info: ValidationInfo) -> Restriction:
     """{character: <name>} or {market: <name>}, known to the baseline ruleset (the study's context)."""
     if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in ("character", "market"):
         raise ValueError(f"must be {{character: <name>}} or {{market: <name>}}, got {item!r}")
-    kind, name = next(iter(item.items()))
-    restriction = Restriction(kind, str(name))
+    restriction = Restriction.of(item)
     baseline = (info.context or {}).get("baseline")
     problem = restriction.problem(baseline) if baseline is not None else None
     if problem:

@@ -192,7 +192,7 @@ def _characters(w, base, counts, cells, tabs, study, folder, findings):
     r = study.get("restricted")
     if not r:
         return
-    options = [Restriction(*next(iter(x.items()))) for x in r["forbid"]]
+    options = [Restriction.of(x) for x in r["forbid"]]
     rules = load_ruleset(study["rulesets"][base])
     w("### Restricted play\n")
     w(f"`{r['bot']}` in every seat; in game i the seat i mod n is forbidden one character (or placing on one "

@@ -24,6 +24,12 @@ class Restriction:
     kind: str
     name: str
 
+    @classmethod
+    def of(cls, arm: dict) -> Restriction:
+        """From a study's `forbid` form, {character: <name>} or {market: <name>}."""
+        ((kind, name),) = arm.items()
+        return cls(kind, str(name))
+
     @property
     def label(self) -> str:
         return f"no {self.name}" if self.kind == "character" else f"no market {self.name}"
