@@ -814,13 +814,15 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     ("atlas_search_2p", ["2p-beginner-base-no-memphis"]),
     ("atlas_search_4p_memphis", ["4p-beginner-base-memphis"]),
     ("atlas_search_3p_memphis", ["3p-beginner-base-memphis"]),
-    ("atlas_search_2p_memphis", ["2p-beginner-base-memphis"])])
+    ("atlas_search_2p_memphis", ["2p-beginner-base-memphis"]),
+    ("atlas_search_3p_expansion_memphis", ["3p-beginner-expansion-memphis"])])
 def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, names):
-    """configs/atlas_search_*.yaml: the agent searching with its policy's prior and mcts re-plan under each
-    restriction at 1,000 games per arm at beginner tables of the packaged atlas (which plays them there at 200 per
-    arm, or with no restriction, or not at all), beside the masked policy and banker with that atlas's seed and game
-    counts, so that their games, and the searching populations' seat games where that atlas plays them, are that
-    atlas's; the answers shipped under docs/results/balance/atlas/search_* were made by it."""
+    """configs/atlas_search_*.yaml: the agent searching with its policy's prior (and mcts, where the study names
+    it) re-plan under each restriction at 1,000 games per arm at beginner tables of the packaged atlas (which plays
+    them there at 200 per arm, or with no restriction, or not at all), beside the masked policy and banker with
+    that atlas's seed and game counts, so that their games, and the searching populations' seat games where that
+    atlas plays them, are that atlas's; the answers shipped under docs/results/balance/atlas/search_* were made
+    by it."""
     study, packaged = _packaged(name), _packaged("atlas")
     rules = load_ruleset("default")
     assert [t.name for t in atlas.tables(study)] == names
