@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 CONFIG = {       # one PPO iteration (256 steps), then the checkpoint and the final evaluation
@@ -87,3 +88,24 @@ def test_sigterm_during_evaluation_stops_every_worker_and_resume_continues(tmp_p
     summary = json.loads((out / "summary.json").read_text())
     state = json.loads((out / "checkpoints" / "step_0000000512" / "state.json").read_text())
     assert summary["timesteps"] == 512 and state["session_seeds"] == [3, 3 + 256]
+
+
+def test_a_stopped_evaluation_leaves_no_pool_thread_to_race_the_interpreters_exit(monkeypatch):
+    """Ctrl-C mid-evaluation: when the interrupt leaves `evaluate`, the worker pool's manager thread has ended.
+    Left running, it closes its wake-up pipe while the exiting interpreter writes to it, and the run ends with
+    a `Bad file descriptor` traceback after its clean stop message."""
+    import concurrent.futures.process as futures_process
+    import threading
+
+    from nefertiti_env.training import evaluation
+
+    def interrupted(futures, first_result=evaluation.as_completed):
+        yield next(first_result(futures))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "as_completed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        evaluation.evaluate(None, ["random"], 40, {"num_players": 2}, seed=0, workers=2, progress=False,
+                            bot="random")
+    managers = [t for t in threading.enumerate() if isinstance(t, futures_process._ExecutorManagerThread)]
+    assert managers == []
