@@ -818,7 +818,8 @@ def test_memphis_change_in_value_pools_each_pairs_difference():
     ("atlas_search_3p_expansion_memphis", ["3p-beginner-expansion-memphis"]),
     ("atlas_search_4p_expansion_memphis", ["4p-beginner-expansion-memphis"]),
     ("atlas_search_3p_expansion", ["3p-beginner-expansion-no-memphis"]),
-    ("atlas_search_2p_expansion", ["2p-beginner-expansion-no-memphis"])])
+    ("atlas_search_2p_expansion", ["2p-beginner-expansion-no-memphis"]),
+    ("atlas_search_2p_expansion_memphis", ["2p-beginner-expansion-memphis"])])
 def test_packaged_search_atlas_replans_at_1000_games_an_arm_on_the_packaged_atlas_deals(name, names):
     """configs/atlas_search_*.yaml: the agent searching with its policy's prior (and mcts, where the study names
     it) re-plan under each restriction at 1,000 games per arm at beginner tables of the packaged atlas (which plays
