@@ -184,11 +184,10 @@ def evaluate(policy_path: str | None, baselines: list[str], games: int, game_arg
         except BaseException:       # Ctrl-C, SIGTERM, a failed game: the workers stop now, not after their queue
             for process in list(pool._processes.values()):     # Python 3.14: pool.terminate_workers()
                 process.terminate()
-            # the pool's manager thread ends here, not at exit, where (CPython 3.11) it can close its wake-up
-            # pipe while the interpreter writes to it: an OSError traceback after the clean stop message
-            pool.shutdown(wait=True, cancel_futures=True)
             raise
         finally:
-            pool.shutdown()
+            # waits for the pool's manager thread too, so it ends here, not at exit, where (CPython 3.11) it can
+            # close its wake-up pipe while the interpreter writes to it: an OSError traceback after the stop message
+            pool.shutdown(cancel_futures=True)
     bar.close()
     return [results[b] for b in baselines]
